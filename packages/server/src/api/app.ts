@@ -1,0 +1,66 @@
+/**
+ * The HTTP application: Fastify with JSON-Schema validation on every route, the error edge,
+ * authentication, and the OpenAPI 3.1 document generated from the route schemas.
+ */
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { installAuth } from './auth.js';
+import type { Api, ApiServices } from './context.js';
+import { installErrorHandling } from './errors.js';
+import { SHARED_SCHEMAS } from './schemas.js';
+import { algorithmRoutes } from './routes/algorithms.js';
+import { environmentRoutes } from './routes/environments.js';
+import { keyRoutes } from './routes/keys.js';
+import { organizationRoutes } from './routes/organizations.js';
+import { userRoutes } from './routes/users.js';
+
+export interface ApiOptions {
+  logger: FastifyServerOptions['logger'];
+  bodyLimit: number;
+  version: string;
+}
+
+export async function buildApi(services: ApiServices, opts: ApiOptions): Promise<Api> {
+  const app = Fastify({
+    logger: opts.logger,
+    bodyLimit: opts.bodyLimit,
+    // Request bodies are checked, not coerced: "wrong types" must be a 400, not a silent cast.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    requestIdHeader: 'x-request-id',
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  installErrorHandling(app, opts.bodyLimit);
+  installAuth(app, services.keys);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'algohost API',
+        version: opts.version,
+        description: 'Self-hosted algorithm hosting: accounts, algorithms, environments, builds and calls.',
+      },
+      components: {
+        securitySchemes: {
+          simple: { type: 'apiKey', in: 'header', name: 'Authorization', description: '"Simple <API key>" or the bare key' },
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        },
+      },
+      security: [{ simple: [] }, { bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _base, _frag, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+
+  app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+
+  userRoutes(app, services);
+  keyRoutes(app, services);
+  organizationRoutes(app, services);
+  environmentRoutes(app, services);
+  algorithmRoutes(app, services);
+  return app;
+}

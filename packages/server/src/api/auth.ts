@@ -1,0 +1,49 @@
+/**
+ * Turns the Authorization header into a Principal. Accepted forms (compat §1): `Simple <key>`,
+ * the bare key (the Python client and CLI send this), and `Bearer <jwt>` from POST /v1/auth/token.
+ * Routes say `config: { auth: 'none' }` to skip it (template download); everything else
+ * requires credentials.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DomainError, ErrorCodes, unauthenticated } from '../domain/errors.js';
+import type { Principal } from '../domain/auth/principal.js';
+import type { KeyService } from '../domain/accounts/key-service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    auth?: 'none' | 'required';
+  }
+}
+
+export function installAuth(app: FastifyInstance, keys: KeyService): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (req) => {
+    if (req.routeOptions.config?.auth === 'none') return;
+    // Unknown routes fall through to the not-found handler without an auth check.
+    if (!req.routeOptions.url) return;
+    req.principal = await authenticate(req, keys);
+  });
+}
+
+async function authenticate(req: FastifyRequest, keys: KeyService): Promise<Principal> {
+  const header = req.headers.authorization?.trim();
+  if (!header) {
+    throw new DomainError('unauthenticated', ErrorCodes.notAuthorized, 'authorization required: send "Authorization: Simple <API key>"');
+  }
+  const space = header.indexOf(' ');
+  if (space < 0) return keys.authenticateKey(header);
+  const scheme = header.slice(0, space).toLowerCase();
+  const value = header.slice(space + 1).trim();
+  if (scheme === 'simple') return keys.authenticateKey(value);
+  if (scheme === 'bearer') return keys.authenticateSession(value);
+  throw unauthenticated(`unsupported Authorization scheme "${header.slice(0, space)}": use Simple <API key> or Bearer <token>`);
+}
+
+/** The principal of an authenticated route (the hook guarantees it). */
+export function principalOf(req: FastifyRequest): Principal {
+  if (!req.principal) throw unauthenticated('authorization required');
+  return req.principal;
+}

@@ -1,0 +1,23 @@
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
+import type { KeyService } from '../domain/accounts/key-service.js';
+import type { OrganizationService } from '../domain/accounts/organization-service.js';
+import type { UserService } from '../domain/accounts/user-service.js';
+import type { Catalog } from '../domain/catalog/catalog.js';
+import type { Links } from './presenters.js';
+
+/** What the HTTP layer needs from the domain; built by the composition root. */
+export interface ApiServices {
+  users: UserService;
+  organizations: OrganizationService;
+  keys: KeyService;
+  algorithms: AlgorithmService;
+  catalog: Catalog;
+  links: Links;
+}
+
+export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** Absolute URL of the current request, for next_link. */
+export const requestUrl = (links: Links, url: string) => `${links.publicUrl}${url}`;

@@ -1,0 +1,70 @@
+/**
+ * The only place that knows HTTP status codes for domain errors. Every error leaves as JSON
+ * `{"error": {"code", "message"}}` with the message repeated in `X-Error-Message`
+ * (reference/compat.md §1–2); unexpected errors are logged and answered generically.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, ErrorCodes, type ErrorKind } from '../domain/errors.js';
+
+const STATUS: Record<ErrorKind, number> = {
+  not_found: 404,
+  conflict: 409,
+  invalid: 400,
+  forbidden: 403,
+  unauthenticated: 401,
+  limit: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** Fastify's own client errors, mapped to our codes and wording. */
+const FASTIFY_ERRORS: Record<string, { status: number; code: number; message: (e: FastifyError) => string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: ErrorCodes.malformedJson, message: (e) => `malformed JSON: ${e.message}` },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: ErrorCodes.malformedJson, message: () => 'malformed JSON: the body is empty but Content-Type is application/json' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: ErrorCodes.invalidRequest, message: () => 'request body too large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: ErrorCodes.invalidRequest, message: (e) => `unsupported Content-Type: ${e.message.replace(/^Unsupported Media Type:\s*/, '')}; send application/json` },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: ErrorCodes.invalidRequest, message: () => 'Content-Length does not match the body' },
+};
+
+export function sendError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
+  return reply
+    .code(status)
+    .header('x-error-message', headerSafe(message))
+    .type('application/json; charset=utf-8')
+    .send({ error: { code, message } });
+}
+
+export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof DomainError) {
+      const status = STATUS[err.kind];
+      if (status >= 500) req.log.error({ err }, 'domain error');
+      return sendError(reply, status, err.code, err.message);
+    }
+    if (err.validation) {
+      return sendError(reply, 400, ErrorCodes.invalidRequest, `invalid request: ${err.message}`);
+    }
+    const known = err.code ? FASTIFY_ERRORS[err.code] : undefined;
+    if (known) {
+      const message = err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? `request body too large: the limit is ${bodyLimit} bytes` : known.message(err);
+      return sendError(reply, known.status, known.code, message);
+    }
+    if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
+      return sendError(reply, 400, ErrorCodes.malformedJson, `malformed JSON: ${err.message}`);
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return sendError(reply, err.statusCode, ErrorCodes.invalidRequest, err.message);
+    }
+    req.log.error({ err }, 'unexpected error');
+    return sendError(reply, 500, ErrorCodes.internal, `internal error; quote request id ${req.id} when reporting it`);
+  });
+
+  app.setNotFoundHandler((req, reply) =>
+    sendError(reply, 404, ErrorCodes.invalidRequest, `no such endpoint: ${req.method} ${req.url.split('?')[0]}`),
+  );
+}
+
+/** Header values must be one line of visible ASCII. */
+function headerSafe(message: string): string {
+  return message.replace(/[^\x20-\x7e]/g, ' ').slice(0, 1000);
+}

@@ -1,0 +1,113 @@
+/** Domain objects → the JSON shapes of the API (spec Resources, compat §3 and §6). */
+import type { Account, ApiKey } from '../domain/accounts/model.js';
+import type { AlgorithmView } from '../domain/algorithms/algorithm-service.js';
+import type { Environment, LanguageSpec } from '../domain/catalog/model.js';
+import type { Page } from '../domain/pagination.js';
+
+export interface Links {
+  publicUrl: string;
+}
+
+const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
+
+export function userJson(a: Account, l: Links) {
+  return {
+    id: a.id,
+    username: a.name,
+    email: opt(a.email),
+    fullname: opt(a.fullname),
+    company_name: opt(a.companyName),
+    company_role: opt(a.companyRole),
+    self_link: `${l.publicUrl}/v1/users/${a.name}`,
+    resource_type: 'user' as const,
+  };
+}
+
+export function organizationJson(a: Account, l: Links) {
+  const o = a.organization!;
+  return {
+    id: a.id,
+    org_name: a.name,
+    org_label: o.label,
+    org_contact_name: opt(o.contactName),
+    org_email: opt(a.email),
+    org_url: opt(o.url),
+    type_id: o.typeId,
+    self_link: `${l.publicUrl}/v1/organizations/${a.name}`,
+    resource_type: 'organization' as const,
+  };
+}
+
+export function keyJson(k: ApiKey) {
+  return {
+    id: k.id,
+    kind: k.kind,
+    capabilities: k.capabilities,
+    prefix: k.prefix,
+    description: opt(k.description),
+    created_at: k.createdAt,
+  };
+}
+
+export function languageJson(l: LanguageSpec) {
+  return {
+    name: l.name,
+    display_name: l.display_name,
+    configuration: JSON.stringify({ display_name: l.display_name, req_files: l.req_files, artifacts: l.artifacts }),
+  };
+}
+
+export function environmentJson(e: Environment) {
+  return {
+    id: e.id,
+    name: e.name,
+    environment_specification_id: e.specification_id,
+    display_name: e.display_name,
+    description: e.description,
+    // Spec: ISO 8601 with fractional seconds and no zone designator (the value is UTC).
+    created_at: e.createdAt.replace(/Z$/, ''),
+    language: languageJson(e.languageSpec),
+    machine_type: e.machine_type,
+    runtime: e.runtime,
+  };
+}
+
+export function algorithmJson({ algorithm: a, environment: env }: AlgorithmView, l: Links) {
+  return {
+    id: a.id,
+    name: a.name,
+    owner: a.ownerName,
+    details: { label: opt(a.details.label), summary: opt(a.details.summary), tagline: opt(a.details.tagline) },
+    settings: {
+      algorithm_callability: a.settings.algorithmCallability,
+      source_visibility: a.settings.sourceVisibility,
+      language: env.languageSpec.legacy_language,
+      environment: env.machine_type.toLowerCase(),
+      package_set: env.name,
+      algorithm_environment: env.id,
+      license: a.settings.license,
+      royalty_microcredits: a.settings.royaltyMicrocredits,
+      network_access: a.settings.networkAccess,
+      pipeline_enabled: a.settings.pipelineEnabled,
+      insights_enabled: a.settings.insightsEnabled,
+    },
+    git_url: `${l.publicUrl}/git/${a.ownerName}/${a.name}.git`,
+    created_at: a.createdAt,
+    updated_at: a.updatedAt,
+    self_link: `${l.publicUrl}/v1/algorithms/${a.ownerName}/${a.name}`,
+    resource_type: 'algorithm' as const,
+  };
+}
+
+/** compat §1: `{marker, next_link, results}`; both null on the last page. */
+export function pageJson<T, R>(page: Page<T>, toJson: (item: T) => R, selfUrl: string, limit: number) {
+  const next = page.nextMarker;
+  let nextLink: string | null = null;
+  if (next) {
+    const url = new URL(selfUrl);
+    url.searchParams.set('limit', String(limit));
+    url.searchParams.set('marker', next);
+    nextLink = url.toString();
+  }
+  return { marker: next, next_link: nextLink, results: page.items.map(toJson) };
+}

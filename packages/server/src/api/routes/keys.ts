@@ -1,0 +1,74 @@
+import { Type } from 'typebox';
+import { principalOf } from '../auth.js';
+import type { Api, ApiServices } from '../context.js';
+import { keyJson } from '../presenters.js';
+import { AUTH_ERRORS, CreatedApiKey, errorResponses } from '../schemas.js';
+
+const NameParams = Type.Object({ account_name: Type.String() });
+
+export function keyRoutes(app: Api, s: ApiServices): void {
+  app.post('/v1/users/:account_name/keys', {
+    schema: {
+      operationId: 'key.create',
+      tags: ['keys'],
+      summary: 'Create an API key. The response holds the key itself; it is shown only this once.',
+      params: NameParams,
+      body: Type.Object({
+        kind: Type.Optional(Type.Union([Type.Literal('standard'), Type.Literal('admin')])),
+        capabilities: Type.Optional(Type.Array(Type.String(), { description: 'Default: all of manage_algorithms, call_algorithms, read_data, write_data.' })),
+        description: Type.Optional(Type.String()),
+      }),
+      response: {
+        200: CreatedApiKey,
+        ...errorResponses(...AUTH_ERRORS, 404),
+      },
+    },
+    handler: async (req) => {
+      const created = await s.keys.create(principalOf(req), req.params.account_name, req.body);
+      return { ...keyJson(created.key), key: created.secret };
+    },
+  });
+
+  app.get('/v1/users/:account_name/keys', {
+    schema: {
+      operationId: 'key.list',
+      tags: ['keys'],
+      summary: "List an account's keys (without secrets).",
+      params: NameParams,
+      response: { 200: Type.Object({ results: Type.Array(Type.Ref('ApiKey')) }), ...errorResponses(...AUTH_ERRORS, 404) },
+    },
+    handler: async (req) => ({ results: (await s.keys.list(principalOf(req), req.params.account_name)).map(keyJson) }),
+  });
+
+  app.delete('/v1/users/:account_name/keys/:key_id', {
+    schema: {
+      operationId: 'key.revoke',
+      tags: ['keys'],
+      summary: 'Revoke a key.',
+      params: Type.Object({ account_name: Type.String(), key_id: Type.String() }),
+      response: { 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404) },
+    },
+    handler: async (req, reply) => {
+      await s.keys.revoke(principalOf(req), req.params.account_name, req.params.key_id);
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.post('/v1/auth/token', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'session.create',
+      tags: ['keys'],
+      summary: 'Sign in with username and password; returns a short-lived JWT for Authorization: Bearer.',
+      body: Type.Object({ username: Type.String(), password: Type.String() }),
+      response: {
+        200: Type.Object({ token: Type.String(), token_type: Type.Literal('Bearer'), expires_at: Type.String() }),
+        ...errorResponses(400, 401),
+      },
+    },
+    handler: async (req) => {
+      const session = await s.keys.signIn(req.body.username, req.body.password);
+      return { token: session.token, token_type: 'Bearer' as const, expires_at: session.expiresAt.toISOString() };
+    },
+  });
+}

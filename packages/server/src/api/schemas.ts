@@ -1,0 +1,174 @@
+/**
+ * Response and request schemas shared by routes. They feed validation, serialization and the
+ * OpenAPI document; request schemas check types only, the domain checks values and rules.
+ */
+import { Type, type TSchema } from 'typebox';
+
+export const ErrorBody = Type.Object(
+  { error: Type.Object({ code: Type.Integer(), message: Type.String() }) },
+  { $id: 'Error', description: 'Every failure: a numeric code (compat §1) and a message.' },
+);
+
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, Type.Ref('Error')])) as Record<number, TSchema>;
+
+/** The usual failures of an authenticated route. */
+export const AUTH_ERRORS = [400, 401, 403] as const;
+
+export const Paged = <T extends TSchema>(item: T) =>
+  Type.Object({
+    marker: Type.Union([Type.String(), Type.Null()]),
+    next_link: Type.Union([Type.String(), Type.Null()]),
+    results: Type.Array(item),
+  });
+
+export const PageQuery = Type.Object({
+  limit: Type.Optional(Type.String({ description: 'Page size, 1–1000 (default 50).' })),
+  marker: Type.Optional(Type.String({ description: 'The marker of the previous page.' })),
+});
+
+export const Str = Type.String();
+export const OptStr = Type.Optional(Type.String());
+export const OptNullableStr = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+
+export const User = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    username: Str,
+    email: OptStr,
+    fullname: OptStr,
+    company_name: OptStr,
+    company_role: OptStr,
+    self_link: Str,
+    resource_type: Type.Literal('user'),
+  },
+  { $id: 'User' },
+);
+
+export const UserInput = Type.Object({
+  username: OptStr,
+  email: OptNullableStr,
+  fullname: OptNullableStr,
+  company_name: OptNullableStr,
+  company_role: OptNullableStr,
+  password: OptStr,
+});
+
+export const Organization = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    org_name: Str,
+    org_label: Str,
+    org_contact_name: OptStr,
+    org_email: OptStr,
+    org_url: OptStr,
+    type_id: Str,
+    self_link: Str,
+    resource_type: Type.Literal('organization'),
+  },
+  { $id: 'Organization' },
+);
+
+export const OrganizationInput = Type.Object({
+  org_name: OptStr,
+  org_label: OptNullableStr,
+  org_contact_name: OptNullableStr,
+  org_email: OptNullableStr,
+  org_url: OptNullableStr,
+  type_id: OptStr,
+});
+
+export const Capability = Type.Union([
+  Type.Literal('manage_algorithms'),
+  Type.Literal('call_algorithms'),
+  Type.Literal('read_data'),
+  Type.Literal('write_data'),
+]);
+
+const apiKeyFields = {
+  id: Type.String({ format: 'uuid' }),
+  kind: Type.Union([Type.Literal('standard'), Type.Literal('admin')]),
+  capabilities: Type.Array(Capability),
+  prefix: Type.String({ description: 'The first characters of the key, to recognise it.' }),
+  description: OptStr,
+  created_at: Str,
+};
+
+export const ApiKey = Type.Object(apiKeyFields, { $id: 'ApiKey' });
+
+export const CreatedApiKey = Type.Object({
+  ...apiKeyFields,
+  key: Type.String({ description: 'The secret (sim + 25 characters); shown only in this response.' }),
+});
+
+export const Language = Type.Object(
+  {
+    name: Str,
+    display_name: Str,
+    configuration: Type.String({ description: 'JSON document: {display_name, req_files, artifacts}.' }),
+  },
+  { $id: 'Language' },
+);
+
+export const Environment = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'Unique per cluster; use as settings.algorithm_environment.' }),
+    name: Str,
+    environment_specification_id: Type.String({ format: 'uuid', description: 'Names the template (endpoint 5).' }),
+    display_name: Str,
+    description: Str,
+    created_at: Type.String({ description: 'ISO 8601 with fractional seconds, no zone designator.' }),
+    language: Type.Ref('Language'),
+    machine_type: Type.Union([Type.Literal('CPU'), Type.Literal('GPU')]),
+    runtime: Type.Object({ name: Str, version: Str }),
+  },
+  { $id: 'Environment' },
+);
+
+const Details = Type.Object({ label: OptStr, summary: OptStr, tagline: OptStr });
+
+export const Algorithm = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Str,
+    owner: Str,
+    details: Details,
+    settings: Type.Object({
+      algorithm_callability: Str,
+      source_visibility: Str,
+      language: OptStr,
+      environment: OptStr,
+      package_set: OptStr,
+      algorithm_environment: Type.String({ format: 'uuid' }),
+      license: Str,
+      royalty_microcredits: Type.Integer(),
+      network_access: Str,
+      pipeline_enabled: Type.Boolean(),
+      insights_enabled: Type.Boolean(),
+    }),
+    git_url: Type.String({ description: 'Clone/push address of the algorithm repository.' }),
+    created_at: Str,
+    updated_at: Str,
+    self_link: Str,
+    resource_type: Type.Literal('algorithm'),
+  },
+  { $id: 'Algorithm' },
+);
+
+const Loose = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]);
+
+export const AlgorithmInput = Type.Object({
+  name: OptStr,
+  details: Type.Optional(
+    Type.Union([
+      Type.Object({ label: OptNullableStr, summary: OptNullableStr, tagline: OptNullableStr }, { additionalProperties: true }),
+      Type.Null(),
+    ]),
+  ),
+  settings: Type.Optional(Loose),
+  source: Type.Optional(Loose),
+  version_info: Type.Optional(Loose),
+  scmsCredentials: Type.Optional(Type.Unknown()),
+});
+
+export const SHARED_SCHEMAS = [ErrorBody, User, Organization, ApiKey, Language, Environment, Algorithm];

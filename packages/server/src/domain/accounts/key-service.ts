@@ -1,0 +1,177 @@
+import crypto from 'node:crypto';
+import { type Clock, isoNow } from '../clock.js';
+import { ErrorCodes, forbidden, invalid, notFound, unauthenticated } from '../errors.js';
+import { isAdmin, type Principal } from '../auth/principal.js';
+import { type Account, type ApiKey, CAPABILITIES, type Capability, type KeyKind } from './model.js';
+import type { AccountStore, ClusterSettingsStore, KeyStore } from './ports.js';
+import { generateApiKey, hashApiKey, signJwt, verifyJwt, verifyPassword } from './secrets.js';
+
+export interface KeyInput {
+  kind?: unknown;
+  capabilities?: unknown;
+  description?: unknown;
+}
+
+export interface CreatedKey {
+  key: ApiKey;
+  /** The secret itself: returned once, never stored. */
+  secret: string;
+}
+
+export interface Session {
+  token: string;
+  expiresAt: Date;
+}
+
+const CACHE_TTL_MS = 5_000;
+const CACHE_MAX = 10_000;
+const JWT_SECRET_SETTING = 'session_jwt_secret';
+
+/**
+ * Issues, lists and revokes API keys, signs users in, and turns credentials into Principals.
+ * Authentication is on every request's path, so resolved keys are cached for a few seconds;
+ * a revoke on this node drops the cache entry at once.
+ */
+export class KeyService {
+  private readonly cache = new Map<string, { principal: Principal; until: number }>();
+  private jwtSecret: string | undefined;
+
+  constructor(
+    private readonly accounts: AccountStore,
+    private readonly keys: KeyStore,
+    private readonly settings: ClusterSettingsStore,
+    private readonly clock: Clock,
+    private readonly sessionTtlSeconds: number,
+  ) {}
+
+  async create(p: Principal, accountName: string, input: KeyInput): Promise<CreatedKey> {
+    const account = await this.requireOwnAccount(p, accountName);
+    const kind = parseKind(input.kind);
+    if (kind === 'admin') {
+      if (!isAdmin(p)) throw forbidden('only an admin may create admin keys');
+      if (account.kind !== 'user') throw invalid('admin keys belong to users, not organizations');
+    }
+    const capabilities = parseCapabilities(input.capabilities);
+    if (!isAdmin(p)) {
+      const missing = capabilities.filter((c) => !p.capabilities.has(c));
+      if (missing.length) throw forbidden(`a key cannot grant capabilities its creator lacks: ${missing.join(', ')}`);
+    }
+    const description = input.description;
+    if (description !== undefined && description !== null && (typeof description !== 'string' || description.length > 200)) {
+      throw invalid('description must be a string of at most 200 characters');
+    }
+    return this.issue(account, kind, capabilities, (description as string | undefined) ?? null);
+  }
+
+  /** Stores a key for an account; `secret` is given when the operator chose it (ALGOHOST_ADMIN_KEY). */
+  async issue(account: Account, kind: KeyKind, capabilities: Capability[], description: string | null, secret = generateApiKey()): Promise<CreatedKey> {
+    const key: ApiKey = {
+      id: crypto.randomUUID(),
+      accountId: account.id,
+      kind,
+      capabilities,
+      prefix: secret.slice(0, 7),
+      description,
+      createdAt: isoNow(this.clock),
+    };
+    await this.keys.insert({ ...key, keyHash: hashApiKey(secret) });
+    return { key, secret };
+  }
+
+  async hasKey(secret: string): Promise<boolean> {
+    return (await this.keys.findByHash(hashApiKey(secret))) !== undefined;
+  }
+
+  async list(p: Principal, accountName: string): Promise<ApiKey[]> {
+    const account = await this.requireOwnAccount(p, accountName);
+    return this.keys.listForAccount(account.id);
+  }
+
+  async revoke(p: Principal, accountName: string, keyId: string): Promise<void> {
+    const account = await this.requireOwnAccount(p, accountName);
+    if (!(await this.keys.delete(account.id, keyId))) {
+      throw notFound(ErrorCodes.invalidRequest, `no key with id "${keyId}" belongs to "${account.name}"`);
+    }
+    for (const [hash, entry] of this.cache) if (entry.principal.keyId === keyId) this.cache.delete(hash);
+  }
+
+  /** Resolves an API key; throws 401 for an unknown one. */
+  async authenticateKey(secret: string): Promise<Principal> {
+    const hash = hashApiKey(secret);
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.until > now) return hit.principal;
+    const key = await this.keys.findByHash(hash);
+    const account = key && (await this.accounts.findById(key.accountId));
+    if (!key || !account) {
+      this.cache.delete(hash);
+      throw unauthenticated('invalid API key');
+    }
+    const principal: Principal = {
+      account,
+      via: key.kind === 'admin' ? 'admin_key' : 'standard_key',
+      capabilities: new Set(key.capabilities),
+      keyId: key.id,
+    };
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(hash, { principal, until: now + CACHE_TTL_MS });
+    return principal;
+  }
+
+  async signIn(username: unknown, password: unknown): Promise<Session> {
+    if (typeof username !== 'string' || typeof password !== 'string') throw invalid('username and password are required strings');
+    const account = await this.accounts.findByName(username);
+    const ok = account?.kind === 'user' && account.passwordHash !== null && (await verifyPassword(password, account.passwordHash));
+    if (!ok || !account) throw unauthenticated('wrong username or password');
+    const now = Math.floor(this.clock().getTime() / 1000);
+    const exp = now + this.sessionTtlSeconds;
+    const token = signJwt({ sub: account.id, name: account.name, iat: now, exp }, await this.secret());
+    return { token, expiresAt: new Date(exp * 1000) };
+  }
+
+  async authenticateSession(token: string): Promise<Principal> {
+    const claims = verifyJwt(token, await this.secret(), Math.floor(this.clock().getTime() / 1000));
+    const account = typeof claims?.sub === 'string' ? await this.accounts.findById(claims.sub) : undefined;
+    if (!account) throw unauthenticated('invalid or expired session token');
+    return { account, via: 'session', capabilities: new Set(CAPABILITIES), keyId: null };
+  }
+
+  /** The signing secret is per cluster (stored in the database) so every API node accepts it. */
+  private async secret(): Promise<string> {
+    this.jwtSecret ??= await this.settings.setIfAbsent(JWT_SECRET_SETTING, crypto.randomBytes(32).toString('base64url'));
+    return this.jwtSecret;
+  }
+
+  /** Admins manage anyone's keys; users their own; organization owners the organization's. */
+  private async requireOwnAccount(p: Principal, name: string): Promise<Account> {
+    const account = await this.accounts.findByName(name);
+    if (isAdmin(p)) {
+      if (!account) throw notFound(ErrorCodes.userNotFound, `account "${name}" not found`);
+      return account;
+    }
+    if (account && account.id === p.account.id) return account;
+    if (account?.kind === 'organization' && (await this.accounts.membershipRole(account.id, p.account.id)) === 'owner') {
+      return account;
+    }
+    throw forbidden(`you may only manage your own keys, not those of "${name}"`);
+  }
+}
+
+function parseKind(value: unknown): KeyKind {
+  if (value === undefined) return 'standard';
+  if (value === 'standard' || value === 'admin') return value;
+  throw invalid('kind must be "standard" or "admin"');
+}
+
+function parseCapabilities(value: unknown): Capability[] {
+  if (value === undefined) return [...CAPABILITIES];
+  if (!Array.isArray(value)) throw invalid('capabilities must be an array');
+  const out = new Set<Capability>();
+  for (const c of value) {
+    if (!(CAPABILITIES as readonly unknown[]).includes(c)) {
+      throw invalid(`unknown capability "${String(c)}"; known: ${CAPABILITIES.join(', ')}`);
+    }
+    out.add(c as Capability);
+  }
+  return [...out];
+}

@@ -1,0 +1,162 @@
+import crypto from 'node:crypto';
+import { type Clock, isoNow } from '../clock.js';
+import { conflict, ErrorCodes, forbidden, invalid, notFound } from '../errors.js';
+import { assertName, MAX_ACCOUNT_NAME } from '../names.js';
+import type { Page, PageRequest } from '../pagination.js';
+import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
+import { type Account, type Member, type MemberRole, ORGANIZATION_TYPES } from './model.js';
+import type { AccountStore } from './ports.js';
+import { type AccountCleanup, optionalText } from './user-service.js';
+
+export interface OrganizationInput {
+  org_name?: unknown;
+  org_label?: unknown;
+  org_contact_name?: unknown;
+  org_email?: unknown;
+  org_url?: unknown;
+  type_id?: unknown;
+}
+
+export class OrganizationService {
+  constructor(
+    private readonly accounts: AccountStore,
+    private readonly clock: Clock,
+    private readonly cleanup: AccountCleanup,
+  ) {}
+
+  /** Any user may found an organization and becomes its owner. */
+  async create(p: Principal, input: OrganizationInput): Promise<Account> {
+    requireCapability(p, 'manage_algorithms');
+    if (p.account.kind !== 'user') throw forbidden('an organization key cannot create organizations');
+    const name = assertName('org_name', input.org_name, MAX_ACCOUNT_NAME);
+    const label = optionalText('org_label', input.org_label) ?? name;
+    const typeId = this.resolveType(input.type_id);
+    if (await this.accounts.findByName(name)) {
+      throw conflict(ErrorCodes.organizationExists, `the name "${name}" is already taken by a user or organization`);
+    }
+    const email = optionalText('org_email', input.org_email);
+    if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email)) throw invalid(`org_email "${email}" is not an e-mail address`);
+    const now = isoNow(this.clock);
+    const org: Account = {
+      id: crypto.randomUUID(),
+      name,
+      kind: 'organization',
+      email: email ?? null,
+      fullname: null,
+      companyName: null,
+      companyRole: null,
+      passwordHash: null,
+      isAdmin: false,
+      organization: {
+        label,
+        contactName: optionalText('org_contact_name', input.org_contact_name) ?? null,
+        url: optionalText('org_url', input.org_url) ?? null,
+        typeId,
+      },
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.accounts.insert(org);
+    await this.accounts.addMember(org.id, p.account.id, 'owner', now);
+    return org;
+  }
+
+  async list(p: Principal, page: PageRequest): Promise<Page<Account>> {
+    if (!isAdmin(p)) throw forbidden('listing all organizations needs an admin API key');
+    return this.accounts.list('organization', page);
+  }
+
+  async get(p: Principal, name: string): Promise<Account> {
+    const org = await this.require(name);
+    await this.requireRole(p, org, 'member');
+    return org;
+  }
+
+  async update(p: Principal, name: string, input: OrganizationInput): Promise<void> {
+    const org = await this.require(name);
+    await this.requireRole(p, org, 'owner');
+    if (input.org_name !== undefined && input.org_name !== org.name) throw invalid('org_name cannot be changed');
+    const profile = org.organization!;
+    profile.label = optionalText('org_label', input.org_label) ?? profile.label;
+    profile.contactName = optionalText('org_contact_name', input.org_contact_name) ?? profile.contactName;
+    profile.url = optionalText('org_url', input.org_url) ?? profile.url;
+    if (input.type_id !== undefined) profile.typeId = this.resolveType(input.type_id);
+    const email = optionalText('org_email', input.org_email);
+    if (email !== undefined) {
+      if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw invalid(`org_email "${email}" is not an e-mail address`);
+      org.email = email;
+    }
+    org.updatedAt = isoNow(this.clock);
+    await this.accounts.update(org);
+  }
+
+  async delete(p: Principal, name: string): Promise<void> {
+    const org = await this.require(name);
+    await this.requireRole(p, org, 'owner');
+    await this.cleanup(org);
+    await this.accounts.delete(org.id);
+  }
+
+  async members(p: Principal, name: string): Promise<Member[]> {
+    const org = await this.require(name);
+    await this.requireRole(p, org, 'member');
+    return this.accounts.listMembers(org.id);
+  }
+
+  async addMember(p: Principal, name: string, username: string, role: unknown): Promise<void> {
+    const org = await this.require(name);
+    await this.requireRole(p, org, 'owner');
+    const user = await this.accounts.findByName(username);
+    if (!user || user.kind !== 'user') throw notFound(ErrorCodes.userNotFound, `user "${username}" not found`);
+    const newRole: MemberRole = role === undefined ? 'member' : assertRole(role);
+    const current = await this.accounts.membershipRole(org.id, user.id);
+    if (current === 'owner' && newRole === 'member') await this.assertAnotherOwner(org, user.id);
+    if (current) await this.accounts.removeMember(org.id, user.id);
+    await this.accounts.addMember(org.id, user.id, newRole, isoNow(this.clock));
+  }
+
+  /** Owners remove anyone; a member may leave. The last owner cannot go. */
+  async removeMember(p: Principal, name: string, username: string): Promise<void> {
+    const org = await this.require(name);
+    const user = await this.accounts.findByName(username);
+    const role = user ? await this.accounts.membershipRole(org.id, user.id) : undefined;
+    if (!user || !role) {
+      await this.requireRole(p, org, 'member');
+      throw notFound(ErrorCodes.userNotFound, `user "${username}" is not a member of organization "${org.name}"`);
+    }
+    if (p.account.id !== user.id) await this.requireRole(p, org, 'owner');
+    if (role === 'owner') await this.assertAnotherOwner(org, user.id);
+    await this.accounts.removeMember(org.id, user.id);
+  }
+
+  /** Admins act as owners of every organization. */
+  async requireRole(p: Principal, org: Account, needed: MemberRole): Promise<void> {
+    if (isAdmin(p) || p.account.id === org.id) return;
+    const role = await this.accounts.membershipRole(org.id, p.account.id);
+    if (!role) throw forbidden(`you are not a member of organization "${org.name}"`);
+    if (needed === 'owner' && role !== 'owner') throw forbidden(`only owners of organization "${org.name}" may do this`);
+  }
+
+  private async require(name: string): Promise<Account> {
+    const org = await this.accounts.findByName(name);
+    if (!org || org.kind !== 'organization') throw notFound(ErrorCodes.organizationNotFound, `organization "${name}" not found`);
+    return org;
+  }
+
+  private async assertAnotherOwner(org: Account, leaving: string): Promise<void> {
+    const owners = (await this.accounts.listMembers(org.id)).filter((m) => m.role === 'owner' && m.user.id !== leaving);
+    if (owners.length === 0) throw invalid(`organization "${org.name}" must keep at least one owner`);
+  }
+
+  private resolveType(value: unknown): string {
+    if (value === undefined || value === null) return ORGANIZATION_TYPES[0].id;
+    const t = ORGANIZATION_TYPES.find((x) => x.id === value || x.name === value);
+    if (!t) throw invalid(`type_id "${String(value)}" is unknown; see GET /v1/organization/types`);
+    return t.id;
+  }
+}
+
+function assertRole(role: unknown): MemberRole {
+  if (role === 'owner' || role === 'member') return role;
+  throw invalid(`role must be "owner" or "member"`);
+}

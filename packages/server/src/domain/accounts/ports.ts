@@ -1,0 +1,36 @@
+import type { Page, PageRequest } from '../pagination.js';
+import type { Account, AccountKind, ApiKey, Member, MemberRole } from './model.js';
+
+export interface AccountStore {
+  /** Throws DomainError conflict when the name is taken. */
+  insert(account: Account): Promise<void>;
+  findByName(name: string): Promise<Account | undefined>;
+  findById(id: string): Promise<Account | undefined>;
+  findByEmail(email: string): Promise<Account | undefined>;
+  list(kind: AccountKind, page: PageRequest): Promise<Page<Account>>;
+  update(account: Account): Promise<void>;
+  delete(id: string): Promise<void>;
+
+  addMember(organizationId: string, userId: string, role: MemberRole, at: string): Promise<void>;
+  removeMember(organizationId: string, userId: string): Promise<void>;
+  membershipRole(organizationId: string, userId: string): Promise<MemberRole | undefined>;
+  listMembers(organizationId: string): Promise<Member[]>;
+}
+
+export interface StoredKey extends ApiKey {
+  keyHash: string;
+}
+
+export interface KeyStore {
+  insert(key: StoredKey): Promise<void>;
+  findByHash(hash: string): Promise<ApiKey | undefined>;
+  listForAccount(accountId: string): Promise<ApiKey[]>;
+  /** Returns false when no such key belongs to the account. */
+  delete(accountId: string, keyId: string): Promise<boolean>;
+}
+
+export interface ClusterSettingsStore {
+  get(key: string): Promise<string | undefined>;
+  /** Sets the value only if the key is unset; returns the value in force afterwards. */
+  setIfAbsent(key: string, value: string): Promise<string>;
+}

@@ -1,0 +1,130 @@
+import crypto from 'node:crypto';
+import { type Clock, isoNow } from '../clock.js';
+import { conflict, ErrorCodes, forbidden, invalid, notFound } from '../errors.js';
+import { assertName, MAX_ACCOUNT_NAME } from '../names.js';
+import type { Page, PageRequest } from '../pagination.js';
+import { isAdmin, requireAdmin, type Principal } from '../auth/principal.js';
+import type { Account } from './model.js';
+import type { AccountStore } from './ports.js';
+import { hashPassword } from './secrets.js';
+
+export interface UserInput {
+  username?: unknown;
+  email?: unknown;
+  fullname?: unknown;
+  company_name?: unknown;
+  company_role?: unknown;
+  password?: unknown;
+}
+
+/** Called before an account is deleted so that what it owns (repositories…) goes with it. */
+export type AccountCleanup = (account: Account) => Promise<void>;
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const MIN_PASSWORD = 8;
+
+export class UserService {
+  constructor(
+    private readonly accounts: AccountStore,
+    private readonly clock: Clock,
+    private readonly cleanup: AccountCleanup,
+  ) {}
+
+  async create(p: Principal, input: UserInput): Promise<Account> {
+    requireAdmin(p, 'creating users');
+    return this.createUnchecked(input, false);
+  }
+
+  /** Also used at first start to create the `admin` account. */
+  async createUnchecked(input: UserInput, admin: boolean): Promise<Account> {
+    const name = assertName('username', input.username, MAX_ACCOUNT_NAME);
+    const email = optionalText('email', input.email);
+    if (!admin && !email) throw invalid('email is required');
+    if (email && !EMAIL.test(email)) throw invalid(`email "${email}" is not an e-mail address`);
+    if (await this.accounts.findByName(name)) throw conflict(ErrorCodes.usernameTaken, `username "${name}" is already taken`);
+    if (email && (await this.accounts.findByEmail(email))) throw conflict(ErrorCodes.emailTaken, `email "${email}" is already in use`);
+    const now = isoNow(this.clock);
+    const account: Account = {
+      id: crypto.randomUUID(),
+      name,
+      kind: 'user',
+      email: email ?? null,
+      fullname: optionalText('fullname', input.fullname) ?? null,
+      companyName: optionalText('company_name', input.company_name) ?? null,
+      companyRole: optionalText('company_role', input.company_role) ?? null,
+      passwordHash: input.password === undefined ? null : await hashPassword(assertPassword(input.password)),
+      isAdmin: admin,
+      organization: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.accounts.insert(account);
+    return account;
+  }
+
+  /** Spec endpoint 6: admin key only. */
+  async get(p: Principal, name: string): Promise<Account> {
+    requireAdmin(p, 'looking up users');
+    return this.require(name);
+  }
+
+  async list(p: Principal, page: PageRequest): Promise<Page<Account>> {
+    requireAdmin(p, 'listing users');
+    return this.accounts.list('user', page);
+  }
+
+  /** An admin may update anyone; a user may update themself. Omitted fields stay as they are. */
+  async update(p: Principal, name: string, input: UserInput): Promise<Account> {
+    const account = await this.require(name, !isAdmin(p));
+    if (!isAdmin(p) && p.account.id !== account.id) throw forbidden(`you may only update your own account, not "${name}"`);
+    if (input.username !== undefined && input.username !== account.name) {
+      throw invalid('username cannot be changed');
+    }
+    const email = optionalText('email', input.email);
+    if (email !== undefined && email !== account.email) {
+      if (!EMAIL.test(email)) throw invalid(`email "${email}" is not an e-mail address`);
+      const other = await this.accounts.findByEmail(email);
+      if (other && other.id !== account.id) throw conflict(ErrorCodes.emailTaken, `email "${email}" is already in use`);
+      account.email = email;
+    }
+    account.fullname = optionalText('fullname', input.fullname) ?? account.fullname;
+    account.companyName = optionalText('company_name', input.company_name) ?? account.companyName;
+    account.companyRole = optionalText('company_role', input.company_role) ?? account.companyRole;
+    if (input.password !== undefined) account.passwordHash = await hashPassword(assertPassword(input.password));
+    account.updatedAt = isoNow(this.clock);
+    await this.accounts.update(account);
+    return account;
+  }
+
+  async delete(p: Principal, name: string): Promise<void> {
+    requireAdmin(p, 'deleting users');
+    const account = await this.require(name);
+    if (account.id === p.account.id) throw invalid('an admin cannot delete the account it is signed in as');
+    await this.cleanup(account);
+    await this.accounts.delete(account.id);
+  }
+
+  /** `hideAs403` is false for admins: others must not learn which names exist. */
+  private async require(name: string, hideAs403 = false): Promise<Account> {
+    const account = await this.accounts.findByName(name);
+    if (!account || account.kind !== 'user') {
+      if (hideAs403) throw forbidden(`you may only update your own account, not "${name}"`);
+      throw notFound(ErrorCodes.userNotFound, `user "${name}" not found`);
+    }
+    return account;
+  }
+}
+
+export function optionalText(field: string, value: unknown, max = 500): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw invalid(`${field} must be a string`);
+  if (value.length > max) throw invalid(`${field} is too long: at most ${max} characters`);
+  return value;
+}
+
+function assertPassword(value: unknown): string {
+  if (typeof value !== 'string' || value.length < MIN_PASSWORD) {
+    throw invalid(`password must be a string of at least ${MIN_PASSWORD} characters`);
+  }
+  return value;
+}

@@ -1,0 +1,220 @@
+import crypto from 'node:crypto';
+import { type Clock, isoNow } from '../clock.js';
+import { DomainError, ErrorCodes, forbidden, invalid, notFound } from '../errors.js';
+import { assertName, MAX_ALGORITHM_NAME } from '../names.js';
+import type { Page, PageRequest } from '../pagination.js';
+import { requireCapability, type Principal } from '../auth/principal.js';
+import type { OwnerAccess } from '../accounts/access.js';
+import type { Account } from '../accounts/model.js';
+import type { AccountStore } from '../accounts/ports.js';
+import { optionalText } from '../accounts/user-service.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { Environment } from '../catalog/model.js';
+import { type Algorithm, type AlgorithmSettings, CALLABILITIES, LICENSES, NETWORK_ACCESS, SOURCE_VISIBILITIES } from './model.js';
+import type { AlgorithmStore, RepositoryHost } from './ports.js';
+
+/** The request shape of spec endpoint 2 and of PUT/PATCH (compat §3); all fields optional here. */
+export interface AlgorithmInput {
+  name?: unknown;
+  details?: { label?: unknown; summary?: unknown; tagline?: unknown } | null;
+  settings?: Record<string, unknown> | null;
+  source?: Record<string, unknown> | null;
+}
+
+export interface AlgorithmDefaults {
+  environmentName: string;
+  networkAccess: 'isolated' | 'full';
+}
+
+export interface AlgorithmView {
+  algorithm: Algorithm;
+  environment: Environment;
+}
+
+export class AlgorithmService {
+  constructor(
+    private readonly algorithms: AlgorithmStore,
+    private readonly accounts: AccountStore,
+    private readonly access: OwnerAccess,
+    private readonly catalog: Catalog,
+    private readonly repositories: RepositoryHost,
+    private readonly defaults: AlgorithmDefaults,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(p: Principal, ownerName: string, input: AlgorithmInput): Promise<AlgorithmView> {
+    requireCapability(p, 'manage_algorithms');
+    const owner = await this.requireOwner(ownerName);
+    if (!(await this.access.canManage(p, owner))) {
+      throw forbidden(`you may create algorithms only for yourself or an organization you belong to, not for "${owner.name}"`);
+    }
+    const name = assertName('name', input.name, MAX_ALGORITHM_NAME);
+    const s = input.settings ?? {};
+    if (input.source && input.source.scm !== undefined && input.source.scm !== 'internal') {
+      throw invalid(`source.scm "${String(input.source.scm)}" is not a configured SCM of this cluster; only "internal" is available`);
+    }
+    if (s.username !== undefined && (typeof s.username !== 'string' || s.username.toLowerCase() !== owner.name.toLowerCase())) {
+      throw invalid(`settings.username "${String(s.username)}" does not match the owner "${owner.name}" in the path`);
+    }
+    const environment = this.catalog.resolveForCreate(
+      {
+        algorithmEnvironment: optionalText('settings.algorithm_environment', s.algorithm_environment),
+        language: optionalText('settings.language', s.language),
+        hardware: optionalText('settings.environment', s.environment),
+      },
+      this.defaults.environmentName,
+    );
+    const now = isoNow(this.clock);
+    const algorithm: Algorithm = {
+      id: crypto.randomUUID(),
+      ownerId: owner.id,
+      ownerName: owner.name,
+      name,
+      details: { label: null, summary: null, tagline: null },
+      settings: {
+        algorithmCallability: 'private',
+        sourceVisibility: 'closed',
+        license: 'apl',
+        royaltyMicrocredits: 0,
+        networkAccess: this.defaults.networkAccess,
+        pipelineEnabled: false,
+        insightsEnabled: false,
+        environmentName: environment.name,
+      },
+      createdAt: now,
+      updatedAt: now,
+    };
+    applyChanges(algorithm, input, false);
+    // Inserting first makes "already exists" fail before anything else is touched.
+    await this.algorithms.insert(algorithm);
+    try {
+      const files = this.catalog.renderTemplate(environment, { algoName: name, owner: owner.name });
+      await this.repositories.create(algorithm.id, files, `Create ${owner.name}/${name} from the ${environment.name} template`);
+    } catch (err) {
+      await this.algorithms.delete(algorithm.id);
+      throw err;
+    }
+    return { algorithm, environment };
+  }
+
+  async get(p: Principal, ownerName: string, name: string): Promise<AlgorithmView> {
+    const { algorithm } = await this.requireVisible(p, ownerName, name);
+    return this.view(algorithm);
+  }
+
+  async list(p: Principal, ownerName: string, page: PageRequest): Promise<Page<AlgorithmView>> {
+    const owner = await this.requireOwner(ownerName);
+    const includePrivate = await this.access.canManage(p, owner);
+    const result = await this.algorithms.listByOwner(owner.id, { includePrivate, page });
+    return { items: result.items.map((a) => this.view(a)), nextMarker: result.nextMarker };
+  }
+
+  /** PUT and PATCH both merge: the Python client sends empty objects for what it leaves alone. */
+  async update(p: Principal, ownerName: string, name: string, input: AlgorithmInput): Promise<AlgorithmView> {
+    const { algorithm } = await this.requireManaged(p, ownerName, name);
+    if (input.name !== undefined && input.name !== algorithm.name) throw invalid('an algorithm cannot be renamed');
+    applyChanges(algorithm, input, true, this.catalog);
+    algorithm.updatedAt = isoNow(this.clock);
+    await this.algorithms.update(algorithm);
+    return this.view(algorithm);
+  }
+
+  async delete(p: Principal, ownerName: string, name: string): Promise<void> {
+    const { algorithm } = await this.requireManaged(p, ownerName, name);
+    await this.algorithms.delete(algorithm.id);
+    await this.repositories.delete(algorithm.id);
+  }
+
+  /** Removes everything an account owns; runs before the account itself is deleted. */
+  async deleteAllOf(owner: Account): Promise<void> {
+    for (const algorithm of await this.algorithms.listAllByOwner(owner.id)) {
+      await this.algorithms.delete(algorithm.id);
+      await this.repositories.delete(algorithm.id);
+    }
+  }
+
+  private view(algorithm: Algorithm): AlgorithmView {
+    const environment = this.catalog.environmentByName(algorithm.settings.environmentName);
+    if (!environment) throw new Error(`algorithm ${algorithm.id} uses environment ${algorithm.settings.environmentName}, which left the catalog`);
+    return { algorithm, environment };
+  }
+
+  private async requireOwner(ownerName: string): Promise<Account> {
+    const owner = await this.accounts.findByName(ownerName);
+    if (!owner) throw notFound(ErrorCodes.userNotFound, `no user or organization named "${ownerName}"`);
+    return owner;
+  }
+
+  /** Private algorithms are invisible (404) to those who may not manage them. */
+  private async requireVisible(p: Principal, ownerName: string, name: string): Promise<{ algorithm: Algorithm; owner: Account }> {
+    const owner = await this.accounts.findByName(ownerName);
+    const algorithm = owner && (await this.algorithms.find(owner.id, name));
+    if (!owner || !algorithm) throw noSuchAlgorithm(ownerName, name);
+    if (algorithm.settings.algorithmCallability !== 'public' && !(await this.access.canManage(p, owner))) {
+      throw noSuchAlgorithm(ownerName, name);
+    }
+    return { algorithm, owner };
+  }
+
+  private async requireManaged(p: Principal, ownerName: string, name: string): Promise<{ algorithm: Algorithm; owner: Account }> {
+    requireCapability(p, 'manage_algorithms');
+    const found = await this.requireVisible(p, ownerName, name);
+    if (!(await this.access.canManage(p, found.owner))) {
+      throw forbidden(`you may not change ${found.owner.name}/${found.algorithm.name}`);
+    }
+    return found;
+  }
+}
+
+export const noSuchAlgorithm = (owner: string, name: string) =>
+  new DomainError('not_found', ErrorCodes.algorithmNotFound, `No such algorithm: algorithm algo://${owner}/${name} not found`);
+
+function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, catalog?: Catalog): void {
+  const d = input.details ?? {};
+  if (typeof d !== 'object' || Array.isArray(d)) throw invalid('details must be an object');
+  a.details.label = optionalText('details.label', d.label) ?? a.details.label;
+  a.details.summary = optionalText('details.summary', d.summary, 5000) ?? a.details.summary;
+  a.details.tagline = optionalText('details.tagline', d.tagline) ?? a.details.tagline;
+  const s = input.settings ?? {};
+  if (typeof s !== 'object' || Array.isArray(s)) throw invalid('settings must be an object');
+  const next: AlgorithmSettings = { ...a.settings };
+  next.algorithmCallability = oneOf('settings.algorithm_callability', s.algorithm_callability, CALLABILITIES) ?? next.algorithmCallability;
+  next.sourceVisibility = oneOf('settings.source_visibility', s.source_visibility, SOURCE_VISIBILITIES) ?? next.sourceVisibility;
+  next.license = oneOf('settings.license', s.license, LICENSES) ?? next.license;
+  next.networkAccess = oneOf('settings.network_access', s.network_access, NETWORK_ACCESS) ?? next.networkAccess;
+  next.pipelineEnabled = bool('settings.pipeline_enabled', s.pipeline_enabled) ?? next.pipelineEnabled;
+  next.insightsEnabled = bool('settings.insights_enabled', s.insights_enabled) ?? next.insightsEnabled;
+  if (s.royalty_microcredits !== undefined) {
+    if (!Number.isInteger(s.royalty_microcredits) || (s.royalty_microcredits as number) < 0) {
+      throw invalid('settings.royalty_microcredits must be a non-negative integer');
+    }
+    next.royaltyMicrocredits = s.royalty_microcredits as number;
+  }
+  if (isUpdate && catalog && s.algorithm_environment !== undefined) {
+    const env = catalog.resolveForCreate({ algorithmEnvironment: optionalText('settings.algorithm_environment', s.algorithm_environment) }, next.environmentName);
+    const current = catalog.environmentByName(next.environmentName);
+    if (current && env.language !== current.language) {
+      throw invalid(`settings.algorithm_environment must stay within language ${current.language}; create a new algorithm to change language`);
+    }
+    next.environmentName = env.name;
+  }
+  // compat §3: closed source is allowed only under the apl license.
+  if (next.sourceVisibility === 'closed' && next.license !== 'apl') {
+    throw invalid(`settings.source_visibility "closed" requires license "apl"; with license "${next.license}" the source must be "open"`);
+  }
+  a.settings = next;
+}
+
+function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw invalid(`${field} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+function bool(field: string, value: unknown): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') throw invalid(`${field} must be true or false`);
+  return value;
+}

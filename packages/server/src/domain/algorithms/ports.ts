@@ -1,0 +1,20 @@
+import type { Page, PageRequest } from '../pagination.js';
+import type { TarEntry } from '../../lib/tar.js';
+import type { Algorithm } from './model.js';
+
+export interface AlgorithmStore {
+  /** Throws DomainError conflict (1002) when the owner already has an algorithm of that name. */
+  insert(algorithm: Algorithm): Promise<void>;
+  find(ownerId: string, name: string): Promise<Algorithm | undefined>;
+  listByOwner(ownerId: string, opts: { includePrivate: boolean; page: PageRequest }): Promise<Page<Algorithm>>;
+  listAllByOwner(ownerId: string): Promise<Algorithm[]>;
+  update(algorithm: Algorithm): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+/** Where algorithm source lives: bare Git repositories keyed by algorithm id. */
+export interface RepositoryHost {
+  /** Creates the repository with one commit holding `files`; all or nothing. Returns the commit. */
+  create(algorithmId: string, files: TarEntry[], message: string): Promise<string>;
+  delete(algorithmId: string): Promise<void>;
+}

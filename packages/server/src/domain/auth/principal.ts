@@ -1,0 +1,31 @@
+/**
+ * Who is calling, as established by the HTTP edge from an API key or a session token.
+ * Every domain operation takes a Principal and decides from it; nothing trusts the path alone.
+ */
+import { forbidden } from '../errors.js';
+import type { Account, Capability } from '../accounts/model.js';
+
+export type CredentialKind = 'admin_key' | 'standard_key' | 'session';
+
+export interface Principal {
+  account: Account;
+  via: CredentialKind;
+  capabilities: ReadonlySet<Capability>;
+  keyId: string | null;
+}
+
+/** Cluster administrators: an admin key, or a signed-in admin account. */
+export function isAdmin(p: Principal): boolean {
+  return p.via === 'admin_key' || (p.via === 'session' && p.account.isAdmin);
+}
+
+export function requireAdmin(p: Principal, action: string): void {
+  if (!isAdmin(p)) throw forbidden(`${action} needs an admin API key`);
+}
+
+export function requireCapability(p: Principal, capability: Capability): void {
+  if (isAdmin(p)) return;
+  if (!p.capabilities.has(capability)) {
+    throw forbidden(`this API key lacks the ${capability} capability`);
+  }
+}

@@ -1,0 +1,46 @@
+/** `npm start`: parse settings, start the node, log one ready line, stop cleanly on SIGTERM. */
+import { ConfigError, describeSettings, loadConfig } from '../config/config.js';
+import { startServer } from './server.js';
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`algohost: self-hosted algorithm hosting\n\nUsage: npm start -- [--flag value …]\n\n${describeSettings()}\n`);
+    return;
+  }
+  const config = loadConfig(process.env, argv);
+  const server = await startServer(config, { level: config.logLevel });
+  const log = server.app.log;
+  if (server.bootstrap.generatedKey) {
+    // Printed once; the same key is in the file for whoever missed the log.
+    process.stdout.write(
+      `\nCreated account "admin" with admin API key:\n\n    ${server.bootstrap.generatedKey}\n\n(also written to ${server.bootstrap.keyFile}, mode 0600)\n\n`,
+    );
+  }
+  log.info({ url: server.url, publicUrl: config.publicUrl, dataDir: config.dataDir, database: config.databaseUrl ? 'postgresql' : 'sqlite' }, `algohost listening on ${server.url}`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`algohost: ${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`algohost: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

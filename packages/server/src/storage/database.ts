@@ -1,0 +1,59 @@
+/**
+ * Opens the metadata database: a SQLite file (embedded default) or PostgreSQL (cluster mode),
+ * and brings its schema up to date with the numbered, forward-only migrations.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+import * as m0001 from './migrations/0001-initial.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-initial': m0001,
+};
+
+class StaticMigrationProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return MIGRATIONS;
+  }
+}
+
+export type Db = Kysely<Database>;
+
+export interface OpenDatabaseOptions {
+  /** postgres://… for PostgreSQL; undefined for SQLite at `sqlitePath`. */
+  url: string | undefined;
+  sqlitePath: string;
+}
+
+export function openDatabase(opts: OpenDatabaseOptions): Db {
+  if (opts.url) {
+    const pool = new pg.Pool({ connectionString: opts.url, max: 10 });
+    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  }
+  fs.mkdirSync(path.dirname(opts.sqlitePath), { recursive: true });
+  const sqlite = new SQLite(opts.sqlitePath);
+  // WAL lets readers proceed during a write; foreign keys make deletes cascade as on PostgreSQL.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+export async function migrateToLatest(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  }
+}
+
+/** True when the error is a unique-constraint violation on either database. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,85 @@
+/**
+ * Table shapes shared by the SQLite and PostgreSQL stores. Portable column types only:
+ * text for ids, timestamps (ISO 8601 UTC with milliseconds) and JSON; integer 0/1 for flags.
+ */
+import type { Generated } from 'kysely';
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  name_key: string; // lower-cased name: names are unique regardless of case
+  kind: 'user' | 'organization';
+  email: string | null;
+  fullname: string | null;
+  company_name: string | null;
+  company_role: string | null;
+  password_hash: string | null;
+  is_admin: number;
+  org_label: string | null;
+  org_contact_name: string | null;
+  org_url: string | null;
+  org_type_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MembershipsTable {
+  organization_id: string;
+  user_id: string;
+  role: 'owner' | 'member';
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  kind: 'standard' | 'admin';
+  capabilities: string; // JSON array
+  key_hash: string;
+  key_prefix: string;
+  description: string | null;
+  created_at: string;
+}
+
+export interface EnvironmentsTable {
+  name: string;
+  id: string;
+  created_at: string;
+}
+
+export interface AlgorithmsTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  name_key: string;
+  label: string | null;
+  summary: string | null;
+  tagline: string | null;
+  algorithm_callability: string;
+  source_visibility: string;
+  license: string;
+  royalty_microcredits: number;
+  network_access: string;
+  pipeline_enabled: number;
+  insights_enabled: number;
+  environment_name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ClusterSettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  memberships: MembershipsTable;
+  api_keys: ApiKeysTable;
+  environments: EnvironmentsTable;
+  algorithms: AlgorithmsTable;
+  cluster_settings: ClusterSettingsTable;
+}
+
+// Kept for later tables with database-generated columns.
+export type { Generated };
