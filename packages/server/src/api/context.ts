@@ -17,7 +17,13 @@ export interface ApiServices {
   links: Links;
 }
 
-export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type Api = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 /** Absolute URL of the current request, for next_link. */
 export const requestUrl = (links: Links, url: string) => `${links.publicUrl}${url}`;

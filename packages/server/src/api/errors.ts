@@ -20,10 +20,22 @@ const STATUS: Record<ErrorKind, number> = {
 /** Fastify's own client errors, mapped to our codes and wording. */
 const FASTIFY_ERRORS: Record<string, { status: number; code: number; message: (e: FastifyError) => string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: ErrorCodes.malformedJson, message: (e) => `malformed JSON: ${e.message}` },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: ErrorCodes.malformedJson, message: () => 'malformed JSON: the body is empty but Content-Type is application/json' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    status: 400,
+    code: ErrorCodes.malformedJson,
+    message: () => 'malformed JSON: the body is empty but Content-Type is application/json',
+  },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: ErrorCodes.invalidRequest, message: () => 'request body too large' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: ErrorCodes.invalidRequest, message: (e) => `unsupported Content-Type: ${e.message.replace(/^Unsupported Media Type:\s*/, '')}; send application/json` },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: ErrorCodes.invalidRequest, message: () => 'Content-Length does not match the body' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: ErrorCodes.invalidRequest,
+    message: (e) => `unsupported Content-Type: ${e.message.replace(/^Unsupported Media Type:\s*/, '')}; send application/json`,
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    code: ErrorCodes.invalidRequest,
+    message: () => 'Content-Length does not match the body',
+  },
 };
 
 export function sendError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
@@ -46,7 +58,8 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
     }
     const known = err.code ? FASTIFY_ERRORS[err.code] : undefined;
     if (known) {
-      const message = err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? `request body too large: the limit is ${bodyLimit} bytes` : known.message(err);
+      const message =
+        err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? `request body too large: the limit is ${bodyLimit} bytes` : known.message(err);
       return sendError(reply, known.status, known.code, message);
     }
     if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {

@@ -3,15 +3,7 @@
  * `code` is the numeric error code of the original platform's API (reference/compat.md §1),
  * which existing clients read, so it travels with the error from where it is raised.
  */
-export type ErrorKind =
-  | 'not_found'
-  | 'conflict'
-  | 'invalid'
-  | 'forbidden'
-  | 'unauthenticated'
-  | 'limit'
-  | 'unavailable'
-  | 'internal';
+export type ErrorKind = 'not_found' | 'conflict' | 'invalid' | 'forbidden' | 'unauthenticated' | 'limit' | 'unavailable' | 'internal';
 
 export const ErrorCodes = {
   algorithmNotFound: 1001,
@@ -49,8 +41,6 @@ export class DomainError extends Error {
 
 export const notFound = (code: number, message: string) => new DomainError('not_found', code, message);
 export const conflict = (code: number, message: string) => new DomainError('conflict', code, message);
-export const invalid = (message: string, code: number = ErrorCodes.validation) =>
-  new DomainError('invalid', code, message);
+export const invalid = (message: string, code: number = ErrorCodes.validation) => new DomainError('invalid', code, message);
 export const forbidden = (message: string) => new DomainError('forbidden', ErrorCodes.notAuthorized, message);
-export const unauthenticated = (message: string) =>
-  new DomainError('unauthenticated', ErrorCodes.invalidApiKey, message);
+export const unauthenticated = (message: string) => new DomainError('unauthenticated', ErrorCodes.invalidApiKey, message);

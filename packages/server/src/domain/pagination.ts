@@ -24,7 +24,11 @@ export function parsePageRequest(limit: unknown, marker: unknown): PageRequest {
   if (limit !== undefined && limit !== '') {
     n = Number(limit);
     if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_LIMIT) {
-      throw new DomainError('invalid', ErrorCodes.invalidLimit, `invalid limit "${String(limit)}": use an integer from 1 to ${MAX_PAGE_LIMIT}`);
+      throw new DomainError(
+        'invalid',
+        ErrorCodes.invalidLimit,
+        `invalid limit "${String(limit)}": use an integer from 1 to ${MAX_PAGE_LIMIT}`,
+      );
     }
   }
   let after: string | undefined;

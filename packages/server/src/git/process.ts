@@ -9,7 +9,11 @@ export interface GitResult {
   stderr: string;
 }
 
-export function runGit(git: string, args: string[], opts: { cwd?: string; input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): Promise<GitResult> {
+export function runGit(
+  git: string,
+  args: string[],
+  opts: { cwd?: string; input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
+): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(git, args, {
       cwd: opts.cwd,

@@ -21,10 +21,12 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
   try {
     const bootstrap = await bootstrapAdmin(services, config);
     const app = await buildApi(services, { logger, bodyLimit: config.bodyLimitBytes, version: VERSION });
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `algohost listening on ${address}` });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    // Port 0 means "any free port": links can only name the real port once it is known.
+    if (/:0$/.test(services.links.publicUrl)) services.links.publicUrl = url;
     let closing: Promise<void> | undefined;
     return {
       url,

@@ -80,7 +80,8 @@ export async function bootstrapAdmin(s: Services, config: Config): Promise<Boots
   const existing = await s.accounts.findByName('admin');
   const admin = existing ?? (await s.users.createUnchecked({ username: 'admin', fullname: 'Cluster administrator' }, true));
   if (config.adminKey) {
-    if (!(await s.keys.hasKey(config.adminKey))) await s.keys.issue(admin, 'admin', [...CAPABILITIES], 'ALGOHOST_ADMIN_KEY', config.adminKey);
+    if (!(await s.keys.hasKey(config.adminKey)))
+      await s.keys.issue(admin, 'admin', [...CAPABILITIES], 'ALGOHOST_ADMIN_KEY', config.adminKey);
     return {};
   }
   if (existing) return {};

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
       `\nCreated account "admin" with admin API key:\n\n    ${server.bootstrap.generatedKey}\n\n(also written to ${server.bootstrap.keyFile}, mode 0600)\n\n`,
     );
   }
-  log.info({ url: server.url, publicUrl: config.publicUrl, dataDir: config.dataDir, database: config.databaseUrl ? 'postgresql' : 'sqlite' }, `algohost listening on ${server.url}`);
+  log.debug({ publicUrl: config.publicUrl, dataDir: config.dataDir, database: config.databaseUrl ? 'postgresql' : 'sqlite' }, 'settings');
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -37,7 +37,10 @@ export class SqlAccountStore implements AccountStore {
   async list(kind: AccountKind, page: PageRequest): Promise<Page<Account>> {
     let q = this.db.selectFrom('accounts').selectAll().where('kind', '=', kind);
     if (page.after !== undefined) q = q.where('name_key', '>', page.after);
-    const rows = await q.orderBy('name_key').limit(page.limit + 1).execute();
+    const rows = await q
+      .orderBy('name_key')
+      .limit(page.limit + 1)
+      .execute();
     return toPage(rows.map(fromRow), page.limit, (a) => nameKey(a.name));
   }
 
@@ -147,7 +150,13 @@ export class SqlKeyStore implements KeyStore {
   }
 
   async listForAccount(accountId: string): Promise<ApiKey[]> {
-    const rows = await this.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map(keyFromRow);
   }
 

@@ -25,7 +25,10 @@ export class SqlAlgorithmStore implements AlgorithmStore {
   }
 
   async find(ownerId: string, name: string): Promise<Algorithm | undefined> {
-    const row = await this.select().where('algorithms.owner_id', '=', ownerId).where('algorithms.name_key', '=', nameKey(name)).executeTakeFirst();
+    const row = await this.select()
+      .where('algorithms.owner_id', '=', ownerId)
+      .where('algorithms.name_key', '=', nameKey(name))
+      .executeTakeFirst();
     return row && fromRow(row);
   }
 
@@ -33,7 +36,10 @@ export class SqlAlgorithmStore implements AlgorithmStore {
     let q = this.select().where('algorithms.owner_id', '=', ownerId);
     if (!opts.includePrivate) q = q.where('algorithms.algorithm_callability', '=', 'public');
     if (opts.page.after !== undefined) q = q.where('algorithms.name_key', '>', opts.page.after);
-    const rows = await q.orderBy('algorithms.name_key').limit(opts.page.limit + 1).execute();
+    const rows = await q
+      .orderBy('algorithms.name_key')
+      .limit(opts.page.limit + 1)
+      .execute();
     return toPage(rows.map(fromRow), opts.page.limit, (a) => nameKey(a.name));
   }
 
@@ -51,7 +57,11 @@ export class SqlAlgorithmStore implements AlgorithmStore {
   }
 
   private select() {
-    return this.db.selectFrom('algorithms').innerJoin('accounts', 'accounts.id', 'algorithms.owner_id').selectAll('algorithms').select('accounts.name as owner_name');
+    return this.db
+      .selectFrom('algorithms')
+      .innerJoin('accounts', 'accounts.id', 'algorithms.owner_id')
+      .selectAll('algorithms')
+      .select('accounts.name as owner_name');
   }
 }
 

@@ -30,11 +30,15 @@ export function environmentRoutes(app: Api, s: ApiServices): void {
     config: { auth: 'none' },
     schema: {
       operationId: 'environment.template',
+      security: [],
       tags: ['environments'],
       summary: 'Download the template files as a gzipped tar (spec endpoint 5; no authentication).',
       params: Type.Object({ environment_specification_id: Type.String() }),
       response: {
-        200: { description: 'A gzipped tar archive of the template files.', content: { 'application/gzip': { schema: { type: 'string', contentEncoding: 'binary' } } } },
+        200: {
+          description: 'A gzipped tar archive of the template files.',
+          content: { 'application/gzip': { schema: { type: 'string', contentEncoding: 'binary' } } },
+        },
         ...errorResponses(404),
       },
     },

@@ -15,7 +15,9 @@ export function keyRoutes(app: Api, s: ApiServices): void {
       params: NameParams,
       body: Type.Object({
         kind: Type.Optional(Type.Union([Type.Literal('standard'), Type.Literal('admin')])),
-        capabilities: Type.Optional(Type.Array(Type.String(), { description: 'Default: all of manage_algorithms, call_algorithms, read_data, write_data.' })),
+        capabilities: Type.Optional(
+          Type.Array(Type.String(), { description: 'Default: all of manage_algorithms, call_algorithms, read_data, write_data.' }),
+        ),
         description: Type.Optional(Type.String()),
       }),
       response: {
@@ -58,6 +60,7 @@ export function keyRoutes(app: Api, s: ApiServices): void {
     config: { auth: 'none' },
     schema: {
       operationId: 'session.create',
+      security: [],
       tags: ['keys'],
       summary: 'Sign in with username and password; returns a short-lived JWT for Authorization: Bearer.',
       body: Type.Object({ username: Type.String(), password: Type.String() }),

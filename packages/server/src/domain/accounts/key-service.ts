@@ -64,7 +64,13 @@ export class KeyService {
   }
 
   /** Stores a key for an account; `secret` is given when the operator chose it (ALGOHOST_ADMIN_KEY). */
-  async issue(account: Account, kind: KeyKind, capabilities: Capability[], description: string | null, secret = generateApiKey()): Promise<CreatedKey> {
+  async issue(
+    account: Account,
+    kind: KeyKind,
+    capabilities: Capability[],
+    description: string | null,
+    secret = generateApiKey(),
+  ): Promise<CreatedKey> {
     const key: ApiKey = {
       id: crypto.randomUUID(),
       accountId: account.id,

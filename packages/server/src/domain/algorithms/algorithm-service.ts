@@ -135,7 +135,8 @@ export class AlgorithmService {
 
   private view(algorithm: Algorithm): AlgorithmView {
     const environment = this.catalog.environmentByName(algorithm.settings.environmentName);
-    if (!environment) throw new Error(`algorithm ${algorithm.id} uses environment ${algorithm.settings.environmentName}, which left the catalog`);
+    if (!environment)
+      throw new Error(`algorithm ${algorithm.id} uses environment ${algorithm.settings.environmentName}, which left the catalog`);
     return { algorithm, environment };
   }
 
@@ -191,10 +192,15 @@ function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, ca
     next.royaltyMicrocredits = s.royalty_microcredits as number;
   }
   if (isUpdate && catalog && s.algorithm_environment !== undefined) {
-    const env = catalog.resolveForCreate({ algorithmEnvironment: optionalText('settings.algorithm_environment', s.algorithm_environment) }, next.environmentName);
+    const env = catalog.resolveForCreate(
+      { algorithmEnvironment: optionalText('settings.algorithm_environment', s.algorithm_environment) },
+      next.environmentName,
+    );
     const current = catalog.environmentByName(next.environmentName);
     if (current && env.language !== current.language) {
-      throw invalid(`settings.algorithm_environment must stay within language ${current.language}; create a new algorithm to change language`);
+      throw invalid(
+        `settings.algorithm_environment must stay within language ${current.language}; create a new algorithm to change language`,
+      );
     }
     next.environmentName = env.name;
   }

@@ -73,7 +73,9 @@ export class Catalog {
     if (req.algorithmEnvironment) {
       const env = this.byId.get(req.algorithmEnvironment) ?? this.byName.get(req.algorithmEnvironment);
       if (!env) {
-        throw invalid(`settings.algorithm_environment "${req.algorithmEnvironment}" is not an environment of this cluster; environment ids differ between clusters, list them with GET /v1/algorithm-environments/edge/languages/{language}/environments`);
+        throw invalid(
+          `settings.algorithm_environment "${req.algorithmEnvironment}" is not an environment of this cluster; environment ids differ between clusters, list them with GET /v1/algorithm-environments/edge/languages/{language}/environments`,
+        );
       }
       return env;
     }
@@ -118,7 +120,9 @@ function render(file: TemplateFile, n: TemplateNames): TarEntry {
   const text = file.content.toString('utf8');
   // Only text files carry placeholders; binary content passes through untouched.
   const content = text.includes('{{')
-    ? Buffer.from(text.replaceAll('{{ALGO_NAME_LOWER}}', lower).replaceAll('{{ALGO_NAME}}', n.algoName).replaceAll('{{ALGO_OWNER}}', n.owner))
+    ? Buffer.from(
+        text.replaceAll('{{ALGO_NAME_LOWER}}', lower).replaceAll('{{ALGO_NAME}}', n.algoName).replaceAll('{{ALGO_OWNER}}', n.owner),
+      )
     : file.content;
   return { path, content, mode: file.mode };
 }

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what the service and its tests need on a fresh Debian machine (run as root), then
+# the npm packages. Fast when everything is already there: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v git >/dev/null || need+=(git)
+command -v make >/dev/null || need+=(make)
+command -v g++ >/dev/null || need+=(g++)
+command -v python3 >/dev/null || need+=(python3)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+command -v runuser >/dev/null || need+=(util-linux)
+
+if ((${#need[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "missing Debian packages: ${need[*]} (run as root or install them)" >&2
+    exit 1
+  fi
+  echo "installing Debian packages: ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# better-sqlite3 compiles from source here (no prebuilt binary is reachable): ~75 s when fresh.
+# node_modules is reused while package-lock.json is unchanged.
+stamp=node_modules/.algohost-lock-hash
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
+  echo "installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$want" > "$stamp"
+fi

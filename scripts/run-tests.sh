@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs test files with Node's test runner and ends with the line "N passed, N failed, N skipped".
+# Usage: scripts/run-tests.sh [test files…]   (default: every packages/*/test/**/*.test.ts)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+if (($#)); then files=("$@"); else mapfile -t files < <(find packages -path '*/node_modules' -prune -o -path '*/test/*' -name '*.test.ts' -print | sort); fi
+tap=$(mktemp /tmp/algohost-tap.XXXXXX)
+trap 'rm -f "$tap"' EXIT
+
+node --import tsx --test --test-concurrency=2 \
+  --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=tap --test-reporter-destination="$tap" \
+  "${files[@]}"
+status=$?
+
+count() { grep -E "^# $1 [0-9]+" "$tap" | tail -n 1 | awk '{print $3}'; }
+passed=$(count pass); failed=$(count fail); skipped=$(count skipped); cancelled=$(count cancelled)
+failed=$(( ${failed:-0} + ${cancelled:-0} ))
+echo "${passed:-0} passed, ${failed} failed, ${skipped:-0} skipped"
+exit $status

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The one test command (README, .ci/run): installs what is missing, checks types, lint, format
+# and OpenAPI drift, then runs every test with PostgreSQL started alongside.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+echo "== typecheck"; npm run --silent typecheck
+echo "== lint"; npm run --silent lint
+echo "== format"; npm run --silent format:check
+echo "== openapi drift"; npm run --silent openapi:check
+echo "== tests"
+exec bash scripts/with-services.sh bash scripts/run-tests.sh "$@"
