@@ -10,6 +10,7 @@ import type { Api, ApiServices } from './context.js';
 import { installErrorHandling } from './errors.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { algorithmRoutes } from './routes/algorithms.js';
+import { buildRoutes } from './routes/builds.js';
 import { environmentRoutes } from './routes/environments.js';
 import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
@@ -62,5 +63,6 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   organizationRoutes(app, services);
   environmentRoutes(app, services);
   algorithmRoutes(app, services);
+  buildRoutes(app, services);
   return app;
 }

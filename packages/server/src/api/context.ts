@@ -5,6 +5,7 @@ import type { KeyService } from '../domain/accounts/key-service.js';
 import type { OrganizationService } from '../domain/accounts/organization-service.js';
 import type { UserService } from '../domain/accounts/user-service.js';
 import type { Catalog } from '../domain/catalog/catalog.js';
+import type { BuildService } from '../domain/builds/build-service.js';
 import type { Links } from './presenters.js';
 
 /** What the HTTP layer needs from the domain; built by the composition root. */
@@ -14,6 +15,7 @@ export interface ApiServices {
   keys: KeyService;
   algorithms: AlgorithmService;
   catalog: Catalog;
+  builds: BuildService;
   links: Links;
 }
 

@@ -171,4 +171,29 @@ export const AlgorithmInput = Type.Object({
   scmsCredentials: Type.Optional(Type.Unknown()),
 });
 
-export const SHARED_SCHEMAS = [ErrorBody, User, Organization, ApiKey, Language, Environment, Algorithm];
+const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
+
+export const Build = Type.Object(
+  {
+    build_id: Type.String({ format: 'uuid' }),
+    commit_sha: Str,
+    status: Type.Union([Type.Literal('queued'), Type.Literal('in-progress'), Type.Literal('succeeded'), Type.Literal('failed')]),
+    trigger: Type.Union([Type.Literal('push'), Type.Literal('compile')]),
+    environment: Str,
+    error: Type.Optional(Type.String({ description: 'Why a failed build failed; the log has the details.' })),
+    created_at: Str,
+    started_at: Nullable(Str),
+    finished_at: Nullable(Str),
+    resource_type: Type.Literal('build'),
+  },
+  { $id: 'Build' },
+);
+
+export const CompileResult = Type.Object({
+  ...Algorithm.properties,
+  version_info: Type.Object({ git_hash: Str }),
+  build: Type.Ref('Build'),
+  compilation: Type.Object({ successful: Type.Boolean(), output: Type.String({ description: 'The build log.' }) }),
+});
+
+export const SHARED_SCHEMAS = [ErrorBody, User, Organization, ApiKey, Language, Environment, Algorithm, Build];

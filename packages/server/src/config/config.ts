@@ -19,6 +19,15 @@ export interface Config {
   sessionTtlSeconds: number;
   bodyLimitBytes: number;
   gitBinary: string;
+  buildTimeoutSeconds: number;
+  buildConcurrency: number;
+  buildMemoryMiB: number;
+  pipIndexUrl: string | undefined;
+  pipFindLinks: string | undefined;
+  npmRegistry: string | undefined;
+  mavenRepository: string | undefined;
+  cranRepository: string | undefined;
+  gemSource: string | undefined;
 }
 
 type Kind = 'string' | 'int' | 'optional';
@@ -139,6 +148,15 @@ export const SETTINGS: readonly Setting[] = [
     default: 'git',
     describe: 'The git executable used for repositories.',
   },
+  { key: 'buildTimeoutSeconds', env: 'ALGOHOST_BUILD_TIMEOUT', flag: '--build-timeout', kind: 'int', default: '900', describe: 'Wall-clock limit of one build, in seconds (default 15 minutes).' },
+  { key: 'buildConcurrency', env: 'ALGOHOST_BUILD_CONCURRENCY', flag: '--build-concurrency', kind: 'int', default: '2', describe: "Builds run at once on this node (one algorithm's builds always run one after another)." },
+  { key: 'buildMemoryMiB', env: 'ALGOHOST_BUILD_MEMORY', flag: '--build-memory', kind: 'int', default: '4096', describe: 'Memory limit of each build step, in MiB.' },
+  { key: 'pipIndexUrl', env: 'ALGOHOST_PIP_INDEX_URL', flag: '--pip-index-url', kind: 'optional', describe: 'Python package index for builds; unset = the public PyPI.' },
+  { key: 'pipFindLinks', env: 'ALGOHOST_PIP_FIND_LINKS', flag: '--pip-find-links', kind: 'optional', describe: 'Comma-separated directories of wheels offered to pip (--find-links), e.g. for offline clusters.' },
+  { key: 'npmRegistry', env: 'ALGOHOST_NPM_REGISTRY', flag: '--npm-registry', kind: 'optional', describe: "npm registry for JavaScript builds; unset = npm's default." },
+  { key: 'mavenRepository', env: 'ALGOHOST_MAVEN_REPOSITORY', flag: '--maven-repository', kind: 'optional', describe: 'Maven repository (mirror of central) for Java and Scala builds; unset = Maven Central.' },
+  { key: 'cranRepository', env: 'ALGOHOST_CRAN_REPOSITORY', flag: '--cran-repository', kind: 'optional', describe: 'CRAN-style repository URL (file:// works offline) for R packages.txt.' },
+  { key: 'gemSource', env: 'ALGOHOST_GEM_SOURCE', flag: '--gem-source', kind: 'optional', describe: "RubyGems source for Bundler; unset = the Gemfile's own source." },
 ];
 
 export class ConfigError extends Error {}

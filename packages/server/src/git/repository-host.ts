@@ -31,7 +31,7 @@ export class GitRepositoryHost implements RepositoryHost {
   async create(algorithmId: string, files: TarEntry[], message: string): Promise<string> {
     const final = this.pathOf(algorithmId);
     const tmp = path.join(this.root, `.tmp-${crypto.randomUUID()}.git`);
-    await fs.mkdir(this.root, { recursive: true });
+    await fs.mkdir(this.root, { recursive: true, mode: 0o700 });
     try {
       await runGit(this.git, ['init', '--quiet', '--bare', '-b', DEFAULT_BRANCH, tmp]);
       await runGit(this.git, ['config', 'receive.denyNonFastForwards', 'false'], { cwd: tmp });
@@ -42,6 +42,15 @@ export class GitRepositoryHost implements RepositoryHost {
     } catch (err) {
       await fs.rm(tmp, { recursive: true, force: true });
       throw err;
+    }
+  }
+
+  async head(algorithmId: string): Promise<string | undefined> {
+    try {
+      const { stdout } = await runGit(this.git, ['rev-parse', '--verify', '--quiet', `refs/heads/${DEFAULT_BRANCH}^{commit}`], { cwd: this.pathOf(algorithmId) });
+      return stdout.trim() || undefined;
+    } catch {
+      return undefined;
     }
   }
 

@@ -4,6 +4,7 @@ import type { FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
 import { buildApi } from '../api/app.js';
 import type { Api } from '../api/context.js';
+import { gitRoutes } from '../git/smart-http.js';
 import { bootstrapAdmin, buildServices, type BootstrapResult, type Services } from './services.js';
 
 const VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -21,12 +22,26 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
   try {
     const bootstrap = await bootstrapAdmin(services, config);
     const app = await buildApi(services, { logger, bodyLimit: config.bodyLimitBytes, version: VERSION });
+    let selfUrl = '';
+    await app.register(async (scope) =>
+      gitRoutes(scope, {
+        keys: services.keys,
+        algorithms: services.algorithms,
+        repositories: services.repositories,
+        pushes: { pushed: (event, say) => services.builds.pushed(event.algorithmId, event.updates, event.pushOptions, say) },
+        git: config.gitBinary,
+        selfUrl: () => selfUrl,
+      }),
+    );
     await app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `algohost listening on ${address}` });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    // The post-receive hook calls back over loopback when listening on every address.
+    selfUrl = config.host === '0.0.0.0' || config.host === '::' ? `http://127.0.0.1:${port}` : url;
     // Port 0 means "any free port": links can only name the real port once it is known.
     if (/:0$/.test(services.links.publicUrl)) services.links.publicUrl = url;
+    await services.builds.start();
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -35,6 +50,7 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
       bootstrap,
       close: () =>
         (closing ??= (async () => {
+          await services.builds.stop();
           await app.close();
           await services.db.destroy();
         })()),

@@ -13,6 +13,11 @@ import { OrganizationService } from '../domain/accounts/organization-service.js'
 import { UserService } from '../domain/accounts/user-service.js';
 import { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
 import { Catalog } from '../domain/catalog/catalog.js';
+import { BuildService } from '../domain/builds/build-service.js';
+import { SandboxBuilder } from '../runtime/build/sandbox-builder.js';
+import { LANGUAGE_ADAPTERS } from '../runtime/languages/index.js';
+import { Supervisor } from '../runtime/sandbox/supervisor.js';
+import { FileBuildLogStore, SqlBuildStore } from '../storage/build-store.js';
 import { GitRepositoryHost } from '../git/repository-host.js';
 import type { ApiServices } from '../api/context.js';
 import { SqlAccountStore, SqlClusterSettingsStore, SqlKeyStore } from '../storage/account-store.js';
@@ -24,10 +29,14 @@ export interface Services extends ApiServices {
   db: Db;
   accounts: SqlAccountStore;
   repositories: GitRepositoryHost;
+  builder: SandboxBuilder;
 }
 
 export async function buildServices(config: Config): Promise<Services> {
   fs.mkdirSync(config.dataDir, { recursive: true });
+  // The sandbox user must pass through the data dir to reach build directories (never list
+  // it or read the database: those stay 0600/0700).
+  fs.chmodSync(config.dataDir, 0o711);
   const db = openDatabase({ url: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'algohost.sqlite') });
   await migrateToLatest(db);
 
@@ -48,6 +57,31 @@ export async function buildServices(config: Config): Promise<Services> {
   const cleanup = (account: Account) => algorithms.deleteAllOf(account);
   const keys = new KeyService(accounts, new SqlKeyStore(db), new SqlClusterSettingsStore(db), clock, config.sessionTtlSeconds);
 
+  const links = { publicUrl: config.publicUrl };
+  const builder = new SandboxBuilder(new Supervisor(), LANGUAGE_ADAPTERS, {
+    root: path.join(config.dataDir, 'builds'),
+    memoryBytes: config.buildMemoryMiB * 1024 * 1024,
+    git: config.gitBinary,
+    registries: {
+      pipIndexUrl: config.pipIndexUrl,
+      pipFindLinks: splitList(config.pipFindLinks).map((d) => path.resolve(d)),
+      npmRegistry: config.npmRegistry,
+      mavenRepository: config.mavenRepository,
+      cranRepository: config.cranRepository,
+      gemSource: config.gemSource,
+    },
+  });
+  builder.prepare();
+  const builds = new BuildService(
+    new SqlBuildStore(db),
+    new FileBuildLogStore(path.join(config.dataDir, 'builds', 'logs')),
+    algorithms,
+    repositories,
+    builder,
+    { concurrency: Math.max(1, config.buildConcurrency), timeoutMs: config.buildTimeoutSeconds * 1000, publicUrl: () => links.publicUrl },
+    clock,
+  );
+
   if (!catalog.environmentByName(config.defaultEnvironment)) {
     throw new Error(`ALGOHOST_DEFAULT_ENVIRONMENT "${config.defaultEnvironment}" is not an environment of the catalog`);
   }
@@ -61,9 +95,13 @@ export async function buildServices(config: Config): Promise<Services> {
     keys,
     algorithms,
     catalog,
-    links: { publicUrl: config.publicUrl },
+    builds,
+    builder,
+    links,
   };
 }
+
+const splitList = (v: string | undefined) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : []);
 
 export interface BootstrapResult {
   /** The generated admin key, when this start created it; undefined otherwise. */

@@ -4,7 +4,7 @@ import type { Account, AccountKind, ApiKey, Capability, Member, MemberRole } fro
 import type { AccountStore, ClusterSettingsStore, KeyStore, StoredKey } from '../domain/accounts/ports.js';
 import { nameKey } from '../domain/names.js';
 import { type Page, type PageRequest, toPage } from '../domain/pagination.js';
-import { type Db, isUniqueViolation } from './database.js';
+import { type Db, hasNul, invalidMarker, isUniqueViolation } from './database.js';
 import type { AccountsTable, ApiKeysTable } from './schema.js';
 
 export class SqlAccountStore implements AccountStore {
@@ -20,6 +20,7 @@ export class SqlAccountStore implements AccountStore {
   }
 
   async findByName(name: string): Promise<Account | undefined> {
+    if (hasNul(name)) return undefined;
     const row = await this.db.selectFrom('accounts').selectAll().where('name_key', '=', nameKey(name)).executeTakeFirst();
     return row && fromRow(row);
   }
@@ -30,11 +31,13 @@ export class SqlAccountStore implements AccountStore {
   }
 
   async findByEmail(email: string): Promise<Account | undefined> {
+    if (hasNul(email)) return undefined;
     const row = await this.db.selectFrom('accounts').selectAll().where('email', '=', email).where('kind', '=', 'user').executeTakeFirst();
     return row && fromRow(row);
   }
 
   async list(kind: AccountKind, page: PageRequest): Promise<Page<Account>> {
+    if (hasNul(page.after)) throw invalidMarker();
     let q = this.db.selectFrom('accounts').selectAll().where('kind', '=', kind);
     if (page.after !== undefined) q = q.where('name_key', '>', page.after);
     const rows = await q

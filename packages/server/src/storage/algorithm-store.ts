@@ -5,7 +5,7 @@ import type { AlgorithmStore } from '../domain/algorithms/ports.js';
 import type { EnvironmentStore } from '../domain/catalog/model.js';
 import { nameKey } from '../domain/names.js';
 import { type Page, type PageRequest, toPage } from '../domain/pagination.js';
-import { type Db, isUniqueViolation } from './database.js';
+import { type Db, hasNul, invalidMarker, isUniqueViolation } from './database.js';
 import type { AlgorithmsTable } from './schema.js';
 
 type Row = Selectable<AlgorithmsTable> & { owner_name: string };
@@ -25,6 +25,7 @@ export class SqlAlgorithmStore implements AlgorithmStore {
   }
 
   async find(ownerId: string, name: string): Promise<Algorithm | undefined> {
+    if (hasNul(name)) return undefined;
     const row = await this.select()
       .where('algorithms.owner_id', '=', ownerId)
       .where('algorithms.name_key', '=', nameKey(name))
@@ -32,7 +33,13 @@ export class SqlAlgorithmStore implements AlgorithmStore {
     return row && fromRow(row);
   }
 
+  async findById(id: string): Promise<Algorithm | undefined> {
+    const row = await this.select().where('algorithms.id', '=', id).executeTakeFirst();
+    return row && fromRow(row);
+  }
+
   async listByOwner(ownerId: string, opts: { includePrivate: boolean; page: PageRequest }): Promise<Page<Algorithm>> {
+    if (hasNul(opts.page.after)) throw invalidMarker();
     let q = this.select().where('algorithms.owner_id', '=', ownerId);
     if (!opts.includePrivate) q = q.where('algorithms.algorithm_callability', '=', 'public');
     if (opts.page.after !== undefined) q = q.where('algorithms.name_key', '>', opts.page.after);

@@ -7,11 +7,14 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
+import { DomainError, ErrorCodes } from '../domain/errors.js';
 import type { Database } from './schema.js';
 import * as m0001 from './migrations/0001-initial.js';
+import * as m0002 from './migrations/0002-builds.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
+  '0002-builds': m0002,
 };
 
 class StaticMigrationProvider implements MigrationProvider {
@@ -35,6 +38,7 @@ export function openDatabase(opts: OpenDatabaseOptions): Db {
   }
   fs.mkdirSync(path.dirname(opts.sqlitePath), { recursive: true });
   const sqlite = new SQLite(opts.sqlitePath);
+  fs.chmodSync(opts.sqlitePath, 0o600); // the WAL and shared-memory files inherit this mode
   // WAL lets readers proceed during a write; foreign keys make deletes cascade as on PostgreSQL.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -51,6 +55,16 @@ export async function migrateToLatest(db: Db): Promise<void> {
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
   }
 }
+
+/**
+ * PostgreSQL text cannot hold NUL characters and fails the whole query on one; names and keys
+ * never contain NUL (they are validated), so a lookup with one matches nothing on any database.
+ */
+export const hasNul = (value: string | undefined): boolean => value !== undefined && value.includes('\u0000');
+
+/** A paging marker that was never issued: it decodes to a key holding NUL. */
+export const invalidMarker = () =>
+  new DomainError('invalid', ErrorCodes.invalidMarker, 'invalid marker: pass the marker of a previous page unchanged');
 
 /** True when the error is a unique-constraint violation on either database. */
 export function isUniqueViolation(err: unknown): boolean {

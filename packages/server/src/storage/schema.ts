@@ -67,6 +67,22 @@ export interface AlgorithmsTable {
   updated_at: string;
 }
 
+export interface BuildsTable {
+  id: string;
+  algorithm_id: string;
+  commit_sha: string;
+  environment_name: string;
+  status: 'queued' | 'in-progress' | 'succeeded' | 'failed';
+  trigger: string;
+  attempt: number;
+  error: string | null;
+  /** Where the artifact is, relative to the artifact store; set when succeeded. */
+  artifact: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
 export interface ClusterSettingsTable {
   key: string;
   value: string;
@@ -79,6 +95,7 @@ export interface Database {
   environments: EnvironmentsTable;
   algorithms: AlgorithmsTable;
   cluster_settings: ClusterSettingsTable;
+  builds: BuildsTable;
 }
 
 // Kept for later tables with database-generated columns.

@@ -83,7 +83,8 @@ export function organizationRoutes(app: Api, s: ApiServices): void {
       response: { 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404) },
     },
     handler: async (req, reply) => {
-      await s.organizations.delete(principalOf(req), req.params.org_name);
+      const deleted = await s.organizations.delete(principalOf(req), req.params.org_name);
+      s.keys.forgetAccount(deleted.id);
       return reply.code(204).send(null);
     },
   });

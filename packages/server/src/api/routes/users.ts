@@ -68,7 +68,8 @@ export function userRoutes(app: Api, s: ApiServices): void {
       response: { 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404) },
     },
     handler: async (req, reply) => {
-      await s.users.delete(principalOf(req), req.params.account_name);
+      const deleted = await s.users.delete(principalOf(req), req.params.account_name);
+      s.keys.forgetAccount(deleted.id);
       return reply.code(204).send(null);
     },
   });

@@ -101,6 +101,11 @@ export class KeyService {
     for (const [hash, entry] of this.cache) if (entry.principal.keyId === keyId) this.cache.delete(hash);
   }
 
+  /** Drops cached keys of a deleted account so they stop working on this node at once. */
+  forgetAccount(accountId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.principal.account.id === accountId) this.cache.delete(hash);
+  }
+
   /** Resolves an API key; throws 401 for an unknown one. */
   async authenticateKey(secret: string): Promise<Principal> {
     const hash = hashApiKey(secret);

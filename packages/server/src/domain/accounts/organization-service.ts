@@ -90,11 +90,13 @@ export class OrganizationService {
     await this.accounts.update(org);
   }
 
-  async delete(p: Principal, name: string): Promise<void> {
+  /** Returns the deleted organization, so that the caller can drop what it cached about it. */
+  async delete(p: Principal, name: string): Promise<Account> {
     const org = await this.require(name);
     await this.requireRole(p, org, 'owner');
     await this.cleanup(org);
     await this.accounts.delete(org.id);
+    return org;
   }
 
   async members(p: Principal, name: string): Promise<Member[]> {

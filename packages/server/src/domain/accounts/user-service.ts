@@ -96,12 +96,14 @@ export class UserService {
     return account;
   }
 
-  async delete(p: Principal, name: string): Promise<void> {
+  /** Returns the deleted account, so that the caller can drop what it cached about it. */
+  async delete(p: Principal, name: string): Promise<Account> {
     requireAdmin(p, 'deleting users');
     const account = await this.require(name);
     if (account.id === p.account.id) throw invalid('an admin cannot delete the account it is signed in as');
     await this.cleanup(account);
     await this.accounts.delete(account.id);
+    return account;
   }
 
   /** `hideAs403` is false for admins: others must not learn which names exist. */

@@ -125,6 +125,38 @@ export class AlgorithmService {
     await this.repositories.delete(algorithm.id);
   }
 
+  /**
+   * Git access (spec "Git access"): standard keys only; writing needs the owner or a member of
+   * the owning organization; reading also works for public algorithms with open source.
+   * Unknown and invisible algorithms are the same 404, so names do not leak.
+   */
+  async authorizeSource(p: Principal, ownerName: string, name: string, mode: 'read' | 'write'): Promise<Algorithm> {
+    if (p.via === 'admin_key') throw forbidden('admin keys cannot be used for Git; use a standard API key of the account');
+    const owner = await this.accounts.findByName(ownerName);
+    const algorithm = owner && (await this.algorithms.find(owner.id, name));
+    if (!owner || !algorithm) throw noSuchAlgorithm(ownerName, name);
+    if (await this.access.isMemberOrSelf(p, owner)) return algorithm;
+    const openSource = algorithm.settings.algorithmCallability === 'public' && algorithm.settings.sourceVisibility === 'open';
+    if (!openSource) throw noSuchAlgorithm(ownerName, name);
+    if (mode === 'write') throw forbidden(`no write access to ${owner.name}/${algorithm.name}`);
+    return algorithm;
+  }
+
+  /** For what only the owner and members see (builds, logs): others get the same 404. */
+  async forMember(p: Principal, ownerName: string, name: string, capability?: 'manage_algorithms'): Promise<AlgorithmView> {
+    if (capability) requireCapability(p, capability);
+    const owner = await this.accounts.findByName(ownerName);
+    const algorithm = owner && (await this.algorithms.find(owner.id, name));
+    if (!owner || !algorithm || !(await this.access.canManage(p, owner))) throw noSuchAlgorithm(ownerName, name);
+    return this.view(algorithm);
+  }
+
+  /** The algorithm behind an id, for background work (builds) that has no caller. */
+  async byId(id: string): Promise<AlgorithmView | undefined> {
+    const algorithm = await this.algorithms.findById(id);
+    return algorithm && this.view(algorithm);
+  }
+
   /** Removes everything an account owns; runs before the account itself is deleted. */
   async deleteAllOf(owner: Account): Promise<void> {
     for (const algorithm of await this.algorithms.listAllByOwner(owner.id)) {
@@ -173,9 +205,9 @@ export const noSuchAlgorithm = (owner: string, name: string) =>
 function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, catalog?: Catalog): void {
   const d = input.details ?? {};
   if (typeof d !== 'object' || Array.isArray(d)) throw invalid('details must be an object');
-  a.details.label = optionalText('details.label', d.label) ?? a.details.label;
-  a.details.summary = optionalText('details.summary', d.summary, 5000) ?? a.details.summary;
-  a.details.tagline = optionalText('details.tagline', d.tagline) ?? a.details.tagline;
+  a.details.label = detailText('details.label', d.label) ?? a.details.label;
+  a.details.summary = detailText('details.summary', d.summary, 5000) ?? a.details.summary;
+  a.details.tagline = detailText('details.tagline', d.tagline) ?? a.details.tagline;
   const s = input.settings ?? {};
   if (typeof s !== 'object' || Array.isArray(s)) throw invalid('settings must be an object');
   const next: AlgorithmSettings = { ...a.settings };
@@ -186,10 +218,11 @@ function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, ca
   next.pipelineEnabled = bool('settings.pipeline_enabled', s.pipeline_enabled) ?? next.pipelineEnabled;
   next.insightsEnabled = bool('settings.insights_enabled', s.insights_enabled) ?? next.insightsEnabled;
   if (s.royalty_microcredits !== undefined) {
-    if (!Number.isInteger(s.royalty_microcredits) || (s.royalty_microcredits as number) < 0) {
-      throw invalid('settings.royalty_microcredits must be a non-negative integer');
+    const royalty = s.royalty_microcredits as number;
+    if (!Number.isInteger(royalty) || royalty < 0 || royalty > MAX_ROYALTY_MICROCREDITS) {
+      throw invalid(`settings.royalty_microcredits must be an integer from 0 to ${MAX_ROYALTY_MICROCREDITS}`);
     }
-    next.royaltyMicrocredits = s.royalty_microcredits as number;
+    next.royaltyMicrocredits = royalty;
   }
   if (isUpdate && catalog && s.algorithm_environment !== undefined) {
     const env = catalog.resolveForCreate(
@@ -204,11 +237,30 @@ function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, ca
     }
     next.environmentName = env.name;
   }
+  // The legacy form's language cannot change either; refuse a different one rather than ignore it.
+  if (isUpdate && catalog && s.language !== undefined && s.language !== null) {
+    const language = optionalText('settings.language', s.language);
+    const wanted = catalog.resolveForCreate({ language }, next.environmentName);
+    const current = catalog.environmentByName(next.environmentName);
+    if (current && wanted.language !== current.language) {
+      throw invalid(`settings.language "${language}" is not the language of this algorithm (${current.language}); create a new algorithm to change language`);
+    }
+  }
   // compat §3: closed source is allowed only under the apl license.
   if (next.sourceVisibility === 'closed' && next.license !== 'apl') {
     throw invalid(`settings.source_visibility "closed" requires license "apl"; with license "${next.license}" the source must be "open"`);
   }
   a.settings = next;
+}
+
+/** The largest royalty both databases store exactly (a 32-bit integer column). */
+const MAX_ROYALTY_MICROCREDITS = 2_147_483_647;
+
+/** Free text of details; PostgreSQL text cannot hold NUL, so it is refused on every database alike. */
+function detailText(field: string, value: unknown, max?: number): string | undefined {
+  const text = optionalText(field, value, max);
+  if (text?.includes('\u0000')) throw invalid(`${field} must not contain NUL characters`);
+  return text;
 }
 
 function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T | undefined {

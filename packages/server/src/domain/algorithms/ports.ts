@@ -6,6 +6,7 @@ export interface AlgorithmStore {
   /** Throws DomainError conflict (1002) when the owner already has an algorithm of that name. */
   insert(algorithm: Algorithm): Promise<void>;
   find(ownerId: string, name: string): Promise<Algorithm | undefined>;
+  findById(id: string): Promise<Algorithm | undefined>;
   listByOwner(ownerId: string, opts: { includePrivate: boolean; page: PageRequest }): Promise<Page<Algorithm>>;
   listAllByOwner(ownerId: string): Promise<Algorithm[]>;
   update(algorithm: Algorithm): Promise<void>;
@@ -17,4 +18,7 @@ export interface RepositoryHost {
   /** Creates the repository with one commit holding `files`; all or nothing. Returns the commit. */
   create(algorithmId: string, files: TarEntry[], message: string): Promise<string>;
   delete(algorithmId: string): Promise<void>;
+  /** The commit the default branch points at, or undefined for an empty repository. */
+  head(algorithmId: string): Promise<string | undefined>;
+  pathOf(algorithmId: string): string;
 }

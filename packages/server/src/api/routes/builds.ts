@@ -1,0 +1,116 @@
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { Build } from '../../domain/builds/model.js';
+import { parsePageRequest } from '../../domain/pagination.js';
+import { principalOf } from '../auth.js';
+import { type Api, type ApiServices, requestUrl } from '../context.js';
+import { algorithmJson, pageJson } from '../presenters.js';
+import { AUTH_ERRORS, CompileResult, errorResponses, PageQuery, Paged } from '../schemas.js';
+
+const AlgoParams = Type.Object({ owner: Type.String(), name: Type.String() });
+const BuildParams = Type.Object({ owner: Type.String(), name: Type.String(), build_id: Type.String() });
+const BuildRef = Type.Ref('Build');
+
+export function buildJson(b: Build) {
+  return {
+    build_id: b.id,
+    commit_sha: b.commitSha,
+    status: b.status,
+    trigger: b.trigger,
+    environment: b.environmentName,
+    error: b.error ?? undefined,
+    created_at: b.createdAt,
+    started_at: b.startedAt,
+    finished_at: b.finishedAt,
+    resource_type: 'build' as const,
+  };
+}
+
+export function buildRoutes(app: Api, s: ApiServices): void {
+  app.get('/v1/algorithms/:owner/:name/builds', {
+    schema: {
+      operationId: 'build.list',
+      tags: ['builds'],
+      summary: 'List builds, newest first (owner and members).',
+      params: AlgoParams,
+      querystring: PageQuery,
+      response: { 200: Paged(BuildRef), ...errorResponses(...AUTH_ERRORS, 404) },
+    },
+    handler: async (req) => {
+      const page = parsePageRequest(req.query.limit, req.query.marker);
+      const result = await s.builds.list(principalOf(req), req.params.owner, req.params.name, page);
+      return pageJson(result, buildJson, requestUrl(s.links, req.url), page.limit);
+    },
+  });
+
+  app.get('/v1/algorithms/:owner/:name/builds/:build_id', {
+    schema: {
+      operationId: 'build.get',
+      tags: ['builds'],
+      summary: 'Get a build.',
+      params: BuildParams,
+      response: { 200: BuildRef, ...errorResponses(...AUTH_ERRORS, 404) },
+    },
+    handler: async (req) => buildJson(await s.builds.get(principalOf(req), req.params.owner, req.params.name, req.params.build_id)),
+  });
+
+  app.get('/v1/algorithms/:owner/:name/builds/:build_id/logs', {
+    schema: {
+      operationId: 'build.logs',
+      tags: ['builds'],
+      summary: 'The log of a finished build (404 while it runs; follow it with .../logs/stream).',
+      params: BuildParams,
+      response: { 200: Type.Object({ logs: Type.String() }), ...errorResponses(...AUTH_ERRORS, 404) },
+    },
+    handler: async (req) => ({ logs: await s.builds.logsOf(principalOf(req), req.params.owner, req.params.name, req.params.build_id) }),
+  });
+
+  app.get('/v1/algorithms/:owner/:name/builds/:build_id/logs/stream', {
+    schema: {
+      operationId: 'build.logs.stream',
+      tags: ['builds'],
+      summary: 'Server-sent events: `log` events with output as it comes, then one `finished` event with the build.',
+      params: BuildParams,
+      response: {
+        200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        ...errorResponses(...AUTH_ERRORS, 404),
+      },
+    },
+    handler: async (req, reply) => {
+      const build = await s.builds.get(principalOf(req), req.params.owner, req.params.name, req.params.build_id);
+      const raw = (reply as unknown as FastifyReply).hijack().raw;
+      raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      const send = (event: string, data: unknown) => raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      let closed = false;
+      raw.on('close', () => (closed = true));
+      const finished = await s.builds.follow(build.id, (text) => {
+        if (!closed && text) send('log', { text });
+      });
+      if (!closed) send('finished', buildJson(finished));
+      raw.end();
+    },
+  });
+
+  app.post('/v1/algorithms/:owner/:name/compile', {
+    schema: {
+      operationId: 'algorithm.compile',
+      tags: ['builds'],
+      summary: 'Build the head of the default branch again and wait for the outcome.',
+      params: AlgoParams,
+      body: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+      response: {
+        200: CompileResult,
+        ...errorResponses(...AUTH_ERRORS, 404),
+      },
+    },
+    handler: async (req) => {
+      const { view, build, log } = await s.builds.compile(principalOf(req), req.params.owner, req.params.name);
+      return {
+        ...algorithmJson(view, s.links),
+        version_info: { git_hash: build.commitSha },
+        build: buildJson(build),
+        compilation: { successful: build.status === 'succeeded', output: log },
+      };
+    },
+  });
+}

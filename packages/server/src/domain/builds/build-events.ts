@@ -1,0 +1,25 @@
+/**
+ * Live build output for followers (SSE, `git push -o wait`, the compile endpoint) on this node.
+ * A follower gets the lines from its subscription on and one final event.
+ */
+import { EventEmitter } from 'node:events';
+import type { Build } from './model.js';
+
+export type BuildEvent = { type: 'log'; text: string } | { type: 'finished'; build: Build };
+
+export class BuildEvents {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    this.emitter.setMaxListeners(0);
+  }
+
+  emit(buildId: string, event: BuildEvent): void {
+    this.emitter.emit(buildId, event);
+  }
+
+  subscribe(buildId: string, listener: (e: BuildEvent) => void): () => void {
+    this.emitter.on(buildId, listener);
+    return () => this.emitter.off(buildId, listener);
+  }
+}

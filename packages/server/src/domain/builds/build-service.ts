@@ -1,0 +1,268 @@
+/**
+ * Builds: one per push to the default branch (spec rule 1) or per compile request, run in push
+ * order per algorithm, a configurable number at once. The database is the durable queue:
+ * queued builds survive a restart, and a build interrupted by a restart is retried once and
+ * then marked failed, never left in progress.
+ */
+import crypto from 'node:crypto';
+import { type Clock, isoNow } from '../clock.js';
+import { DomainError, ErrorCodes, notFound } from '../errors.js';
+import type { Page, PageRequest } from '../pagination.js';
+import type { Principal } from '../auth/principal.js';
+import type { AlgorithmService, AlgorithmView } from '../algorithms/algorithm-service.js';
+import type { RepositoryHost } from '../algorithms/ports.js';
+import { BuildEvents } from './build-events.js';
+import { type Build, isFinished } from './model.js';
+import { BuildFailure, type Builder, type BuildLogStore, type BuildStore } from './ports.js';
+
+export interface BuildSettings {
+  concurrency: number;
+  timeoutMs: number;
+  /** Where people can follow a build, for the messages shown to pushers. */
+  publicUrl: () => string;
+}
+
+export interface PushUpdate {
+  old: string;
+  new: string;
+  ref: string;
+}
+
+const DEFAULT_REF = 'refs/heads/main';
+const ZERO = /^0+$/;
+const MAX_ATTEMPTS = 2;
+
+export class BuildService {
+  readonly events = new BuildEvents();
+  private readonly running = new Map<string, AbortController>();
+  /** Output of builds running on this node, for followers who join late. */
+  private readonly live = new Map<string, string[]>();
+  private scheduling = false;
+  private rescheduled = false;
+  private stopped = false;
+
+  constructor(
+    private readonly builds: BuildStore,
+    private readonly logs: BuildLogStore,
+    private readonly algorithms: AlgorithmService,
+    private readonly repositories: RepositoryHost,
+    private readonly builder: Builder,
+    private readonly settings: BuildSettings,
+    private readonly clock: Clock,
+  ) {}
+
+  private lastCreatedAt = 0;
+
+  /** Creation times order builds (push order), so they are made strictly increasing here. */
+  private nextCreatedAt(): string {
+    const now = Math.max(this.clock().getTime(), this.lastCreatedAt + 1);
+    this.lastCreatedAt = now;
+    return new Date(now).toISOString();
+  }
+
+  /** Called once at start: recover builds a previous process left in progress, then start the queue. */
+  async start(): Promise<void> {
+    for (const b of await this.builds.listInProgress()) {
+      if (b.attempt < MAX_ATTEMPTS) {
+        await this.logs.append(b.id, '\n-- the service restarted during this build; it is retried --\n');
+        await this.builds.requeue(b.id);
+      } else {
+        await this.finish(b, 'failed', 'interrupted by a restart twice; push again or POST .../compile to retry', null);
+      }
+    }
+    this.schedule();
+  }
+
+  /** Stops taking builds; running ones are cancelled and go back to the queue for the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const ids = [...this.running.keys()];
+    for (const c of this.running.values()) c.abort();
+    for (let i = 0; i < 100 && this.running.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (const id of ids) await this.builds.requeue(id).catch(() => {});
+  }
+
+  async enqueue(view: AlgorithmView, commitSha: string, trigger: Build['trigger']): Promise<Build> {
+    const build: Build = {
+      id: crypto.randomUUID(),
+      algorithmId: view.algorithm.id,
+      commitSha,
+      environmentName: view.environment.name,
+      status: 'queued',
+      trigger,
+      attempt: 0,
+      error: null,
+      artifact: null,
+      createdAt: this.nextCreatedAt(),
+      startedAt: null,
+      finishedAt: null,
+    };
+    await this.builds.insert(build);
+    this.schedule();
+    return build;
+  }
+
+  /** Push handling: a push to the default branch builds the pushed commit. */
+  async pushed(algorithmId: string, updates: PushUpdate[], options: string[], say: (line: string) => void): Promise<void> {
+    const update = updates.find((u) => u.ref === DEFAULT_REF && !ZERO.test(u.new));
+    if (!update) {
+      if (updates.length) say(`algohost: only pushes to ${DEFAULT_REF.slice(11)} are built; nothing to build`);
+      return;
+    }
+    const view = await this.algorithms.byId(algorithmId);
+    if (!view) return;
+    const build = await this.enqueue(view, update.new, 'push');
+    const base = `${this.settings.publicUrl()}/v1/algorithms/${view.algorithm.ownerName}/${view.algorithm.name}/builds/${build.id}`;
+    say(`algohost: build ${build.id} queued for ${update.new.slice(0, 12)}`);
+    if (!options.includes('wait')) {
+      say(`algohost: follow it with \`algo builds ${view.algorithm.ownerName} ${view.algorithm.name} --follow\`, GET ${base}/logs/stream,`);
+      say('algohost: or push with `git push -o wait` to watch the build here');
+      return;
+    }
+    const finished = await this.follow(build.id, (text) => {
+      for (const line of text.replace(/\n$/, '').split('\n')) say(line);
+    });
+    say(`algohost: build ${build.id} ${finished.status}${finished.error ? `: ${finished.error}` : ''}`);
+  }
+
+  async compile(p: Principal, owner: string, name: string): Promise<{ view: AlgorithmView; build: Build; log: string }> {
+    const view = await this.algorithms.forMember(p, owner, name, 'manage_algorithms');
+    const head = await this.repositories.head(view.algorithm.id);
+    if (!head) throw new DomainError('invalid', ErrorCodes.invalidRequest, `${owner}/${name} has no commits on main to build`);
+    const queued = await this.enqueue(view, head, 'compile');
+    const build = await this.follow(queued.id, () => {});
+    return { view, build, log: (await this.logs.read(build.id)) ?? '' };
+  }
+
+  async list(p: Principal, owner: string, name: string, page: PageRequest): Promise<Page<Build>> {
+    const view = await this.algorithms.forMember(p, owner, name);
+    return this.builds.listForAlgorithm(view.algorithm.id, page);
+  }
+
+  async get(p: Principal, owner: string, name: string, buildId: string): Promise<Build> {
+    const view = await this.algorithms.forMember(p, owner, name);
+    const build = await this.builds.get(buildId);
+    if (!build || build.algorithmId !== view.algorithm.id) {
+      throw notFound(ErrorCodes.buildNotFound, `build ${buildId} of ${owner}/${name} not found`);
+    }
+    return build;
+  }
+
+  /** compat §3: logs exist (404) only once the build has finished. */
+  async logsOf(p: Principal, owner: string, name: string, buildId: string): Promise<string> {
+    const build = await this.get(p, owner, name, buildId);
+    if (!isFinished(build)) {
+      throw notFound(ErrorCodes.buildLogsNotFound, `build ${buildId} is ${build.status}; its logs are available once it finishes (follow it live at .../logs/stream)`);
+    }
+    return (await this.logs.read(build.id)) ?? '';
+  }
+
+  /**
+   * Sends the log so far, then live lines until the build finishes; resolves with the finished
+   * build. The live buffer and the subscription are taken in the same tick, so no line is lost
+   * or repeated.
+   */
+  async follow(buildId: string, onText: (text: string) => void): Promise<Build> {
+    let release!: (b: Build) => void;
+    const done = new Promise<Build>((resolve) => (release = resolve));
+    const live = this.live.get(buildId);
+    const unsubscribe = this.events.subscribe(buildId, (e) => (e.type === 'log' ? onText(e.text) : release(e.build)));
+    try {
+      if (live) {
+        onText(live.join(''));
+        return await done;
+      }
+      const current = await this.builds.get(buildId);
+      if (!current) throw notFound(ErrorCodes.buildNotFound, `build ${buildId} not found`);
+      if (isFinished(current)) {
+        onText((await this.logs.read(buildId)) ?? '');
+        return current;
+      }
+      return await done;
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  /** Starts queued builds while there are free slots; one build per algorithm at a time. */
+  private schedule(): void {
+    if (this.stopped) return;
+    if (this.scheduling) {
+      this.rescheduled = true;
+      return;
+    }
+    this.scheduling = true;
+    void (async () => {
+      try {
+        do {
+          this.rescheduled = false;
+          const free = this.settings.concurrency - this.running.size;
+          if (free <= 0) break;
+          for (const build of await this.builds.listQueued(100)) {
+            if (this.running.size >= this.settings.concurrency || this.stopped) break;
+            if (!(await this.builds.claim(build.id, isoNow(this.clock)))) continue;
+            void this.run({ ...build, status: 'in-progress', attempt: build.attempt + 1 });
+          }
+        } while (this.rescheduled);
+      } finally {
+        this.scheduling = false;
+      }
+    })();
+  }
+
+  private async run(build: Build): Promise<void> {
+    const controller = new AbortController();
+    this.running.set(build.id, controller);
+    const timer = setTimeout(() => controller.abort(new Error('timeout')), this.settings.timeoutMs);
+    const buffer: string[] = [];
+    this.live.set(build.id, buffer);
+    let pending = Promise.resolve();
+    const log = (text: string) => {
+      buffer.push(text);
+      this.events.emit(build.id, { type: 'log', text });
+      pending = pending.then(() => this.logs.append(build.id, text)).catch(() => {});
+    };
+    try {
+      const view = await this.algorithms.byId(build.algorithmId);
+      if (!view) throw new BuildFailure('the algorithm was deleted');
+      const environment = view.environment;
+      log(`Building ${view.algorithm.ownerName}/${view.algorithm.name} at ${build.commitSha} for environment ${environment.name}\n`);
+      const { artifact } = await this.builder.build(
+        { build, environment, repositoryPath: this.repositories.pathOf(build.algorithmId) },
+        log,
+        controller.signal,
+      );
+      await pending;
+      if (this.stopped && controller.signal.aborted) return;
+      await this.finish(build, 'succeeded', null, artifact);
+    } catch (err) {
+      await pending;
+      if (this.stopped) return; // requeued by stop()
+      const timedOut = controller.signal.aborted;
+      const reason = timedOut
+        ? `the build exceeded its time limit of ${Math.round(this.settings.timeoutMs / 1000)} s`
+        : err instanceof BuildFailure
+          ? err.message
+          : `internal error: ${(err as Error).message}`;
+      await this.finish(build, 'failed', reason, null);
+    } finally {
+      clearTimeout(timer);
+      this.running.delete(build.id);
+      this.live.delete(build.id);
+      this.schedule();
+    }
+  }
+
+  private async finish(build: Build, status: 'succeeded' | 'failed', error: string | null, artifact: string | null): Promise<void> {
+    const finishedAt = isoNow(this.clock);
+    const line = status === 'succeeded' ? 'Build succeeded\n' : `Build failed: ${error}\n`;
+    this.live.get(build.id)?.push(line);
+    this.events.emit(build.id, { type: 'log', text: line });
+    await this.logs.append(build.id, line);
+    await this.builds.finish(build.id, { status, error, artifact, finishedAt });
+    // Drop the live buffer before announcing the end: a follower arriving now reads the store.
+    this.live.delete(build.id);
+    const finished: Build = { ...build, status, error, artifact, finishedAt };
+    this.events.emit(build.id, { type: 'finished', build: finished });
+  }
+}

@@ -1,0 +1,19 @@
+export type BuildStatus = 'queued' | 'in-progress' | 'succeeded' | 'failed';
+
+export interface Build {
+  id: string;
+  algorithmId: string;
+  commitSha: string;
+  environmentName: string;
+  status: BuildStatus;
+  trigger: 'push' | 'compile';
+  /** How many times a worker has started it (a restart mid-build retries it once). */
+  attempt: number;
+  error: string | null;
+  artifact: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export const isFinished = (b: Build) => b.status === 'succeeded' || b.status === 'failed';

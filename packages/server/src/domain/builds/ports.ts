@@ -1,0 +1,40 @@
+import type { Page, PageRequest } from '../pagination.js';
+import type { Environment } from '../catalog/model.js';
+import type { Build } from './model.js';
+
+export interface BuildStore {
+  insert(build: Build): Promise<void>;
+  get(id: string): Promise<Build | undefined>;
+  /** Newest first. */
+  listForAlgorithm(algorithmId: string, page: PageRequest): Promise<Page<Build>>;
+  latestSucceeded(algorithmId: string): Promise<Build | undefined>;
+  /** Oldest first: the order builds are started in. */
+  listQueued(limit: number): Promise<Build[]>;
+  listInProgress(): Promise<Build[]>;
+  /**
+   * Moves a queued build to in-progress unless another build of the same algorithm is in
+   * progress; returns false when it lost the race. This keeps one algorithm's builds in order.
+   */
+  claim(id: string, startedAt: string): Promise<boolean>;
+  finish(id: string, result: { status: 'succeeded' | 'failed'; error: string | null; artifact: string | null; finishedAt: string }): Promise<void>;
+  requeue(id: string): Promise<void>;
+}
+
+/** Build logs: appended while running, read whole once finished. */
+export interface BuildLogStore {
+  append(buildId: string, text: string): Promise<void>;
+  read(buildId: string): Promise<string | undefined>;
+}
+
+export interface BuildRequest {
+  build: Build;
+  environment: Environment;
+  repositoryPath: string;
+}
+
+/** Turns a commit into an artifact, sandboxed. Throws BuildFailure with a reason for the log. */
+export interface Builder {
+  build(req: BuildRequest, log: (text: string) => void, signal: AbortSignal): Promise<{ artifact: string }>;
+}
+
+export class BuildFailure extends Error {}

@@ -1,0 +1,164 @@
+/**
+ * The one supervisor for every sandboxed process (build steps now, runners later): it puts the
+ * process tree into its own cgroups, drops to an unprivileged uid, wraps it in bubblewrap with
+ * only the mounts it is given, enforces wall time and an output cap with kill escalation, and
+ * reports a typed outcome. Language code never spawns user code itself.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { detectCgroups, type CgroupGroup, type CgroupSupport, type Limits } from './cgroups.js';
+
+export interface Mount {
+  host: string;
+  inside: string;
+  writable?: boolean;
+}
+
+export interface SandboxSpec {
+  argv: string[];
+  env: Record<string, string>;
+  /** Working directory inside the sandbox. */
+  cwd: string;
+  mounts: Mount[];
+  /** Empty, writable, private directories (e.g. /tmp). */
+  tmpfs?: string[];
+  /** `none`: own network namespace with loopback only; `host`: the host's network. */
+  network: 'none' | 'host';
+  limits: Limits;
+  wallTimeMs: number;
+  /** Combined stdout+stderr bytes allowed before the process is killed. */
+  outputLimitBytes: number;
+}
+
+export type KillReason = 'timeout' | 'memory' | 'output_limit' | 'cancelled';
+
+export type Outcome = { kind: 'exited'; code: number } | { kind: 'killed'; reason: KillReason | 'signal'; signal?: string };
+
+export interface SandboxProcess {
+  stdin: Writable;
+  stdout: Readable;
+  stderr: Readable;
+  /** Resolves once the whole process tree is gone. */
+  done: Promise<Outcome>;
+  kill(reason: KillReason): void;
+}
+
+/** The unprivileged identity every sandboxed process runs as. */
+export const SANDBOX_UID = 65534;
+const KILL_GRACE_MS = 2000;
+
+/** System paths a sandbox sees read-only; /etc is shown with its secrets masked. */
+const SYSTEM_MOUNTS = ['/usr', '/etc'];
+const MASKED = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/ssh', '/etc/sudoers', '/etc/sudoers.d', '/etc/ssl/private'];
+
+export class SandboxUnavailableError extends Error {}
+
+export class Supervisor {
+  private readonly cgroups: CgroupSupport;
+
+  constructor(private readonly bwrap = '/usr/bin/bwrap') {
+    this.cgroups = detectCgroups();
+  }
+
+  /** Throws a clear error when user code cannot be contained on this host. */
+  check(): void {
+    if (!fs.existsSync(this.bwrap)) {
+      throw new SandboxUnavailableError('bubblewrap (bwrap) is not installed: algohost refuses to run user code without a sandbox (apt-get install bubblewrap)');
+    }
+  }
+
+  get cgroupVersion(): number {
+    return this.cgroups.version;
+  }
+
+  start(spec: SandboxSpec): SandboxProcess {
+    this.check();
+    const group = this.cgroups.create(`s-${crypto.randomUUID()}`, spec.limits);
+    const child = spawn('/bin/sh', ['-c', joinCgroupsThenExec(group), 'sandbox', ...this.command(spec)], {
+      env: spec.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true, // own process group: a kill reaches the whole tree
+    });
+    let killReason: KillReason | undefined;
+    let output = 0;
+    const kill = (reason: KillReason) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      killReason ??= reason;
+      signalGroup(child, 'SIGTERM');
+      setTimeout(() => signalGroup(child, 'SIGKILL'), KILL_GRACE_MS).unref();
+    };
+    const count = (d: Buffer) => {
+      output += d.length;
+      if (output > spec.outputLimitBytes) kill('output_limit');
+    };
+    child.stdout!.on('data', count);
+    child.stderr!.on('data', count);
+    const timer = setTimeout(() => kill('timeout'), spec.wallTimeMs);
+    timer.unref();
+
+    const done = new Promise<Outcome>((resolve) => {
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        signalGroup(child, 'SIGKILL'); // stragglers that left the pipe open
+        const oom = group?.oomKilled() ?? false;
+        group?.remove();
+        if (killReason) resolve({ kind: 'killed', reason: killReason });
+        else if (oom) resolve({ kind: 'killed', reason: 'memory' });
+        else if (signal) resolve({ kind: 'killed', reason: signal === 'SIGKILL' && oom ? 'memory' : 'signal', signal });
+        else if (code === 137 && oom) resolve({ kind: 'killed', reason: 'memory' });
+        else resolve({ kind: 'exited', code: code ?? 1 });
+      });
+      child.on('error', () => resolve({ kind: 'exited', code: 127 }));
+    });
+    return { stdin: child.stdin!, stdout: child.stdout!, stderr: child.stderr!, done, kill };
+  }
+
+  /** Runs to completion, passing output on as it comes. */
+  async run(spec: SandboxSpec, onOutput: (chunk: string) => void, signal?: AbortSignal): Promise<Outcome> {
+    const p = this.start(spec);
+    p.stdin.end();
+    p.stdout.setEncoding('utf8').on('data', onOutput);
+    p.stderr.setEncoding('utf8').on('data', onOutput);
+    const onAbort = () => p.kill('cancelled');
+    signal?.addEventListener('abort', onAbort);
+    try {
+      return await p.done;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private command(spec: SandboxSpec): string[] {
+    const args = ['--unshare-all', '--die-with-parent', '--new-session'];
+    if (spec.network === 'host') args.push('--share-net');
+    for (const m of SYSTEM_MOUNTS) args.push('--ro-bind', m, m);
+    for (const link of ['lib', 'lib64', 'bin', 'sbin']) if (fs.existsSync(`/usr/${link}`)) args.push('--symlink', `usr/${link}`, `/${link}`);
+    for (const m of MASKED) {
+      if (!fs.existsSync(m)) continue;
+      if (fs.statSync(m).isDirectory()) args.push('--tmpfs', m);
+      else args.push('--ro-bind', '/dev/null', m);
+    }
+    args.push('--proc', '/proc', '--dev', '/dev');
+    for (const t of spec.tmpfs ?? ['/tmp']) args.push('--tmpfs', t);
+    for (const m of spec.mounts) args.push(m.writable ? '--bind' : '--ro-bind', m.host, m.inside);
+    args.push('--chdir', spec.cwd, '--', ...spec.argv);
+    return ['/usr/bin/setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--', this.bwrap, ...args];
+  }
+}
+
+/** A shell prelude that moves itself into the cgroups, then execs the sandbox command. */
+function joinCgroupsThenExec(group: CgroupGroup | undefined): string {
+  const joins = (group?.procsFiles ?? []).map((f) => `echo $$ > '${f}' || exit 125;`).join(' ');
+  return `${joins} exec "$@"`;
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
