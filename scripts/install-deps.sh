@@ -11,6 +11,9 @@ command -v g++ >/dev/null || need+=(g++)
 command -v python3 >/dev/null || need+=(python3)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v runuser >/dev/null || need+=(util-linux)
+command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v setpriv >/dev/null || need+=(util-linux)
+/usr/bin/python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 
 if ((${#need[@]})); then
   if [[ $(id -u) -ne 0 ]]; then
@@ -22,6 +25,11 @@ if ((${#need[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
+
+# Language toolchains for builds and runners: one script per language in scripts/install/.
+for script in scripts/install/*.sh; do
+  [[ -e $script ]] && bash "$script"
+done
 
 # better-sqlite3 compiles from source here (no prebuilt binary is reachable): ~75 s when fresh.
 # node_modules is reused while package-lock.json is unchanged.

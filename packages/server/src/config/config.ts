@@ -28,6 +28,7 @@ export interface Config {
   mavenRepository: string | undefined;
   cranRepository: string | undefined;
   gemSource: string | undefined;
+  buildCacheDir: string | undefined;
 }
 
 type Kind = 'string' | 'int' | 'optional';
@@ -156,6 +157,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'npmRegistry', env: 'ALGOHOST_NPM_REGISTRY', flag: '--npm-registry', kind: 'optional', describe: "npm registry for JavaScript builds; unset = npm's default." },
   { key: 'mavenRepository', env: 'ALGOHOST_MAVEN_REPOSITORY', flag: '--maven-repository', kind: 'optional', describe: 'Maven repository (mirror of central) for Java and Scala builds; unset = Maven Central.' },
   { key: 'cranRepository', env: 'ALGOHOST_CRAN_REPOSITORY', flag: '--cran-repository', kind: 'optional', describe: 'CRAN-style repository URL (file:// works offline) for R packages.txt.' },
+  { key: 'buildCacheDir', env: 'ALGOHOST_BUILD_CACHE_DIR', flag: '--build-cache-dir', kind: 'optional', describe: 'Download caches of builds (pip, npm, Maven, Cargo…); unset = <data dir>/builds/cache. Share it to keep downloads across clusters.' },
   { key: 'gemSource', env: 'ALGOHOST_GEM_SOURCE', flag: '--gem-source', kind: 'optional', describe: "RubyGems source for Bundler; unset = the Gemfile's own source." },
 ];
 

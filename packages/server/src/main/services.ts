@@ -60,6 +60,7 @@ export async function buildServices(config: Config): Promise<Services> {
   const links = { publicUrl: config.publicUrl };
   const builder = new SandboxBuilder(new Supervisor(), LANGUAGE_ADAPTERS, {
     root: path.join(config.dataDir, 'builds'),
+    cacheDir: config.buildCacheDir && path.resolve(config.buildCacheDir),
     memoryBytes: config.buildMemoryMiB * 1024 * 1024,
     git: config.gitBinary,
     registries: {

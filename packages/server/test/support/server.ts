@@ -20,6 +20,9 @@ if (!POSTGRES_URL && !process.env.ALGOHOST_TEST_QUIET) {
   console.warn('ALGOHOST_TEST_POSTGRES_URL is unset: PostgreSQL variants are skipped (npm test starts PostgreSQL).');
 }
 
+export const BUILD_CACHE_DIR =
+  process.env.ALGOHOST_TEST_BUILD_CACHE ?? (process.getuid?.() === 0 ? '/var/cache/algohost-test' : path.join(os.tmpdir(), 'algohost-test-cache'));
+
 export interface TestServer {
   url: string;
   adminKey: string;
@@ -65,6 +68,8 @@ export async function startTestServer(opts: { database?: DatabaseKind; env?: Rec
     ALGOHOST_DATA_DIR: dataDir,
     ALGOHOST_ADMIN_KEY: adminKey,
     ALGOHOST_LOG_LEVEL: process.env.ALGOHOST_TEST_LOG_LEVEL ?? 'silent',
+    // Download caches (pip, npm, Maven, Cargo…) outlive test servers, so repeated runs are fast.
+    ALGOHOST_BUILD_CACHE_DIR: BUILD_CACHE_DIR,
     ...(pgdb ? { ALGOHOST_DATABASE_URL: pgdb.url } : {}),
     ...opts.env,
   };

@@ -243,7 +243,9 @@ function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, ca
     const wanted = catalog.resolveForCreate({ language }, next.environmentName);
     const current = catalog.environmentByName(next.environmentName);
     if (current && wanted.language !== current.language) {
-      throw invalid(`settings.language "${language}" is not the language of this algorithm (${current.language}); create a new algorithm to change language`);
+      throw invalid(
+        `settings.language "${language}" is not the language of this algorithm (${current.language}); create a new algorithm to change language`,
+      );
     }
   }
   // compat §3: closed source is allowed only under the apl license.

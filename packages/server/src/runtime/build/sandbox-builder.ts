@@ -16,8 +16,9 @@ import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, ty
 import { type Mount, type Outcome, SANDBOX_UID, type Supervisor } from '../sandbox/supervisor.js';
 
 export interface BuilderSettings {
-  /** Root for work dirs, artifacts, dependency layers and download caches. */
+  /** Root for work dirs, artifacts, dependency layers and (by default) download caches. */
   root: string;
+  cacheDir?: string;
   registries: RegistrySettings;
   memoryBytes: number;
   git: string;
@@ -47,7 +48,7 @@ export class SandboxBuilder implements Builder {
       work: path.join(settings.root, 'work'),
       artifacts: path.join(settings.root, 'artifacts'),
       layers: path.join(settings.root, 'layers'),
-      cache: path.join(settings.root, 'cache'),
+      cache: settings.cacheDir ?? path.join(settings.root, 'cache'),
     };
   }
 
