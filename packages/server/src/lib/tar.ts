@@ -43,15 +43,15 @@ function header(e: TarEntry, mtime: number): Buffer {
   return h;
 }
 
+/** ustar keeps up to 155 bytes of directories apart from a name of up to 100: try each '/'. */
 function splitPath(p: string): [string, string] {
   if (Buffer.byteLength(p) <= 100) return ['', p];
-  const cut = p.lastIndexOf('/', p.length - 1);
-  const prefix = p.slice(0, cut);
-  const name = p.slice(cut + 1);
-  if (cut < 0 || Buffer.byteLength(name) > 100 || Buffer.byteLength(prefix) > 155) {
-    throw new Error(`path too long for a tar archive: ${p}`);
+  for (let cut = p.indexOf('/'); cut > 0; cut = p.indexOf('/', cut + 1)) {
+    const prefix = p.slice(0, cut);
+    const name = p.slice(cut + 1);
+    if (Buffer.byteLength(prefix) <= 155 && Buffer.byteLength(name) <= 100) return [prefix, name];
   }
-  return [prefix, name];
+  throw new Error(`path too long for a tar archive: ${p}`);
 }
 
 function octal(buf: Buffer, offset: number, length: number, value: number): void {

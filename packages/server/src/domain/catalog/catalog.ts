@@ -92,6 +92,10 @@ export class Catalog {
     }
     const env = this.byName.get(defaultName);
     if (!env) throw new Error(`configured default environment "${defaultName}" is not in the catalog`);
+    // A hardware class alone picks the default language's environment of that class.
+    if (req.hardware !== undefined && req.hardware.toLowerCase() !== env.machine_type.toLowerCase()) {
+      return this.resolveForCreate({ language: env.language, hardware: req.hardware }, defaultName);
+    }
     return env;
   }
 
