@@ -21,7 +21,8 @@ if (!POSTGRES_URL && !process.env.ALGOHOST_TEST_QUIET) {
 }
 
 export const BUILD_CACHE_DIR =
-  process.env.ALGOHOST_TEST_BUILD_CACHE ?? (process.getuid?.() === 0 ? '/var/cache/algohost-test' : path.join(os.tmpdir(), 'algohost-test-cache'));
+  process.env.ALGOHOST_TEST_BUILD_CACHE ??
+  (process.getuid?.() === 0 ? '/var/cache/algohost-test' : path.join(os.tmpdir(), 'algohost-test-cache'));
 
 export interface TestServer {
   url: string;
@@ -53,8 +54,22 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop: () 
     drop: async () => {
       const c = new pg.Client({ connectionString: POSTGRES_URL });
       await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      try {
+        // pg's Pool.end() resolves before its clients' connections are closed; terminating one of
+        // those (WITH (FORCE)) makes the stopped server's pool raise an uncaught error. So wait
+        // for them to go (55006: still in use), and force only as a last resort.
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await c.query(`DROP DATABASE IF EXISTS ${name}${attempt >= 100 ? ' WITH (FORCE)' : ''}`);
+            break;
+          } catch (err) {
+            if ((err as { code?: string }).code !== '55006' || attempt >= 100) throw err;
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        }
+      } finally {
+        await c.end();
+      }
     },
   };
 }

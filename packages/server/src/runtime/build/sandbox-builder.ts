@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { BuildFailure, type Builder, type BuildRequest } from '../../domain/builds/ports.js';
 import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, type StepContext } from '../languages/adapter.js';
 import { type Mount, type Outcome, SANDBOX_UID, type Supervisor } from '../sandbox/supervisor.js';
@@ -98,11 +99,13 @@ export class SandboxBuilder implements Builder {
       const toolMounts = adapter.toolchainMounts?.() ?? [];
       const findLinks = this.settings.registries.pipFindLinks.map((host, i) => ({ host, inside: `/inputs/${i}` }));
       ctx.extraInputs.push(...findLinks.map((m) => m.inside));
+      // A file:// registry (a local CRAN-style repository…) is seen read-only at its own path, so its URL holds inside.
+      const localRegistries = Object.values(this.settings.registries).flatMap((u) => (typeof u === 'string' && u.startsWith('file:') ? [{ host: fileURLToPath(u), inside: fileURLToPath(u) }] : []));
 
       const cache = path.join(this.dirs.cache, adapter.languages[0]!);
       ensureSandboxDir(cache);
 
-      const layer = await this.dependencyLayer(adapter, env.name, ctx, { src, cache, mounts: [...toolMounts, ...findLinks] }, log, signal);
+      const layer = await this.dependencyLayer(adapter, env.name, ctx, { src, cache, mounts: [...toolMounts, ...findLinks, ...localRegistries] }, log, signal);
       const layerMount: Mount[] = layer ? [{ host: path.join(this.dirs.layers, layer), inside: INSIDE.deps }] : [];
 
       for (const step of adapter.compile(ctx)) {

@@ -1,0 +1,126 @@
+/**
+ * Java (OpenJDK 17, Debian's JDK and Maven).
+ *
+ * With a pom.xml: the dependency layer is a Maven local repository at /deps/repository, filled
+ * (network on) by running `package` once on a copy of the pom files with a one-class probe
+ * source, which resolves the dependencies and every plugin `package` needs; the compile step
+ * then runs Maven offline against it, tests skipped, making target/algorithm.jar and copying
+ * the runtime dependency jars to target/lib for the runner.
+ * Without a pom.xml: `javac --release 17` over src/main/java (else src), then `jar`.
+ */
+import fs from 'node:fs';
+import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, type StepContext } from '../adapter.js';
+
+/** Debian's OpenJDK 17, named explicitly: another JDK (e.g. a newer Temurin) may own /usr/bin/java. */
+export const JAVA_HOME = ['amd64', 'arm64', 'ppc64el', 's390x', 'riscv64']
+  .map((a) => `/usr/lib/jvm/java-17-openjdk-${a}`)
+  .find((d) => fs.existsSync(`${d}/bin/javac`));
+
+export const JVM_PATH = `${JAVA_HOME ? `${JAVA_HOME}/bin:` : ''}/usr/local/bin:/usr/bin:/bin`;
+
+export const MAVEN_REPOSITORY = `${INSIDE.deps}/repository`;
+
+/** Pinned: the version resolved into the layer is the one the offline step asks for. */
+const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.6.1';
+const MAVEN_FLAGS = ['-B', '-ntp', '-Dstyle.color=never', `-Dmaven.repo.local=${MAVEN_REPOSITORY}`, '-DskipTests'];
+const PACKAGE_GOALS = ['package', `${DEPENDENCY_PLUGIN}:copy-dependencies`, '-DincludeScope=runtime', '-DoutputDirectory=target/lib'];
+
+/** A settings.xml sending every repository to the cluster's Maven repository, when one is set. */
+export function mavenSettings(registries: RegistrySettings): string | undefined {
+  const url = registries.mavenRepository;
+  if (!url) return undefined;
+  const esc = url.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return `<settings><mirrors><mirror><id>algohost</id><name>cluster Maven repository</name><url>${esc}</url><mirrorOf>*</mirrorOf></mirror></mirrors></settings>\n`;
+}
+
+/** Writes the settings (passed in the environment) to a file and names it in $SETTINGS. */
+const SETTINGS_PRELUDE = `SETTINGS=()
+if [ -n "\${ALGOHOST_MAVEN_SETTINGS:-}" ]; then printf '%s' "$ALGOHOST_MAVEN_SETTINGS" > /tmp/algohost-settings.xml; SETTINGS=(-s /tmp/algohost-settings.xml); fi
+`;
+
+function settingsEnv(registries: RegistrySettings): Record<string, string> {
+  const xml = mavenSettings(registries);
+  return xml ? { ALGOHOST_MAVEN_SETTINGS: xml } : {};
+}
+
+const q = (args: string[]) => args.map((a) => `'${a}'`).join(' ');
+
+// Every pom of the tree (modules too) with a one-class probe instead of the sources: the layer
+// depends on the poms only, and code errors belong to the compile step.
+const RESOLVE = `set -euo pipefail
+${SETTINGS_PRELUDE}probe=/tmp/algohost-maven-probe
+mkdir -p "$probe/src/main/java/algohost"
+find . -name pom.xml -type f -not -path '*/target/*' -exec cp --parents {} "$probe/" \\;
+printf 'package algohost;\\n\\nfinal class Probe {}\\n' > "$probe/src/main/java/algohost/Probe.java"
+cd "$probe"
+mvn "\${SETTINGS[@]}" ${q(MAVEN_FLAGS)} ${q(PACKAGE_GOALS)}
+`;
+
+// Without <finalName>algorithm</finalName> in the pom, the jar Maven made is copied to target/algorithm.jar.
+const MAVEN_PACKAGE = `set -euo pipefail
+${SETTINGS_PRELUDE}rm -rf target/lib target/algorithm.jar
+mvn -o "\${SETTINGS[@]}" ${q(MAVEN_FLAGS)} ${q(PACKAGE_GOALS)}
+if [ ! -f target/algorithm.jar ]; then
+  built=$(find target -maxdepth 1 -name '*.jar' -not -name '*-sources.jar' -not -name '*-javadoc.jar' -not -name '*-tests.jar' | head -n 1)
+  if [ -z "$built" ]; then echo 'error: mvn package made no jar in target/ (is <packaging> jar?)' >&2; exit 1; fi
+  cp "$built" target/algorithm.jar
+  echo "copied $built to target/algorithm.jar"
+fi
+`;
+
+const JAVAC = `set -euo pipefail
+root=src/main/java
+[ -d "$root" ] || root=src
+mapfile -t sources < <(find "$root" -name '*.java' -type f 2>/dev/null | sort)
+if [ \${#sources[@]} -eq 0 ]; then echo "error: no pom.xml and no .java file under $root/: nothing to compile" >&2; exit 1; fi
+rm -rf target/classes target/lib target/algorithm.jar
+mkdir -p target/classes
+classpath=()
+if compgen -G 'lib/*.jar' >/dev/null; then classpath=(-cp 'lib/*'); mkdir -p target/lib; cp lib/*.jar target/lib/; fi
+echo "javac --release 17: \${#sources[@]} source files under $root"
+javac --release 17 -encoding UTF-8 -d target/classes "\${classpath[@]}" "\${sources[@]}"
+if [ -d src/main/resources ]; then cp -R src/main/resources/. target/classes/; fi
+jar --create --file target/algorithm.jar -C target/classes .
+echo 'built target/algorithm.jar'
+`;
+
+const BASH = '/usr/bin/bash';
+
+export const javaAdapter: LanguageAdapter = {
+  languages: ['java17'],
+  dependencyFiles: ['pom.xml'],
+
+  installDependencies(ctx: StepContext): BuildStep[] {
+    if (!ctx.files.has('pom.xml')) return [];
+    return [
+      {
+        title: 'resolve the Maven dependencies and build plugins of pom.xml',
+        argv: [BASH, '-c', RESOLVE],
+        env: settingsEnv(ctx.registries),
+        network: true,
+      },
+    ];
+  },
+
+  compile(ctx: StepContext): BuildStep[] {
+    if (ctx.files.has('pom.xml')) {
+      return [
+        {
+          title: 'mvn package (offline) and copy the runtime dependencies to target/lib',
+          argv: [BASH, '-c', MAVEN_PACKAGE],
+          env: settingsEnv(ctx.registries),
+          network: false,
+        },
+      ];
+    }
+    return [{ title: 'javac --release 17 and jar (no pom.xml)', argv: [BASH, '-c', JAVAC], network: false }];
+  },
+
+  env() {
+    return {
+      PATH: JVM_PATH,
+      ...(JAVA_HOME ? { JAVA_HOME } : {}),
+      MAVEN_OPTS: '-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djansi.noreset=true',
+    };
+  },
+};

@@ -1,0 +1,107 @@
+/**
+ * R (4.2, Debian's r-base-core): packages.txt names CRAN packages, one per line (`#` starts a
+ * comment). Those not installed on the build machine already (base, recommended, Debian
+ * r-cran-*) are installed with install.packages into /deps/library from the cluster's
+ * CRAN-style repository (ALGOHOST_CRAN_REPOSITORY, default the public CRAN; a file://
+ * repository is used with no network). install.packages only warns about a package it cannot
+ * find or build: the step checks that every listed package loads and fails naming the others.
+ * Then every .r/.R file is parsed, which reports syntax errors with file, line and column.
+ * The runner puts /deps/library first on the library path (R_LIBS).
+ */
+import { INSIDE, type LanguageAdapter, type StepContext } from '../adapter.js';
+
+const RSCRIPT = '/usr/bin/Rscript';
+const LIBRARY = `${INSIDE.deps}/library`;
+const DEFAULT_CRAN = 'https://cloud.r-project.org';
+/** A CRAN package name: letters, digits and dots, starting with a letter, not ending with a dot. */
+const PACKAGE_NAME = /^[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]$/;
+
+/** The scripts below travel in the environment, so that the build log shows a short command line. */
+const RUN_SCRIPT = 'eval(parse(text = Sys.getenv("ALGOHOST_R_SCRIPT")))';
+
+/** Arguments: the repository URL, then the package names. */
+const INSTALL = `
+args <- commandArgs(trailingOnly = TRUE)
+repo <- args[[1]]
+wanted <- unique(args[-1])
+lib <- "${LIBRARY}"
+dir.create(lib, recursive = TRUE, showWarnings = FALSE)
+.libPaths(c(lib, .libPaths()))
+options(warn = 1, repos = c(CRAN = repo), Ncpus = 2L)
+have <- installed.packages()
+present <- wanted[wanted %in% rownames(have)]
+for (p in present) cat(sprintf("%s %s: installed on the build machine already\\n", p, have[match(p, rownames(have)), "Version"]))
+missing <- setdiff(wanted, present)
+if (length(missing) > 0) {
+  cat(sprintf("Installing %s from %s\\n", paste(missing, collapse = ", "), repo))
+  install.packages(missing, lib = lib)
+}
+failed <- Filter(function(p) !requireNamespace(p, quietly = TRUE), wanted)
+if (length(failed) > 0) {
+  message(sprintf("packages.txt: could not install %s from %s (not in the repository, or its installation failed: see above)", paste(failed, collapse = ", "), repo))
+  quit(status = 1)
+}
+`;
+
+const PARSE = `
+files <- list.files(".", pattern = "\\\\.[rR]$", recursive = TRUE)
+bad <- 0L
+for (f in files) {
+  err <- tryCatch({ parse(f, keep.source = TRUE, encoding = "UTF-8"); NULL }, error = function(e) conditionMessage(e))
+  if (!is.null(err)) { message("Error: ", err); bad <- bad + 1L }
+}
+if (bad > 0L) { message(sprintf("%d of %d R files do not parse", bad, length(files))); quit(status = 1) }
+cat(sprintf("%d R files parse\\n", length(files)))
+`;
+
+/** The non-comment lines of packages.txt, each with its line number. */
+function listedPackages(ctx: StepContext): { line: number; name: string }[] {
+  const text = ctx.read('packages.txt') ?? '';
+  return text
+    .split('\n')
+    .map((raw, i) => ({ line: i + 1, name: raw.replace(/#.*/, '').trim() }))
+    .filter((p) => p.name !== '');
+}
+
+export const rAdapter: LanguageAdapter = {
+  languages: ['r4'],
+  dependencyFiles: ['packages.txt'],
+
+  installDependencies(ctx: StepContext) {
+    const listed = listedPackages(ctx);
+    if (listed.length === 0) return [];
+    const invalid = listed.filter((p) => !PACKAGE_NAME.test(p.name));
+    if (invalid.length > 0) {
+      const why = invalid
+        .map((p) => `packages.txt line ${p.line}: "${p.name}" is not a CRAN package name (one name per line, # for comments)`)
+        .join('\n');
+      // The message goes as an argument, never into the script.
+      return [{ title: 'read packages.txt', argv: ['/bin/sh', '-c', 'printf "%s\\n" "$1" >&2; exit 1', 'sh', why], network: false }];
+    }
+    const repo = ctx.registries.cranRepository || DEFAULT_CRAN;
+    return [
+      {
+        title: `install packages.txt from ${repo}`,
+        argv: [RSCRIPT, '--vanilla', '-e', RUN_SCRIPT, repo, ...listed.map((p) => p.name)],
+        env: { ALGOHOST_R_SCRIPT: INSTALL },
+        // A local repository needs no network: none is given.
+        network: !repo.startsWith('file:'),
+      },
+    ];
+  },
+
+  compile() {
+    return [
+      {
+        title: 'parse every .r/.R file',
+        argv: [RSCRIPT, '--vanilla', '-e', RUN_SCRIPT],
+        env: { ALGOHOST_R_SCRIPT: PARSE },
+        network: false,
+      },
+    ];
+  },
+
+  env() {
+    return { PATH: '/usr/local/bin:/usr/bin:/bin', R_LIBS: LIBRARY };
+  },
+};

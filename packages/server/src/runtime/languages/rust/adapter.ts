@@ -1,0 +1,148 @@
+/**
+ * Rust: `cargo build --release`, with a dependency layer that holds the downloaded crates and
+ * the dependencies already compiled, so that a push changing only code compiles just the
+ * algorithm's own crate (well under a second for the template).
+ *
+ * Layer (keyed by Cargo.toml, Cargo.lock and the repository's .cargo config):
+ *   1. a copy of the workspace in /deps/work made of symlinks to /build/src (which is read-only
+ *      here), where every `.rs` file is replaced by a stub (`fn main() {}`), so that no code of
+ *      the repository runs while the layer is writable and the layer does not depend on it;
+ *   2. `cargo generate-lockfile` when no Cargo.lock is committed (network);
+ *   3. `cargo fetch` with CARGO_HOME=/deps/cargo: registry index entries, .crate files and
+ *      their unpacked sources (network; a stale committed Cargo.lock is updated, as a local
+ *      `cargo build` would);
+ *   4. `cargo build --release --offline` of the stub workspace into /deps/target, which
+ *      compiles every dependency with the features and profile of the real build;
+ *   5. the resolved Cargo.lock is kept as /deps/Cargo.lock, the work copy removed.
+ * Compile: /deps/Cargo.lock becomes /build/src/Cargo.lock (the future runner's harness crate
+ * copies it), /deps/target is copied to /build/src/target and the tree's files are touched
+ * (cargo would otherwise take the stub builds of the workspace's own crates, which are newer
+ * than the commit's file times, for up to date), then `cargo build --release --offline
+ * --locked` with CARGO_HOME read-only (cargo 1.95 needs no write there offline).
+ *
+ * Toolchain: scripts/install/rust.sh puts one at RUST_HOME, mounted read-only; it is run
+ * directly (no rustup proxy, so `rust-toolchain.toml` files are ignored).
+ *
+ * Registry: crates.io by default. A cluster replaces it through `RegistrySettings.cargoRegistry`
+ * (a Cargo source URL such as `sparse+https://mirror.example/index/`), passed to every cargo
+ * command as a source replacement; configuration does not carry that field yet.
+ *
+ * Not kept in /cache: downloads are per layer (a layer is made only when the dependency files
+ * change), and /cache is writable while the algorithm's own build scripts run.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Mount } from '../../sandbox/supervisor.js';
+import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, type StepContext } from '../adapter.js';
+
+/** Where scripts/install/rust.sh puts the toolchain; mounted at the same path inside. */
+export const RUST_HOME = '/opt/algohost/rust';
+
+const CARGO = `${RUST_HOME}/bin/cargo`;
+const SH = '/bin/sh';
+const CARGO_HOME = `${INSIDE.deps}/cargo`;
+const WORK = `${INSIDE.deps}/work`;
+const LAYER_TARGET = `${INSIDE.deps}/target`;
+const LAYER_LOCK = `${INSIDE.deps}/Cargo.lock`;
+
+/** Cargo configuration in the repository changes what the layer holds: it is hashed and must be a regular file. */
+const CARGO_CONFIG_FILES = ['.cargo/config.toml', '.cargo/config'];
+
+const PREPARE_WORK = `set -eu
+for f in .cargo ${CARGO_CONFIG_FILES.join(' ')}; do
+  if [ -L "$f" ]; then echo "error: $f is a symbolic link; Cargo configuration must be a regular file" >&2; exit 1; fi
+done
+rm -rf ${WORK}
+cp -as ${INSIDE.src} ${WORK}
+rm -rf ${WORK}/target ${WORK}/Cargo.lock
+if [ -f Cargo.lock ] && [ ! -L Cargo.lock ]; then cp Cargo.lock ${WORK}/Cargo.lock; fi
+printf '#![allow(dead_code)]\\nfn main() {}\\n' > ${INSIDE.deps}/stub.rs
+find ${WORK} -name '*.rs' ! -type d -exec sh -c 'for f; do rm "$f" && cp ${INSIDE.deps}/stub.rs "$f"; done' stub {} +
+rm ${INSIDE.deps}/stub.rs
+echo "stubbed $(find ${WORK} -name '*.rs' ! -type d | wc -l) .rs files of the workspace"`;
+
+const KEEP_LOCK = `set -eu
+cp ${WORK}/Cargo.lock ${LAYER_LOCK}
+rm -rf ${WORK}`;
+
+const USE_LAYER = `set -eu
+rm -f Cargo.lock && cp ${LAYER_LOCK} Cargo.lock
+rm -rf target && cp -a ${LAYER_TARGET} target
+find . -path ./target -prune -o -type f -exec touch -c {} +`;
+
+export const rustAdapter: LanguageAdapter = {
+  languages: ['rust'],
+  dependencyFiles: ['Cargo.toml', 'Cargo.lock', ...CARGO_CONFIG_FILES],
+
+  installDependencies(ctx: StepContext) {
+    // Without a regular Cargo.toml there is nothing to resolve; compile() reports why.
+    if (ctx.read('Cargo.toml') === undefined) return [];
+    const manifest = ['--manifest-path', `${WORK}/Cargo.toml`];
+    const steps: BuildStep[] = [{ title: 'prepare a stub copy of the workspace', argv: [SH, '-c', PREPARE_WORK], network: false }];
+    if (ctx.read('Cargo.lock') === undefined) {
+      steps.push({ title: 'generate Cargo.lock (none is committed)', argv: cargo(ctx, 'generate-lockfile', ...manifest), network: true });
+    }
+    steps.push(
+      { title: 'fetch the dependencies', argv: cargo(ctx, 'fetch', ...manifest), network: true },
+      {
+        title: 'compile the dependencies',
+        argv: cargo(ctx, 'build', '--release', '--offline', '--locked', ...manifest),
+        env: { CARGO_TARGET_DIR: LAYER_TARGET },
+        network: false,
+      },
+      { title: 'keep Cargo.lock', argv: [SH, '-c', KEEP_LOCK], network: false },
+    );
+    return steps;
+  },
+
+  compile(ctx: StepContext) {
+    if (!ctx.files.has('Cargo.toml')) {
+      return [fail('find Cargo.toml', 'no Cargo.toml at the repository root: a Rust algorithm is a Cargo package (see the template)')];
+    }
+    if (ctx.read('Cargo.toml') === undefined) {
+      return [fail('read Cargo.toml', 'Cargo.toml must be a regular file of at most 5 MB, not a symbolic link')];
+    }
+    return [
+      { title: 'reuse the compiled dependencies', argv: [SH, '-c', USE_LAYER], network: false },
+      { title: 'cargo build --release', argv: cargo(ctx, 'build', '--release', '--offline', '--locked'), network: false },
+    ];
+  },
+
+  env() {
+    return {
+      PATH: `${RUST_HOME}/bin:/usr/bin:/bin`,
+      RUSTC: `${RUST_HOME}/bin/rustc`,
+      RUSTDOC: `${RUST_HOME}/bin/rustdoc`,
+      CARGO_HOME,
+      CARGO_TARGET_DIR: `${INSIDE.src}/target`,
+      CARGO_TERM_COLOR: 'never',
+      CARGO_TERM_PROGRESS_WHEN: 'never',
+      CARGO_INCREMENTAL: '0',
+    };
+  },
+
+  toolchainMounts(): Mount[] {
+    if (!fs.existsSync(path.join(RUST_HOME, 'bin', 'cargo'))) {
+      throw new Error(`the Rust toolchain is not installed at ${RUST_HOME}: run scripts/install/rust.sh as root`);
+    }
+    return [{ host: RUST_HOME, inside: RUST_HOME }];
+  },
+};
+
+/** `cargo [registry replacement] <args>`: every cargo command sees the same sources. */
+function cargo(ctx: StepContext, ...args: string[]): string[] {
+  const registry = (ctx.registries as RegistrySettings & { cargoRegistry?: string }).cargoRegistry;
+  const config = registry
+    ? [
+        '--config',
+        `source.algohost-registry.registry=${JSON.stringify(registry)}`,
+        '--config',
+        'source.crates-io.replace-with="algohost-registry"',
+      ]
+    : [];
+  return [CARGO, ...config, ...args];
+}
+
+function fail(title: string, message: string): BuildStep {
+  return { title, argv: [SH, '-c', 'echo "error: $1" >&2; exit 1', 'sh', message], network: false };
+}
