@@ -118,7 +118,9 @@ try {
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(h.process.pid!))), 20);
   const bigPush = await timeAsync(() => gitAsync(['push', '-q', '-f', gitUrl(h.url, 'bench', key, 'bench', 'Big'), 'main'], big));
   await new Promise((r) => setTimeout(r, 50));
-  const bigClone = await timeAsync(() => gitAsync(['clone', '-q', gitUrl(h.url, 'bench', key, 'bench', 'Big'), path.join(work, 'big-clone')]));
+  const bigClone = await timeAsync(() =>
+    gitAsync(['clone', '-q', gitUrl(h.url, 'bench', key, 'bench', 'Big'), path.join(work, 'big-clone')]),
+  );
   await new Promise((r) => setTimeout(r, 100));
   clearInterval(sampler);
 
@@ -130,7 +132,10 @@ try {
     [`clone ${MB} MB, algohost (median of ${ROUNDS})`, `${median(cloneOurs).toFixed(0)} ms, ${tput(median(cloneOurs))}`],
     [`clone ${MB} MB, git http-backend (baseline)`, `${median(cloneBase).toFixed(0)} ms, ${tput(median(cloneBase))}`],
     [`  clone throughput ratio (budget ≥ 0.9)`, `${(median(cloneBase) / median(cloneOurs)).toFixed(2)}`],
-    [`${BIG_MB} MB push + clone: server RSS before / peak`, `${before.toFixed(1)} MB / ${peak.toFixed(1)} MB (growth ${(peak - before).toFixed(1)} MB; push ${bigPush.toFixed(0)} ms, clone ${bigClone.toFixed(0)} ms)`],
+    [
+      `${BIG_MB} MB push + clone: server RSS before / peak`,
+      `${before.toFixed(1)} MB / ${peak.toFixed(1)} MB (growth ${(peak - before).toFixed(1)} MB; push ${bigPush.toFixed(0)} ms, clone ${bigClone.toFixed(0)} ms)`,
+    ],
   ]);
 } finally {
   await h.stop();

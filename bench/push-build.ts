@@ -45,7 +45,10 @@ try {
     if (failed.length) throw new Error(`${failed.length} builds did not succeed`);
     const budget = scenario === 'no dependencies' ? 2000 : 3000;
     const m = median(ours);
-    results.push([`push → build succeeded, ${scenario} (median of ${N})`, `${m.toFixed(0)} ms (budget ${budget} ms: ${m <= budget ? 'met' : `missed by ${(m - budget).toFixed(0)} ms`})`]);
+    results.push([
+      `push → build succeeded, ${scenario} (median of ${N})`,
+      `${m.toFixed(0)} ms (budget ${budget} ms: ${m <= budget ? 'met' : `missed by ${(m - budget).toFixed(0)} ms`})`,
+    ]);
     results.push([`  plain git push to a bare repo (baseline)`, `${median(base).toFixed(0)} ms`]);
     results.push([`  ratio`, `${(m / median(base)).toFixed(1)}×`]);
     fs.rmSync(work, { recursive: true, force: true });

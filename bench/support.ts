@@ -62,7 +62,14 @@ export async function startAlgohost(env: Record<string, string> = {}): Promise<A
   const adminKey = 'simBENCHBENCHBENCHBENCHBENCH';
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'packages/server/src/main/start.ts')], {
     cwd: ROOT,
-    env: { ...process.env, ALGOHOST_PORT: String(port), ALGOHOST_DATA_DIR: dataDir, ALGOHOST_ADMIN_KEY: adminKey, ALGOHOST_LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      ALGOHOST_PORT: String(port),
+      ALGOHOST_DATA_DIR: dataDir,
+      ALGOHOST_ADMIN_KEY: adminKey,
+      ALGOHOST_LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;

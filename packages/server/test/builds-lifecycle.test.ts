@@ -73,7 +73,9 @@ for (const database of DATABASES) {
         assert.equal(early.status, 404);
         assert.equal(early.body.error.code, 1011);
       }
-      const res = await fetch(`${srv.url}/v1/algorithms/alice/Streamed/builds/${id}/logs/stream`, { headers: { authorization: alice.key } });
+      const res = await fetch(`${srv.url}/v1/algorithms/alice/Streamed/builds/${id}/logs/stream`, {
+        headers: { authorization: alice.key },
+      });
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
       const text = await res.text();
@@ -109,7 +111,9 @@ for (const database of DATABASES) {
       const first = announcedBuildId((await commitAndPush(dir, 'slow')).stderr)!;
       fs.appendFileSync(path.join(dir, 'src', 'Restarted.py'), '\n# second\n');
       const second = announcedBuildId((await commitAndPush(dir, 'queued behind')).stderr)!;
-      await waitFor('the first build to start', async () => ((await build('Restarted', first)).status === 'in-progress' ? true : undefined));
+      await waitFor('the first build to start', async () =>
+        (await build('Restarted', first)).status === 'in-progress' ? true : undefined,
+      );
       srv = await srv.restart();
       api = client(srv.url);
       const results = await waitFor('both builds', async () => {
@@ -137,7 +141,11 @@ for (const database of DATABASES) {
       const logs = await api.get(`/v1/algorithms/alice/Crashed/builds/${id}/logs`, { key: alice.key });
       assert.match(logs.body.logs, /retried/);
 
-      await srv.server.services.db.updateTable('builds').set({ status: 'in-progress', attempt: 2, finished_at: null }).where('id', '=', id).execute();
+      await srv.server.services.db
+        .updateTable('builds')
+        .set({ status: 'in-progress', attempt: 2, finished_at: null })
+        .where('id', '=', id)
+        .execute();
       srv = await srv.restart();
       api = client(srv.url);
       const failed = await build('Crashed', id);

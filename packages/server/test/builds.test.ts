@@ -20,12 +20,18 @@ describe('builds of the fixture algorithms', () => {
     test(`${fx.language}: push builds the fixture; a broken push fails with ${fx.brokenError} and the good build stays`, async () => {
       // One owner per language: the fixture's entry points are named after fixture.json's name.
       const owner: TestUser = await createUser(api, srv.adminKey, `u_${fx.language.replace(/\W/g, '_')}`);
-      const envs = await api.get(`/v1/algorithm-environments/edge/languages/${await languageOf(api, owner.key, fx.environment)}/environments`, {
-        key: owner.key,
-      });
+      const envs = await api.get(
+        `/v1/algorithm-environments/edge/languages/${await languageOf(api, owner.key, fx.environment)}/environments`,
+        {
+          key: owner.key,
+        },
+      );
       const env = envs.body.find((e: { name: string }) => e.name === fx.environment);
       const name = fx.name;
-      const created = await api.post(`/v1/algorithms/${owner.name}`, { key: owner.key, body: { name, settings: { algorithm_environment: env.id } } });
+      const created = await api.post(`/v1/algorithms/${owner.name}`, {
+        key: owner.key,
+        body: { name, settings: { algorithm_environment: env.id } },
+      });
       assert.equal(created.status, 200, created.text);
       const { dir, result } = await clone(gitUrl(srv.url, owner.name, owner.key, owner.name, name));
       assert.equal(result.code, 0, result.stderr);

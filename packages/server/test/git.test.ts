@@ -94,7 +94,10 @@ describe('Git smart HTTP', () => {
   });
 
   test('a public algorithm with open source can be cloned by anyone but pushed only by its owner', async () => {
-    await api.post('/v1/algorithms/alice', { key: alice.key, body: { name: 'Open', settings: { license: 'mit', source_visibility: 'open' } } });
+    await api.post('/v1/algorithms/alice', {
+      key: alice.key,
+      body: { name: 'Open', settings: { license: 'mit', source_visibility: 'open' } },
+    });
     await api.patch('/v1/algorithms/alice/Open', { key: alice.key, body: { settings: { algorithm_callability: 'public' } } });
     const c = await cloneAs('carol', carol.key, 'alice', 'Open');
     assert.equal(c.result.code, 0, c.result.stderr);
@@ -136,10 +139,14 @@ describe('Git smart HTTP', () => {
   });
 
   test('the versioned address is read-only and unknown versions are not found', async () => {
-    const res = await fetch(`${srv.url}/git/alice/Hello/1.0.0.git/info/refs?service=git-receive-pack`, { headers: { authorization: basic('alice', alice.key) } });
+    const res = await fetch(`${srv.url}/git/alice/Hello/1.0.0.git/info/refs?service=git-receive-pack`, {
+      headers: { authorization: basic('alice', alice.key) },
+    });
     assert.equal(res.status, 403);
     assert.match(await res.text(), /read-only/);
-    const missing = await fetch(`${srv.url}/git/alice/Hello/9.9.9.git/info/refs?service=git-upload-pack`, { headers: { authorization: basic('alice', alice.key) } });
+    const missing = await fetch(`${srv.url}/git/alice/Hello/9.9.9.git/info/refs?service=git-upload-pack`, {
+      headers: { authorization: basic('alice', alice.key) },
+    });
     assert.equal(missing.status, 404);
   });
 

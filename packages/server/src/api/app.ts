@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installAuth } from './auth.js';
 import type { Api, ApiServices } from './context.js';
-import { installErrorHandling } from './errors.js';
+import { installErrorHandling, installJsonParser } from './errors.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { algorithmRoutes } from './routes/algorithms.js';
 import { buildRoutes } from './routes/builds.js';
@@ -33,6 +33,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  installJsonParser(app);
   installErrorHandling(app, opts.bodyLimit);
   installAuth(app, services.keys);
 

@@ -4,6 +4,7 @@
  * (reference/compat.md §1–2); unexpected errors are logged and answered generically.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import secureJson from 'secure-json-parse';
 import { DomainError, ErrorCodes, type ErrorKind } from '../domain/errors.js';
 
 const STATUS: Record<ErrorKind, number> = {
@@ -31,6 +32,7 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: number; message: (e
     code: ErrorCodes.invalidRequest,
     message: (e) => `unsupported Content-Type: ${e.message.replace(/^Unsupported Media Type:\s*/, '')}; send application/json`,
   },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 400, code: ErrorCodes.invalidRequest, message: () => 'a path segment is too long' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
     status: 400,
     code: ErrorCodes.invalidRequest,
@@ -75,6 +77,23 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
   app.setNotFoundHandler((req, reply) =>
     sendError(reply, 404, ErrorCodes.invalidRequest, `no such endpoint: ${req.method} ${req.url.split('?')[0]}`),
   );
+}
+
+/**
+ * JSON bodies: an empty body counts as no body (compat §6 sends `PUT …/members/{user}` empty,
+ * some clients with a JSON Content-Type), and `__proto__`/`constructor` keys are refused.
+ */
+export function installJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (err) {
+      done(new DomainError('invalid', ErrorCodes.malformedJson, `malformed JSON: ${(err as Error).message}`), undefined);
+    }
+  });
 }
 
 /** Header values must be one line of visible ASCII. */

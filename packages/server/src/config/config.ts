@@ -29,9 +29,11 @@ export interface Config {
   cranRepository: string | undefined;
   gemSource: string | undefined;
   buildCacheDir: string | undefined;
+  buildCacheShared: boolean;
+  cargoRegistry: string | undefined;
 }
 
-type Kind = 'string' | 'int' | 'optional';
+type Kind = 'string' | 'int' | 'optional' | 'bool';
 
 interface Setting {
   key: keyof Config;
@@ -149,16 +151,96 @@ export const SETTINGS: readonly Setting[] = [
     default: 'git',
     describe: 'The git executable used for repositories.',
   },
-  { key: 'buildTimeoutSeconds', env: 'ALGOHOST_BUILD_TIMEOUT', flag: '--build-timeout', kind: 'int', default: '900', describe: 'Wall-clock limit of one build, in seconds (default 15 minutes).' },
-  { key: 'buildConcurrency', env: 'ALGOHOST_BUILD_CONCURRENCY', flag: '--build-concurrency', kind: 'int', default: '2', describe: "Builds run at once on this node (one algorithm's builds always run one after another)." },
-  { key: 'buildMemoryMiB', env: 'ALGOHOST_BUILD_MEMORY', flag: '--build-memory', kind: 'int', default: '4096', describe: 'Memory limit of each build step, in MiB.' },
-  { key: 'pipIndexUrl', env: 'ALGOHOST_PIP_INDEX_URL', flag: '--pip-index-url', kind: 'optional', describe: 'Python package index for builds; unset = the public PyPI.' },
-  { key: 'pipFindLinks', env: 'ALGOHOST_PIP_FIND_LINKS', flag: '--pip-find-links', kind: 'optional', describe: 'Comma-separated directories of wheels offered to pip (--find-links), e.g. for offline clusters.' },
-  { key: 'npmRegistry', env: 'ALGOHOST_NPM_REGISTRY', flag: '--npm-registry', kind: 'optional', describe: "npm registry for JavaScript builds; unset = npm's default." },
-  { key: 'mavenRepository', env: 'ALGOHOST_MAVEN_REPOSITORY', flag: '--maven-repository', kind: 'optional', describe: 'Maven repository (mirror of central) for Java and Scala builds; unset = Maven Central.' },
-  { key: 'cranRepository', env: 'ALGOHOST_CRAN_REPOSITORY', flag: '--cran-repository', kind: 'optional', describe: 'CRAN-style repository URL (file:// works offline) for R packages.txt.' },
-  { key: 'buildCacheDir', env: 'ALGOHOST_BUILD_CACHE_DIR', flag: '--build-cache-dir', kind: 'optional', describe: 'Download caches of builds (pip, npm, Maven, Cargo…); unset = <data dir>/builds/cache. Share it to keep downloads across clusters.' },
-  { key: 'gemSource', env: 'ALGOHOST_GEM_SOURCE', flag: '--gem-source', kind: 'optional', describe: "RubyGems source for Bundler; unset = the Gemfile's own source." },
+  {
+    key: 'buildTimeoutSeconds',
+    env: 'ALGOHOST_BUILD_TIMEOUT',
+    flag: '--build-timeout',
+    kind: 'int',
+    default: '900',
+    describe: 'Wall-clock limit of one build, in seconds (default 15 minutes).',
+  },
+  {
+    key: 'buildConcurrency',
+    env: 'ALGOHOST_BUILD_CONCURRENCY',
+    flag: '--build-concurrency',
+    kind: 'int',
+    default: '2',
+    describe: "Builds run at once on this node (one algorithm's builds always run one after another).",
+  },
+  {
+    key: 'buildMemoryMiB',
+    env: 'ALGOHOST_BUILD_MEMORY',
+    flag: '--build-memory',
+    kind: 'int',
+    default: '4096',
+    describe: 'Memory limit of each build step, in MiB.',
+  },
+  {
+    key: 'pipIndexUrl',
+    env: 'ALGOHOST_PIP_INDEX_URL',
+    flag: '--pip-index-url',
+    kind: 'optional',
+    describe: 'Python package index for builds; unset = the public PyPI.',
+  },
+  {
+    key: 'pipFindLinks',
+    env: 'ALGOHOST_PIP_FIND_LINKS',
+    flag: '--pip-find-links',
+    kind: 'optional',
+    describe: 'Comma-separated directories of wheels offered to pip (--find-links), e.g. for offline clusters.',
+  },
+  {
+    key: 'npmRegistry',
+    env: 'ALGOHOST_NPM_REGISTRY',
+    flag: '--npm-registry',
+    kind: 'optional',
+    describe: "npm registry for JavaScript builds; unset = npm's default.",
+  },
+  {
+    key: 'mavenRepository',
+    env: 'ALGOHOST_MAVEN_REPOSITORY',
+    flag: '--maven-repository',
+    kind: 'optional',
+    describe: 'Maven repository (mirror of central) for Java and Scala builds; unset = Maven Central.',
+  },
+  {
+    key: 'cranRepository',
+    env: 'ALGOHOST_CRAN_REPOSITORY',
+    flag: '--cran-repository',
+    kind: 'optional',
+    describe: 'CRAN-style repository URL (file:// works offline) for R packages.txt.',
+  },
+  {
+    key: 'buildCacheDir',
+    env: 'ALGOHOST_BUILD_CACHE_DIR',
+    flag: '--build-cache-dir',
+    kind: 'optional',
+    describe:
+      'Download caches of builds (pip, npm, Maven, Cargo…); unset = <data dir>/builds/cache. Share it to keep downloads across clusters.',
+  },
+  {
+    key: 'buildCacheShared',
+    env: 'ALGOHOST_BUILD_CACHE_SHARED',
+    flag: '--build-cache-shared',
+    kind: 'bool',
+    default: 'false',
+    describe:
+      "true: one download cache per language for the whole cluster (faster; only for clusters whose users trust each other). false: one per owner, so no build can plant a package in another tenant's cache.",
+  },
+  {
+    key: 'cargoRegistry',
+    env: 'ALGOHOST_CARGO_REGISTRY',
+    flag: '--cargo-registry',
+    kind: 'optional',
+    describe: 'Cargo source replacing crates.io for Rust builds (e.g. sparse+https://…); unset = crates.io.',
+  },
+  {
+    key: 'gemSource',
+    env: 'ALGOHOST_GEM_SOURCE',
+    flag: '--gem-source',
+    kind: 'optional',
+    describe: "RubyGems source for Bundler; unset = the Gemfile's own source.",
+  },
 ];
 
 export class ConfigError extends Error {}
@@ -180,7 +262,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, argv: readonly string[]): Con
     if (s.oneOf && !s.oneOf.includes(raw)) {
       throw new ConfigError(`${s.env} (${s.flag}) must be one of ${s.oneOf.join(', ')}; got "${raw}"`);
     }
-    if (s.kind === 'int') {
+    if (s.kind === 'bool') {
+      if (!['true', 'false', '1', '0'].includes(raw)) throw new ConfigError(`${s.env} (${s.flag}) must be true or false; got "${raw}"`);
+      out[s.key] = raw === 'true' || raw === '1';
+    } else if (s.kind === 'int') {
       const n = Number(raw);
       if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${s.env} (${s.flag}) must be a non-negative integer; got "${raw}"`);
       out[s.key] = n;
@@ -189,6 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, argv: readonly string[]): Con
     }
   }
   const config = out as unknown as Config;
+  if (config.port > 65535) throw new ConfigError(`ALGOHOST_PORT (--port) must be at most 65535; got ${config.port}`);
   config.dataDir = path.resolve(config.dataDir);
   config.publicUrl = config.publicUrl.replace(/\/+$/, '');
   try {

@@ -47,7 +47,9 @@ export class GitRepositoryHost implements RepositoryHost {
 
   async head(algorithmId: string): Promise<string | undefined> {
     try {
-      const { stdout } = await runGit(this.git, ['rev-parse', '--verify', '--quiet', `refs/heads/${DEFAULT_BRANCH}^{commit}`], { cwd: this.pathOf(algorithmId) });
+      const { stdout } = await runGit(this.git, ['rev-parse', '--verify', '--quiet', `refs/heads/${DEFAULT_BRANCH}^{commit}`], {
+        cwd: this.pathOf(algorithmId),
+      });
       return stdout.trim() || undefined;
     } catch {
       return undefined;

@@ -73,7 +73,12 @@ export async function gitRoutes(app: FastifyInstance, deps: SmartHttpDeps): Prom
     const say = (line: string) => reply.raw.write(`${line}\n`);
     try {
       await deps.pushes.pushed(
-        { algorithmId: String(body.algorithm_id), pusher: String(body.pusher ?? ''), updates: body.updates ?? [], pushOptions: body.push_options ?? [] },
+        {
+          algorithmId: String(body.algorithm_id),
+          pusher: String(body.pusher ?? ''),
+          updates: body.updates ?? [],
+          pushOptions: body.push_options ?? [],
+        },
         say,
       );
     } catch (err) {
@@ -93,7 +98,8 @@ async function serveGit(req: FastifyRequest, reply: FastifyReply, deps: SmartHtt
   if (!service || !SERVICES.has(service)) {
     return textError(reply, 403, 'only the smart HTTP protocol is served (git-upload-pack, git-receive-pack)');
   }
-  if ((action === 'info/refs') !== (req.method === 'GET')) return textError(reply, 405, `use ${action === 'info/refs' ? 'GET' : 'POST'} for ${action}`);
+  if ((action === 'info/refs') !== (req.method === 'GET'))
+    return textError(reply, 405, `use ${action === 'info/refs' ? 'GET' : 'POST'} for ${action}`);
   const write = service === 'git-receive-pack';
 
   let principal: Principal;
@@ -107,7 +113,12 @@ async function serveGit(req: FastifyRequest, reply: FastifyReply, deps: SmartHtt
 
   let repoPath: string;
   try {
-    if (version !== undefined && write) throw new DomainError('forbidden', 2001, `the versioned address ${owner}/${name}/${version}.git is read-only; push to /git/${owner}/${name}.git`);
+    if (version !== undefined && write)
+      throw new DomainError(
+        'forbidden',
+        2001,
+        `the versioned address ${owner}/${name}/${version}.git is read-only; push to /git/${owner}/${name}.git`,
+      );
     const algorithm = await deps.algorithms.authorizeSource(principal, owner, name, write ? 'write' : 'read');
     if (version !== undefined) {
       // Published versions arrive with publishing; until then no version exists.
@@ -139,7 +150,11 @@ async function serveGit(req: FastifyRequest, reply: FastifyReply, deps: SmartHtt
 async function authenticateBasic(req: FastifyRequest, keys: KeyService): Promise<Principal> {
   const header = req.headers.authorization ?? '';
   if (!/^basic /i.test(header)) {
-    throw new DomainError('unauthenticated', 2001, 'authentication required: use https://{account}:{standard API key}@host/git/{owner}/{name}.git');
+    throw new DomainError(
+      'unauthenticated',
+      2001,
+      'authentication required: use https://{account}:{standard API key}@host/git/{owner}/{name}.git',
+    );
   }
   const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');

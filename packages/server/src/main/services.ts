@@ -61,6 +61,7 @@ export async function buildServices(config: Config): Promise<Services> {
   const builder = new SandboxBuilder(new Supervisor(), LANGUAGE_ADAPTERS, {
     root: path.join(config.dataDir, 'builds'),
     cacheDir: config.buildCacheDir && path.resolve(config.buildCacheDir),
+    sharedCache: config.buildCacheShared,
     memoryBytes: config.buildMemoryMiB * 1024 * 1024,
     git: config.gitBinary,
     registries: {
@@ -70,6 +71,7 @@ export async function buildServices(config: Config): Promise<Services> {
       mavenRepository: config.mavenRepository,
       cranRepository: config.cranRepository,
       gemSource: config.gemSource,
+      cargoRegistry: config.cargoRegistry,
     },
   });
   builder.prepare();
@@ -102,7 +104,13 @@ export async function buildServices(config: Config): Promise<Services> {
   };
 }
 
-const splitList = (v: string | undefined) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : []);
+const splitList = (v: string | undefined) =>
+  v
+    ? v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : [];
 
 export interface BootstrapResult {
   /** The generated admin key, when this start created it; undefined otherwise. */

@@ -42,7 +42,11 @@ export class SqlBuildStore implements BuildStore {
       const [at, id] = splitKey(page.after);
       q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
     }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute();
     return toPage(rows.map(fromRow), page.limit, (b) => `${b.createdAt}|${b.id}`);
   }
 
@@ -59,7 +63,14 @@ export class SqlBuildStore implements BuildStore {
   }
 
   async listQueued(limit: number): Promise<Build[]> {
-    const rows = await this.db.selectFrom('builds').selectAll().where('status', '=', 'queued').orderBy('created_at').orderBy('id').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('builds')
+      .selectAll()
+      .where('status', '=', 'queued')
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
     return rows.map(fromRow);
   }
 
@@ -95,7 +106,12 @@ export class SqlBuildStore implements BuildStore {
               .select('earlier.id')
               .where('earlier.algorithm_id', '=', build.algorithmId)
               .where('earlier.status', '=', 'queued')
-              .where((e) => e.or([e('earlier.created_at', '<', build.createdAt), e.and([e('earlier.created_at', '=', build.createdAt), e('earlier.id', '<', build.id)])])),
+              .where((e) =>
+                e.or([
+                  e('earlier.created_at', '<', build.createdAt),
+                  e.and([e('earlier.created_at', '=', build.createdAt), e('earlier.id', '<', build.id)]),
+                ]),
+              ),
           ),
         ),
       )
@@ -103,12 +119,24 @@ export class SqlBuildStore implements BuildStore {
     return Number(res.numUpdatedRows) > 0;
   }
 
-  async finish(id: string, r: { status: 'succeeded' | 'failed'; error: string | null; artifact: string | null; finishedAt: string }): Promise<void> {
-    await this.db.updateTable('builds').set({ status: r.status, error: r.error, artifact: r.artifact, finished_at: r.finishedAt }).where('id', '=', id).execute();
+  async finish(
+    id: string,
+    r: { status: 'succeeded' | 'failed'; error: string | null; artifact: string | null; finishedAt: string },
+  ): Promise<void> {
+    await this.db
+      .updateTable('builds')
+      .set({ status: r.status, error: r.error, artifact: r.artifact, finished_at: r.finishedAt })
+      .where('id', '=', id)
+      .execute();
   }
 
   async requeue(id: string): Promise<void> {
-    await this.db.updateTable('builds').set({ status: 'queued', started_at: null }).where('id', '=', id).where('status', '=', 'in-progress').execute();
+    await this.db
+      .updateTable('builds')
+      .set({ status: 'queued', started_at: null })
+      .where('id', '=', id)
+      .where('status', '=', 'in-progress')
+      .execute();
   }
 }
 

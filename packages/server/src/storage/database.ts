@@ -34,6 +34,9 @@ export interface OpenDatabaseOptions {
 export function openDatabase(opts: OpenDatabaseOptions): Db {
   if (opts.url) {
     const pool = new pg.Pool({ connectionString: opts.url, max: 10 });
+    // An idle connection dropped by the server (restart, admin action) must not crash the
+    // process; the pool replaces it on the next query.
+    pool.on('error', () => {});
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   fs.mkdirSync(path.dirname(opts.sqlitePath), { recursive: true });

@@ -25,8 +25,19 @@ export function algorithmFixtures(): AlgorithmFixture[] {
     .sort()
     .map((language) => {
       const dir = path.join(FIXTURES_DIR, language);
-      const meta = JSON.parse(fs.readFileSync(path.join(dir, 'fixture.json'), 'utf8')) as { environment: string; name: string; broken_error: string };
-      return { language, environment: meta.environment, name: meta.name, brokenError: meta.broken_error, hello: path.join(dir, 'hello'), broken: path.join(dir, 'broken') };
+      const meta = JSON.parse(fs.readFileSync(path.join(dir, 'fixture.json'), 'utf8')) as {
+        environment: string;
+        name: string;
+        broken_error: string;
+      };
+      return {
+        language,
+        environment: meta.environment,
+        name: meta.name,
+        brokenError: meta.broken_error,
+        hello: path.join(dir, 'hello'),
+        broken: path.join(dir, 'broken'),
+      };
     });
 }
 

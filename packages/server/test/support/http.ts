@@ -26,7 +26,11 @@ export async function request<T = any>(base: string, method: string, path: strin
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(base + path, { method, headers, body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body) });
+  const res = await fetch(base + path, {
+    method,
+    headers,
+    body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);

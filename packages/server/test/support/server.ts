@@ -85,6 +85,7 @@ export async function startTestServer(opts: { database?: DatabaseKind; env?: Rec
     ALGOHOST_LOG_LEVEL: process.env.ALGOHOST_TEST_LOG_LEVEL ?? 'silent',
     // Download caches (pip, npm, Maven, Cargo…) outlive test servers, so repeated runs are fast.
     ALGOHOST_BUILD_CACHE_DIR: BUILD_CACHE_DIR,
+    ALGOHOST_BUILD_CACHE_SHARED: 'true',
     ...(pgdb ? { ALGOHOST_DATABASE_URL: pgdb.url } : {}),
     ...opts.env,
   };

@@ -6,7 +6,8 @@ import type { Page, PageRequest } from '../pagination.js';
 import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
 import { type Account, type Member, type MemberRole, ORGANIZATION_TYPES } from './model.js';
 import type { AccountStore } from './ports.js';
-import { type AccountCleanup, optionalText } from './user-service.js';
+import type { AccountCleanup } from './user-service.js';
+import { optionalText } from '../text.js';
 
 export interface OrganizationInput {
   org_name?: unknown;

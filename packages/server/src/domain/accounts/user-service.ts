@@ -7,6 +7,7 @@ import { isAdmin, requireAdmin, type Principal } from '../auth/principal.js';
 import type { Account } from './model.js';
 import type { AccountStore } from './ports.js';
 import { hashPassword } from './secrets.js';
+import { optionalText } from '../text.js';
 
 export interface UserInput {
   username?: unknown;
@@ -115,13 +116,6 @@ export class UserService {
     }
     return account;
   }
-}
-
-export function optionalText(field: string, value: unknown, max = 500): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw invalid(`${field} must be a string`);
-  if (value.length > max) throw invalid(`${field} is too long: at most ${max} characters`);
-  return value;
 }
 
 function assertPassword(value: unknown): string {

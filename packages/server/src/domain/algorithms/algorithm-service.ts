@@ -7,7 +7,7 @@ import { requireCapability, type Principal } from '../auth/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { Account } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';
-import { optionalText } from '../accounts/user-service.js';
+import { optionalText } from '../text.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { Environment } from '../catalog/model.js';
 import { type Algorithm, type AlgorithmSettings, CALLABILITIES, LICENSES, NETWORK_ACCESS, SOURCE_VISIBILITIES } from './model.js';
@@ -205,9 +205,9 @@ export const noSuchAlgorithm = (owner: string, name: string) =>
 function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, catalog?: Catalog): void {
   const d = input.details ?? {};
   if (typeof d !== 'object' || Array.isArray(d)) throw invalid('details must be an object');
-  a.details.label = detailText('details.label', d.label) ?? a.details.label;
-  a.details.summary = detailText('details.summary', d.summary, 5000) ?? a.details.summary;
-  a.details.tagline = detailText('details.tagline', d.tagline) ?? a.details.tagline;
+  a.details.label = optionalText('details.label', d.label) ?? a.details.label;
+  a.details.summary = optionalText('details.summary', d.summary, 5000) ?? a.details.summary;
+  a.details.tagline = optionalText('details.tagline', d.tagline) ?? a.details.tagline;
   const s = input.settings ?? {};
   if (typeof s !== 'object' || Array.isArray(s)) throw invalid('settings must be an object');
   const next: AlgorithmSettings = { ...a.settings };
@@ -257,13 +257,6 @@ function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, ca
 
 /** The largest royalty both databases store exactly (a 32-bit integer column). */
 const MAX_ROYALTY_MICROCREDITS = 2_147_483_647;
-
-/** Free text of details; PostgreSQL text cannot hold NUL, so it is refused on every database alike. */
-function detailText(field: string, value: unknown, max?: number): string | undefined {
-  const text = optionalText(field, value, max);
-  if (text?.includes('\u0000')) throw invalid(`${field} must not contain NUL characters`);
-  return text;
-}
 
 function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T | undefined {
   if (value === undefined || value === null) return undefined;

@@ -152,7 +152,10 @@ export class BuildService {
   async logsOf(p: Principal, owner: string, name: string, buildId: string): Promise<string> {
     const build = await this.get(p, owner, name, buildId);
     if (!isFinished(build)) {
-      throw notFound(ErrorCodes.buildLogsNotFound, `build ${buildId} is ${build.status}; its logs are available once it finishes (follow it live at .../logs/stream)`);
+      throw notFound(
+        ErrorCodes.buildLogsNotFound,
+        `build ${buildId} is ${build.status}; its logs are available once it finishes (follow it live at .../logs/stream)`,
+      );
     }
     return (await this.logs.read(build.id)) ?? '';
   }
@@ -228,7 +231,7 @@ export class BuildService {
       const environment = view.environment;
       log(`Building ${view.algorithm.ownerName}/${view.algorithm.name} at ${build.commitSha} for environment ${environment.name}\n`);
       const { artifact } = await this.builder.build(
-        { build, environment, repositoryPath: this.repositories.pathOf(build.algorithmId) },
+        { build, ownerId: view.algorithm.ownerId, environment, repositoryPath: this.repositories.pathOf(build.algorithmId) },
         log,
         controller.signal,
       );

@@ -16,7 +16,10 @@ export interface BuildStore {
    * progress; returns false when it lost the race. This keeps one algorithm's builds in order.
    */
   claim(id: string, startedAt: string): Promise<boolean>;
-  finish(id: string, result: { status: 'succeeded' | 'failed'; error: string | null; artifact: string | null; finishedAt: string }): Promise<void>;
+  finish(
+    id: string,
+    result: { status: 'succeeded' | 'failed'; error: string | null; artifact: string | null; finishedAt: string },
+  ): Promise<void>;
   requeue(id: string): Promise<void>;
 }
 
@@ -28,6 +31,8 @@ export interface BuildLogStore {
 
 export interface BuildRequest {
   build: Build;
+  /** The owning account: download caches are kept per owner unless shared cluster-wide. */
+  ownerId: string;
   environment: Environment;
   repositoryPath: string;
 }

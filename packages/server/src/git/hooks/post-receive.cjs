@@ -19,7 +19,12 @@ process.stdin.on('end', () => {
       const [oldSha, newSha, ref] = line.split(' ');
       return { old: oldSha, new: newSha, ref };
     });
-  const body = JSON.stringify({ algorithm_id: process.env.ALGOHOST_ALGORITHM_ID, pusher: process.env.ALGOHOST_PUSHER, updates, push_options: pushOptions });
+  const body = JSON.stringify({
+    algorithm_id: process.env.ALGOHOST_ALGORITHM_ID,
+    pusher: process.env.ALGOHOST_PUSHER,
+    updates,
+    push_options: pushOptions,
+  });
   const req = http.request(
     process.env.ALGOHOST_HOOK_URL,
     { method: 'POST', headers: { 'content-type': 'application/json', 'x-algohost-hook-token': process.env.ALGOHOST_HOOK_TOKEN } },

@@ -20,6 +20,8 @@ export interface BuilderSettings {
   /** Root for work dirs, artifacts, dependency layers and (by default) download caches. */
   root: string;
   cacheDir?: string;
+  /** One download cache per language for the cluster instead of one per owner. */
+  sharedCache: boolean;
   registries: RegistrySettings;
   memoryBytes: number;
   git: string;
@@ -94,25 +96,59 @@ export class SandboxBuilder implements Builder {
       await this.checkout(req, src, log, signal);
 
       const files = new Set(fs.readdirSync(src));
-      const read = (name: string) => readRegularFile(path.join(src, name));
-      const ctx: StepContext = { files, registries: this.settings.registries, extraInputs: [], read };
+      const read = (name: string) => readRegularFile(src, name);
+      const ctx: StepContext = {
+        environment: { name: env.name, runtimeVersion: env.runtime.version },
+        files,
+        registries: this.settings.registries,
+        extraInputs: [],
+        read,
+      };
       const toolMounts = adapter.toolchainMounts?.() ?? [];
       const findLinks = this.settings.registries.pipFindLinks.map((host, i) => ({ host, inside: `/inputs/${i}` }));
       ctx.extraInputs.push(...findLinks.map((m) => m.inside));
       // A file:// registry (a local CRAN-style repository…) is seen read-only at its own path, so its URL holds inside.
-      const localRegistries = Object.values(this.settings.registries).flatMap((u) => (typeof u === 'string' && u.startsWith('file:') ? [{ host: fileURLToPath(u), inside: fileURLToPath(u) }] : []));
+      const localRegistries = Object.values(this.settings.registries).flatMap((u) =>
+        typeof u === 'string' && u.startsWith('file:') ? [{ host: fileURLToPath(u), inside: fileURLToPath(u) }] : [],
+      );
 
-      const cache = path.join(this.dirs.cache, adapter.languages[0]!);
+      // Build steps can write the download cache, so tenants do not share one unless told to.
+      const cache = path.join(this.dirs.cache, adapter.languages[0]!, this.settings.sharedCache ? 'shared' : req.ownerId);
+      ensureSandboxDir(path.dirname(cache));
       ensureSandboxDir(cache);
 
-      const layer = await this.dependencyLayer(adapter, env.name, ctx, { src, cache, mounts: [...toolMounts, ...findLinks, ...localRegistries] }, log, signal);
+      const layer = await this.dependencyLayer(
+        adapter,
+        req,
+        ctx,
+        { src, cache, mounts: [...toolMounts, ...findLinks, ...localRegistries] },
+        log,
+        signal,
+      );
       const layerMount: Mount[] = layer ? [{ host: path.join(this.dirs.layers, layer), inside: INSIDE.deps }] : [];
 
       for (const step of adapter.compile(ctx)) {
-        await this.step(step, adapter, [{ host: src, inside: INSIDE.src, writable: true }, { host: cache, inside: INSIDE.cache, writable: true }, ...layerMount, ...toolMounts], log, signal);
+        await this.step(
+          step,
+          adapter,
+          [
+            { host: src, inside: INSIDE.src, writable: true },
+            { host: cache, inside: INSIDE.cache, writable: true },
+            ...layerMount,
+            ...toolMounts,
+          ],
+          log,
+          signal,
+        );
       }
 
-      const manifest: ArtifactManifest = { environment: env.name, language: env.language, commit: req.build.commitSha, layer, builtAt: new Date().toISOString() };
+      const manifest: ArtifactManifest = {
+        environment: env.name,
+        language: env.language,
+        commit: req.build.commitSha,
+        layer,
+        builtAt: new Date().toISOString(),
+      };
       fs.writeFileSync(path.join(src, '.algohost-artifact.json'), JSON.stringify(manifest, null, 2));
       fs.mkdirSync(path.dirname(final), { recursive: true, mode: 0o711 });
       try {
@@ -156,13 +192,15 @@ export class SandboxBuilder implements Builder {
     signal.removeEventListener('abort', onAbort);
     if (code !== 0 || outcome.kind !== 'exited' || outcome.code !== 0) {
       log(errors);
-      throw new BuildFailure(signal.aborted ? 'cancelled' : `could not check out ${req.build.commitSha}: ${errors.trim() || describe(outcome)}`);
+      throw new BuildFailure(
+        signal.aborted ? 'cancelled' : `could not check out ${req.build.commitSha}: ${errors.trim() || describe(outcome)}`,
+      );
     }
   }
 
   private async dependencyLayer(
     adapter: LanguageAdapter,
-    environment: string,
+    req: BuildRequest,
     ctx: StepContext,
     where: { src: string; cache: string; mounts: Mount[] },
     log: (t: string) => void,
@@ -170,7 +208,11 @@ export class SandboxBuilder implements Builder {
   ): Promise<string | null> {
     const steps = adapter.installDependencies(ctx);
     if (steps.length === 0) return null;
-    const hash = crypto.createHash('sha256').update(`${BUILDER_VERSION}\0${environment}\0${JSON.stringify(this.settings.registries)}\0`);
+    // Keyed per algorithm too: a layer step may read more of the tree than the dependency
+    // files (a local package, vendored gems), so layers are never shared between algorithms.
+    const hash = crypto
+      .createHash('sha256')
+      .update(`${BUILDER_VERSION}\0${req.build.algorithmId}\0${req.environment.name}\0${JSON.stringify(this.settings.registries)}\0`);
     for (const f of adapter.dependencyFiles) hash.update(`${f}\0${ctx.read(f) ?? '<absent>'}\0`);
     const layer = `${adapter.languages[0]}/${hash.digest('hex').slice(0, 32)}`;
     const final = path.join(this.dirs.layers, layer);
@@ -204,7 +246,13 @@ export class SandboxBuilder implements Builder {
     }
   }
 
-  private async step(step: BuildStep, adapter: LanguageAdapter, mounts: Mount[], log: (t: string) => void, signal: AbortSignal): Promise<void> {
+  private async step(
+    step: BuildStep,
+    adapter: LanguageAdapter,
+    mounts: Mount[],
+    log: (t: string) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
     if (signal.aborted) throw new BuildFailure('cancelled');
     log(`$ ${step.title}: ${step.argv.join(' ')}\n`);
     const outcome: Outcome = await this.supervisor.run(
@@ -242,9 +290,15 @@ function describe(o: Outcome): string {
   }
 }
 
-/** Reads a regular file of the checked-out tree; symlinks are not followed (they could point anywhere on the host). */
-function readRegularFile(file: string): string | undefined {
+/**
+ * Reads a regular file of the checked-out tree on the host. Nothing outside the tree is ever
+ * read: the file itself must not be a symlink and its real path must stay inside the tree
+ * (a symlinked directory on the way could point anywhere on the host).
+ */
+function readRegularFile(root: string, name: string): string | undefined {
   try {
+    const file = path.join(root, name);
+    if (!fs.realpathSync(file).startsWith(fs.realpathSync(root) + path.sep)) return undefined;
     const st = fs.lstatSync(file);
     if (!st.isFile() || st.size > 5 * 1024 * 1024) return undefined;
     return fs.readFileSync(file, 'utf8');
@@ -264,7 +318,9 @@ function assertTraversable(dir: string): void {
   for (;;) {
     const mode = fs.statSync(current).mode;
     if ((mode & 0o001) === 0) {
-      throw new Error(`the build directory ${dir} is not reachable by the sandbox user (uid ${SANDBOX_UID}): ${current} lacks o+x; choose ALGOHOST_DATA_DIR elsewhere or chmod o+x ${current}`);
+      throw new Error(
+        `the build directory ${dir} is not reachable by the sandbox user (uid ${SANDBOX_UID}): ${current} lacks o+x; choose ALGOHOST_DATA_DIR elsewhere or chmod o+x ${current}`,
+      );
     }
     const parent = path.dirname(current);
     if (parent === current) return;

@@ -20,6 +20,8 @@ export interface RegistrySettings {
   mavenRepository?: string;
   cranRepository?: string;
   gemSource?: string;
+  /** Cargo source replacing crates.io. */
+  cargoRegistry?: string;
 }
 
 export interface BuildStep {
@@ -31,6 +33,8 @@ export interface BuildStep {
 }
 
 export interface StepContext {
+  /** The environment being built for (name and runtime version), e.g. to pick a compiler. */
+  environment: { name: string; runtimeVersion: string };
   /** Files at the repository root (top level only), to decide what to run. */
   files: ReadonlySet<string>;
   registries: RegistrySettings;

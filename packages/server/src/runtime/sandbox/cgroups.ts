@@ -31,7 +31,8 @@ export interface CgroupSupport {
 export function detectCgroups(): CgroupSupport {
   const v2Controllers = readOr(path.join(ROOT, 'cgroup.controllers'), '');
   if (v2Controllers.includes('memory') && v2Controllers.includes('pids')) return v2Support();
-  if (fs.existsSync(path.join(ROOT, 'memory', 'cgroup.procs')) && fs.existsSync(path.join(ROOT, 'pids', 'cgroup.procs'))) return v1Support();
+  if (fs.existsSync(path.join(ROOT, 'memory', 'cgroup.procs')) && fs.existsSync(path.join(ROOT, 'pids', 'cgroup.procs')))
+    return v1Support();
   return { version: 0, create: () => undefined };
 }
 
@@ -81,7 +82,11 @@ function v1Support(): CgroupSupport {
 }
 
 function v2Support(): CgroupSupport {
-  const own = (readOr('/proc/self/cgroup', '').split('\n').find((l) => l.startsWith('0::')) ?? '0::/').slice(3);
+  const own = (
+    readOr('/proc/self/cgroup', '')
+      .split('\n')
+      .find((l) => l.startsWith('0::')) ?? '0::/'
+  ).slice(3);
   const base = path.join(ROOT, own, 'algohost');
   return {
     version: 2,

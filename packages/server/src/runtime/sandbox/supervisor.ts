@@ -51,7 +51,16 @@ const KILL_GRACE_MS = 2000;
 
 /** System paths a sandbox sees read-only; /etc is shown with its secrets masked. */
 const SYSTEM_MOUNTS = ['/usr', '/etc'];
-const MASKED = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/ssh', '/etc/sudoers', '/etc/sudoers.d', '/etc/ssl/private'];
+const MASKED = [
+  '/etc/shadow',
+  '/etc/gshadow',
+  '/etc/shadow-',
+  '/etc/gshadow-',
+  '/etc/ssh',
+  '/etc/sudoers',
+  '/etc/sudoers.d',
+  '/etc/ssl/private',
+];
 
 export class SandboxUnavailableError extends Error {}
 
@@ -65,7 +74,9 @@ export class Supervisor {
   /** Throws a clear error when user code cannot be contained on this host. */
   check(): void {
     if (!fs.existsSync(this.bwrap)) {
-      throw new SandboxUnavailableError('bubblewrap (bwrap) is not installed: algohost refuses to run user code without a sandbox (apt-get install bubblewrap)');
+      throw new SandboxUnavailableError(
+        'bubblewrap (bwrap) is not installed: algohost refuses to run user code without a sandbox (apt-get install bubblewrap)',
+      );
     }
   }
 
@@ -106,8 +117,7 @@ export class Supervisor {
         group?.remove();
         if (killReason) resolve({ kind: 'killed', reason: killReason });
         else if (oom) resolve({ kind: 'killed', reason: 'memory' });
-        else if (signal) resolve({ kind: 'killed', reason: signal === 'SIGKILL' && oom ? 'memory' : 'signal', signal });
-        else if (code === 137 && oom) resolve({ kind: 'killed', reason: 'memory' });
+        else if (signal) resolve({ kind: 'killed', reason: 'signal', signal });
         else resolve({ kind: 'exited', code: code ?? 1 });
       });
       child.on('error', () => resolve({ kind: 'exited', code: 127 }));
@@ -134,7 +144,8 @@ export class Supervisor {
     const args = ['--unshare-all', '--die-with-parent', '--new-session'];
     if (spec.network === 'host') args.push('--share-net');
     for (const m of SYSTEM_MOUNTS) args.push('--ro-bind', m, m);
-    for (const link of ['lib', 'lib64', 'bin', 'sbin']) if (fs.existsSync(`/usr/${link}`)) args.push('--symlink', `usr/${link}`, `/${link}`);
+    for (const link of ['lib', 'lib64', 'bin', 'sbin'])
+      if (fs.existsSync(`/usr/${link}`)) args.push('--symlink', `usr/${link}`, `/${link}`);
     for (const m of MASKED) {
       if (!fs.existsSync(m)) continue;
       if (fs.statSync(m).isDirectory()) args.push('--tmpfs', m);

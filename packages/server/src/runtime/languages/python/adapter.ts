@@ -15,7 +15,14 @@ export const pythonAdapter: LanguageAdapter = {
     const requirements = ctx.read('requirements.txt') ?? '';
     // Only comments and blank lines: no virtual environment needed, which keeps builds fast.
     if (!requirements.split('\n').some((l) => l.trim() && !l.trim().startsWith('#'))) return [];
-    const pip = [`${INSIDE.deps}/venv/bin/pip`, 'install', '--no-input', '--disable-pip-version-check', '--cache-dir', `${INSIDE.cache}/pip`];
+    const pip = [
+      `${INSIDE.deps}/venv/bin/pip`,
+      'install',
+      '--no-input',
+      '--disable-pip-version-check',
+      '--cache-dir',
+      `${INSIDE.cache}/pip`,
+    ];
     if (ctx.registries.pipIndexUrl) pip.push('--index-url', ctx.registries.pipIndexUrl);
     for (const dir of ctx.extraInputs) pip.push('--find-links', dir);
     pip.push('-r', `${INSIDE.src}/requirements.txt`);

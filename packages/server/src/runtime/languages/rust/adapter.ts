@@ -33,7 +33,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Mount } from '../../sandbox/supervisor.js';
-import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, type StepContext } from '../adapter.js';
+import { INSIDE, type BuildStep, type LanguageAdapter, type StepContext } from '../adapter.js';
 
 /** Where scripts/install/rust.sh puts the toolchain; mounted at the same path inside. */
 export const RUST_HOME = '/opt/algohost/rust';
@@ -131,7 +131,7 @@ export const rustAdapter: LanguageAdapter = {
 
 /** `cargo [registry replacement] <args>`: every cargo command sees the same sources. */
 function cargo(ctx: StepContext, ...args: string[]): string[] {
-  const registry = (ctx.registries as RegistrySettings & { cargoRegistry?: string }).cargoRegistry;
+  const registry = ctx.registries.cargoRegistry;
   const config = registry
     ? [
         '--config',
