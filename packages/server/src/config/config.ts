@@ -43,6 +43,8 @@ interface Setting {
   /** Default as text; a function computes it from the settings read so far. */
   default?: string | ((c: Partial<Config>) => string);
   oneOf?: string[];
+  /** Largest value of an int setting. */
+  max?: number;
   describe: string;
 }
 
@@ -53,6 +55,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--port',
     kind: 'int',
     default: '8080',
+    max: 65535,
     describe: 'TCP port of the HTTP API and Git server (0 picks a free port).',
   },
   {
@@ -268,13 +271,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, argv: readonly string[]): Con
     } else if (s.kind === 'int') {
       const n = Number(raw);
       if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${s.env} (${s.flag}) must be a non-negative integer; got "${raw}"`);
+      if (s.max !== undefined && n > s.max) throw new ConfigError(`${s.env} (${s.flag}) must be at most ${s.max}; got ${n}`);
       out[s.key] = n;
     } else {
       out[s.key] = raw;
     }
   }
   const config = out as unknown as Config;
-  if (config.port > 65535) throw new ConfigError(`ALGOHOST_PORT (--port) must be at most 65535; got ${config.port}`);
   config.dataDir = path.resolve(config.dataDir);
   config.publicUrl = config.publicUrl.replace(/\/+$/, '');
   try {
