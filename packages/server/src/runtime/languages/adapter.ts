@@ -44,7 +44,41 @@ export interface StepContext {
   read(file: string): string | undefined;
 }
 
+/** Paths as seen inside a runner sandbox (runtime protocol, compat §4). */
+export const RUNNER_INSIDE = {
+  /** The built artifact (the algorithm's tree after compile), read-only, the working directory. */
+  app: '/app',
+  /** The dependency layer, read-only (absent when the build made none). */
+  deps: '/deps',
+  /** This language's runner harness (runtime/languages/<lang>/runner/), read-only. */
+  harness: '/opt/algohost/runner',
+  /** The response FIFO; also bound at the historical /tmp/algoout. */
+  responseFifo: '/run/algohost/algoout',
+} as const;
+
+export interface RunnerContext {
+  /** Contents of the artifact's algorithmia.conf ({username, algoname, language}), if any. */
+  conf: { username?: string; algoname?: string; language?: string };
+  /** The algorithm's name (fallback when algorithmia.conf is missing). */
+  algorithmName: string;
+  /** Whether the build made a dependency layer (mounted at RUNNER_INSIDE.deps). */
+  hasLayer: boolean;
+  environment: { name: string; runtimeVersion: string };
+}
+
+export interface RunnerCommand {
+  argv: string[];
+  env: Record<string, string>;
+}
+
 export interface LanguageAdapter {
+  /**
+   * How to start the runner harness for a built artifact: a long-lived process that loads the
+   * algorithm once, prints PIPE_INIT_COMPLETE, then answers one JSON request per stdin line on
+   * the response FIFO (compat §4). Absent = this language cannot run yet.
+   */
+  runner?(ctx: RunnerContext): RunnerCommand;
+
   /** Catalog language names this adapter builds (e.g. python3, python2). */
   languages: string[];
   /** Files whose content decides the dependency layer; their hash keys the layer cache. */
