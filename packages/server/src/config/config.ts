@@ -30,6 +30,8 @@ export interface Config {
   gemSource: string | undefined;
   buildCacheDir: string | undefined;
   buildCacheShared: boolean;
+  runnerMemoryMiB: number;
+  runnerPids: number;
   cargoRegistry: string | undefined;
 }
 

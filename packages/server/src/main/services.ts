@@ -17,6 +17,7 @@ import { BuildService } from '../domain/builds/build-service.js';
 import { SandboxBuilder } from '../runtime/build/sandbox-builder.js';
 import { LANGUAGE_ADAPTERS } from '../runtime/languages/index.js';
 import { Supervisor } from '../runtime/sandbox/supervisor.js';
+import { RunnerFactory } from '../runtime/runner/runner-factory.js';
 import { FileBuildLogStore, SqlBuildStore } from '../storage/build-store.js';
 import { GitRepositoryHost } from '../git/repository-host.js';
 import type { ApiServices } from '../api/context.js';
@@ -30,6 +31,7 @@ export interface Services extends ApiServices {
   accounts: SqlAccountStore;
   repositories: GitRepositoryHost;
   builder: SandboxBuilder;
+  runners: RunnerFactory;
 }
 
 export async function buildServices(config: Config): Promise<Services> {
@@ -58,7 +60,8 @@ export async function buildServices(config: Config): Promise<Services> {
   const keys = new KeyService(accounts, new SqlKeyStore(db), new SqlClusterSettingsStore(db), clock, config.sessionTtlSeconds);
 
   const links = { publicUrl: config.publicUrl };
-  const builder = new SandboxBuilder(new Supervisor(), LANGUAGE_ADAPTERS, {
+  const supervisor = new Supervisor();
+  const builder = new SandboxBuilder(supervisor, LANGUAGE_ADAPTERS, {
     root: path.join(config.dataDir, 'builds'),
     cacheDir: config.buildCacheDir && path.resolve(config.buildCacheDir),
     sharedCache: config.buildCacheShared,
@@ -75,6 +78,13 @@ export async function buildServices(config: Config): Promise<Services> {
     },
   });
   builder.prepare();
+  const runners = new RunnerFactory(supervisor, builder, {
+    memoryBytes: config.runnerMemoryMiB * 1024 * 1024,
+    pids: config.runnerPids,
+    outputLimitBytes: 15 * 1000 * 1000,
+    startTimeoutMs: 10 * 60 * 1000,
+  });
+  runners.prepare();
   const builds = new BuildService(
     new SqlBuildStore(db),
     new FileBuildLogStore(path.join(config.dataDir, 'builds', 'logs')),
@@ -100,6 +110,7 @@ export async function buildServices(config: Config): Promise<Services> {
     catalog,
     builds,
     builder,
+    runners,
     links,
   };
 }

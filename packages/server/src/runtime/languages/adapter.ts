@@ -79,6 +79,8 @@ export interface LanguageAdapter {
    */
   runner?(ctx: RunnerContext): RunnerCommand;
 
+  /** Its folder under runtime/languages/; the runner harness is in <folder>/runner/. */
+  folder: string;
   /** Catalog language names this adapter builds (e.g. python3, python2). */
   languages: string[];
   /** Files whose content decides the dependency layer; their hash keys the layer cache. */

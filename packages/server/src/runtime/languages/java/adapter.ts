@@ -87,6 +87,7 @@ echo 'built target/algorithm.jar'
 const BASH = '/usr/bin/bash';
 
 export const javaAdapter: LanguageAdapter = {
+  folder: 'java',
   languages: ['java17'],
   dependencyFiles: ['pom.xml'],
 

@@ -33,6 +33,7 @@ function declaresDependencies(ctx: StepContext): boolean {
 }
 
 export const javascriptAdapter: LanguageAdapter = {
+  folder: 'javascript',
   languages: ['nodejs20'],
   dependencyFiles: ['package.json', 'package-lock.json'],
 

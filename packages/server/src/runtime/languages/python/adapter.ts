@@ -8,6 +8,7 @@ import { INSIDE, type LanguageAdapter, type StepContext } from '../adapter.js';
 const PYTHON = '/usr/bin/python3';
 
 export const pythonAdapter: LanguageAdapter = {
+  folder: 'python',
   languages: ['python3', 'python2'],
   dependencyFiles: ['requirements.txt'],
 

@@ -64,6 +64,7 @@ function listedPackages(ctx: StepContext): { line: number; name: string }[] {
 }
 
 export const rAdapter: LanguageAdapter = {
+  folder: 'r',
   languages: ['r4'],
   dependencyFiles: ['packages.txt'],
 

@@ -39,6 +39,7 @@ function installEnv(ctx: StepContext): Record<string, string> {
 }
 
 export const rubyAdapter: LanguageAdapter = {
+  folder: 'ruby',
   languages: ['ruby3'],
   dependencyFiles: ['Gemfile', 'Gemfile.lock'],
 

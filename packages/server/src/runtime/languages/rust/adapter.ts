@@ -71,6 +71,7 @@ rm -rf target && cp -a ${LAYER_TARGET} target
 find . -path ./target -prune -o -type f -exec touch -c {} +`;
 
 export const rustAdapter: LanguageAdapter = {
+  folder: 'rust',
   languages: ['rust'],
   dependencyFiles: ['Cargo.toml', 'Cargo.lock', ...CARGO_CONFIG_FILES],
 

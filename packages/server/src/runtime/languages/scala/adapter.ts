@@ -84,6 +84,7 @@ function repositoryEnv(ctx: StepContext): Record<string, string> {
 }
 
 export const scalaAdapter: LanguageAdapter = {
+  folder: 'scala',
   languages: ['scala-2', 'scala-3'],
   // The environment (scala-2.13, scala-3.3) is part of the layer key already.
   dependencyFiles: ['build.sbt', 'project/build.properties', 'project/plugins.sbt', 'project/Dependencies.scala'],

@@ -1,0 +1,270 @@
+/**
+ * One warm runner: a language harness started once inside the sandbox for a built artifact,
+ * speaking the pipe protocol (compat §4): it loads the algorithm, prints PIPE_INIT_COMPLETE,
+ * then reads one JSON request per stdin line and writes one JSON response per request to the
+ * response FIFO. Whatever the algorithm prints meanwhile is that call's stdout.
+ *
+ * The host keeps the FIFO open read-write (Linux allows it; it never blocks and never sees
+ * EOF), so responses arrive as newline-delimited JSON on an ordinary non-blocking stream.
+ */
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { RUNNER_INSIDE, type RunnerCommand } from '../languages/adapter.js';
+import { type Mount, type Outcome, SANDBOX_UID, type SandboxProcess, type Supervisor } from '../sandbox/supervisor.js';
+
+export interface RunnerSpec {
+  /** Host directory of the built artifact. */
+  artifactDir: string;
+  /** Host directory of the dependency layer, if the build made one. */
+  layerDir: string | null;
+  /** Host directory of the language's harness. */
+  harnessDir: string;
+  command: RunnerCommand;
+  /** Extra environment for the algorithm (ALGORITHMIA_API…), merged over the harness's. */
+  env?: Record<string, string>;
+  extraMounts?: Mount[];
+  network: 'none' | 'host';
+  memoryBytes: number;
+  pids: number;
+  cpus?: number;
+  /** Largest response accepted (compat: 15 MB of output), before base64 overhead. */
+  outputLimitBytes: number;
+  /** Where per-runner FIFOs are made (must be reachable by the sandbox uid). */
+  runDir: string;
+  /** How long load() may take. */
+  startTimeoutMs: number;
+}
+
+export interface PipeRequest {
+  content_type: 'json' | 'text' | 'binary';
+  data: unknown;
+}
+
+export interface PipeResponse {
+  result?: unknown;
+  metadata?: { content_type?: string };
+  error?: { message?: string; error_type?: string; stacktrace?: string; stack_trace?: string };
+}
+
+export interface CallOutcome {
+  response: PipeResponse;
+  stdout: string;
+}
+
+/** Failures of the runner itself, mapped to the platform's error types by the caller. */
+export class RunnerFailure extends Error {
+  constructor(
+    readonly errorType: 'TimeoutError' | 'OutOfMemoryError' | 'SystemExit' | 'TooLargeError' | 'LoadingError',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const SENTINEL = 'PIPE_INIT_COMPLETE';
+const STDOUT_CAP = 1024 * 1024;
+
+export class RunnerProcess {
+  readonly id = crypto.randomUUID();
+  /** Output printed before PIPE_INIT_COMPLETE (load time). */
+  loadOutput = '';
+  private proc!: SandboxProcess;
+  private fifo!: net.Socket;
+  private dir!: string;
+  private stdout = '';
+  private responseBuffer = '';
+  private pending: { resolve: (o: CallOutcome) => void; reject: (e: Error) => void } | undefined;
+  private exited: Outcome | undefined;
+  private stderrTail = '';
+  busy = false;
+  lastUsed = Date.now();
+
+  constructor(
+    private readonly supervisor: Supervisor,
+    readonly spec: RunnerSpec,
+  ) {}
+
+  get alive(): boolean {
+    return this.exited === undefined;
+  }
+
+  /** Starts the harness and resolves once it printed PIPE_INIT_COMPLETE. */
+  async start(): Promise<void> {
+    this.dir = path.join(this.spec.runDir, this.id);
+    fs.mkdirSync(this.dir, { mode: 0o700 });
+    const fifoPath = path.join(this.dir, 'algoout');
+    execFileSync('mkfifo', ['-m', '0600', fifoPath]);
+    fs.chownSync(this.dir, SANDBOX_UID, SANDBOX_UID);
+    fs.chownSync(fifoPath, SANDBOX_UID, SANDBOX_UID);
+    const fd = fs.openSync(fifoPath, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
+    this.fifo = new net.Socket({ fd, readable: true, writable: false });
+    this.fifo.setEncoding('utf8');
+    this.fifo.on('data', (chunk: string) => this.onResponseData(chunk));
+    this.fifo.on('error', () => {});
+
+    const mounts: Mount[] = [
+      { host: this.spec.artifactDir, inside: RUNNER_INSIDE.app },
+      { host: this.spec.harnessDir, inside: RUNNER_INSIDE.harness },
+      { host: this.dir, inside: path.dirname(RUNNER_INSIDE.responseFifo), writable: true },
+      { host: fifoPath, inside: '/tmp/algoout', writable: true },
+      ...(this.spec.layerDir ? [{ host: this.spec.layerDir, inside: RUNNER_INSIDE.deps }] : []),
+      ...(this.spec.extraMounts ?? []),
+    ];
+    this.proc = this.supervisor.start({
+      argv: this.spec.command.argv,
+      env: {
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        HOME: '/tmp',
+        LANG: 'C.UTF-8',
+        ...this.spec.command.env,
+        ...this.spec.env,
+        ALGOHOST_RESPONSE_FIFO: RUNNER_INSIDE.responseFifo,
+      },
+      cwd: RUNNER_INSIDE.app,
+      mounts,
+      network: this.spec.network,
+      limits: { memoryBytes: this.spec.memoryBytes, pids: this.spec.pids, cpus: this.spec.cpus },
+      // Runners live until stopped; each call has its own timeout.
+      wallTimeMs: 365 * 24 * 3600 * 1000,
+      outputLimitBytes: Number.MAX_SAFE_INTEGER,
+    });
+    this.proc.stdin.on('error', () => {});
+    this.proc.stderr.setEncoding('utf8').on('data', (d: string) => {
+      this.stderrTail = (this.stderrTail + d).slice(-4000);
+      this.captureOutput(d);
+    });
+    this.proc.done.then((outcome) => this.onExit(outcome));
+
+    await new Promise<void>((resolve, reject) => {
+      let seen = '';
+      const timer = setTimeout(() => {
+        this.proc.kill('timeout');
+        reject(new RunnerFailure('LoadingError', `the algorithm did not finish loading within ${Math.round(this.spec.startTimeoutMs / 1000)} s`));
+      }, this.spec.startTimeoutMs);
+      const onData = (d: string) => {
+        seen += d;
+        const at = seen.indexOf(SENTINEL);
+        if (at < 0) return;
+        clearTimeout(timer);
+        this.proc.stdout.off('data', onData);
+        this.loadOutput = seen.slice(0, at);
+        this.proc.stdout.on('data', (x: string) => this.captureOutput(x));
+        const rest = seen.slice(at + SENTINEL.length).replace(/^\r?\n/, '');
+        if (rest) this.captureOutput(rest);
+        resolve();
+      };
+      this.proc.stdout.setEncoding('utf8').on('data', onData);
+      this.proc.done.then((o) => {
+        clearTimeout(timer);
+        reject(new RunnerFailure('LoadingError', `the runner exited while loading (${describe(o)}): ${(seen + this.stderrTail).trim().slice(-2000)}`));
+      });
+    });
+  }
+
+  /** Sends one request; resolves with the response and what the algorithm printed. */
+  call(request: PipeRequest, timeoutMs: number): Promise<CallOutcome> {
+    if (!this.alive) return Promise.reject(new RunnerFailure('SystemExit', 'the runner is not running'));
+    if (this.pending) return Promise.reject(new Error('runner is busy'));
+    this.stdout = '';
+    this.lastUsed = Date.now();
+    return new Promise<CallOutcome>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending = undefined;
+        this.proc.kill('timeout');
+        reject(new RunnerFailure('TimeoutError', `the call exceeded its timeout of ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      this.pending = {
+        resolve: (o) => {
+          clearTimeout(timer);
+          resolve(o);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      this.proc.stdin.write(`${JSON.stringify(request)}\n`);
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.alive) {
+      this.proc.stdin.end(); // EOF on stdin: the harness exits 0
+      const t = setTimeout(() => this.proc.kill('cancelled'), 2000);
+      await this.proc.done;
+      clearTimeout(t);
+    }
+    this.cleanup();
+  }
+
+  kill(): void {
+    if (this.alive) this.proc.kill('cancelled');
+  }
+
+  private captureOutput(d: string): void {
+    if (this.stdout.length < STDOUT_CAP) this.stdout += d;
+  }
+
+  private onResponseData(chunk: string): void {
+    this.responseBuffer += chunk;
+    if (this.responseBuffer.length > this.spec.outputLimitBytes * 1.4 + 4096) {
+      this.responseBuffer = '';
+      const p = this.pending;
+      this.pending = undefined;
+      this.proc.kill('output_limit');
+      p?.reject(new RunnerFailure('TooLargeError', `the output exceeds the limit of ${this.spec.outputLimitBytes / 1e6} MB`));
+      return;
+    }
+    let nl: number;
+    while ((nl = this.responseBuffer.indexOf('\n')) >= 0) {
+      const line = this.responseBuffer.slice(0, nl);
+      this.responseBuffer = this.responseBuffer.slice(nl + 1);
+      if (!line.trim()) continue;
+      const p = this.pending;
+      this.pending = undefined;
+      if (!p) continue;
+      let response: PipeResponse;
+      try {
+        response = JSON.parse(line) as PipeResponse;
+      } catch {
+        p.reject(new RunnerFailure('SystemExit', 'the runner wrote a response that is not JSON'));
+        continue;
+      }
+      // Output printed just before the response may still be in the stdout pipe: let it land.
+      setImmediate(() => {
+        const stdout = this.stdout;
+        this.stdout = '';
+        p.resolve({ response, stdout });
+      });
+    }
+  }
+
+  private onExit(outcome: Outcome): void {
+    this.exited = outcome;
+    const p = this.pending;
+    this.pending = undefined;
+    if (p) {
+      if (outcome.kind === 'killed' && outcome.reason === 'memory') {
+        p.reject(new RunnerFailure('OutOfMemoryError', `the algorithm ran out of memory (limit ${Math.round(this.spec.memoryBytes / 1024 / 1024)} MiB)`));
+      } else if (outcome.kind === 'killed' && outcome.reason === 'timeout') {
+        p.reject(new RunnerFailure('TimeoutError', 'the call timed out'));
+      } else {
+        p.reject(new RunnerFailure('SystemExit', `the algorithm's process exited during the call (${describe(outcome)})${this.stderrTail ? `: ${this.stderrTail.trim().slice(-1000)}` : ''}`));
+      }
+    }
+    this.cleanup();
+  }
+
+  private cleanup(): void {
+    this.fifo?.destroy();
+    if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function describe(o: Outcome): string {
+  if (o.kind === 'exited') return `exit code ${o.code}`;
+  return o.reason === 'signal' ? `killed by ${o.signal}` : `killed: ${o.reason}`;
+}

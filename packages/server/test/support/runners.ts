@@ -1,0 +1,52 @@
+/**
+ * For runner-harness tests: push a fixture algorithm to a test server, wait for its build,
+ * and start a warm runner for the artifact through the service's own RunnerFactory.
+ */
+import assert from 'node:assert/strict';
+import type { RunnerProcess } from '../../src/runtime/runner/runner-process.js';
+import { createUser } from './fixtures.js';
+import type { AlgorithmFixture } from './fixtures-algorithms.js';
+import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './git.js';
+import { client } from './http.js';
+import type { TestServer } from './server.js';
+
+export async function buildFixture(srv: TestServer, fx: AlgorithmFixture, owner = `r_${fx.language.replace(/\W/g, '_')}`) {
+  const api = client(srv.url);
+  const user = await createUser(api, srv.adminKey, owner);
+  const langs = await api.get('/v1/algorithm-environments/edge/languages', { key: user.key });
+  let envId: string | undefined;
+  for (const l of langs.body as { name: string }[]) {
+    const envs = await api.get(`/v1/algorithm-environments/edge/languages/${l.name}/environments`, { key: user.key });
+    envId ??= envs.body.find((e: { name: string }) => e.name === fx.environment)?.id;
+  }
+  assert.ok(envId, `no environment ${fx.environment}`);
+  const created = await api.post(`/v1/algorithms/${owner}`, { key: user.key, body: { name: fx.name, settings: { algorithm_environment: envId } } });
+  assert.equal(created.status, 200, created.text);
+  const { dir } = await clone(gitUrl(srv.url, owner, user.key, owner, fx.name));
+  try {
+    replaceWorkingFiles(dir, fx.hello);
+    const push = await commitAndPush(dir, 'fixture', { wait: true });
+    const id = announcedBuildId(push.stderr);
+    assert.match(push.stderr, new RegExp(`build ${id} succeeded`), push.stderr);
+    const build = await api.get(`/v1/algorithms/${owner}/${fx.name}/builds/${id}`, { key: user.key });
+    return { user, build: build.body as { build_id: string; commit_sha: string; environment: string } };
+  } finally {
+    await removeClone(dir);
+  }
+}
+
+/** A started runner for the fixture's latest build (stop it when done). */
+export async function startFixtureRunner(srv: TestServer, fx: AlgorithmFixture, owner?: string): Promise<RunnerProcess> {
+  const { build } = await buildFixture(srv, fx, owner);
+  const services = srv.server.services;
+  const environment = services.catalog.environmentByName(build.environment)!;
+  const runner = services.runners.create({
+    artifact: `${build.environment}/${build.commit_sha}`,
+    algorithmName: fx.name,
+    environment,
+    network: 'none',
+  });
+  assert.ok(runner, `the ${fx.language} adapter has no runner()`);
+  await runner.start();
+  return runner;
+}
