@@ -6,6 +6,7 @@ import type { OrganizationService } from '../domain/accounts/organization-servic
 import type { UserService } from '../domain/accounts/user-service.js';
 import type { Catalog } from '../domain/catalog/catalog.js';
 import type { BuildService } from '../domain/builds/build-service.js';
+import type { CallService } from '../domain/calls/call-service.js';
 import type { Links } from './presenters.js';
 
 /** What the HTTP layer needs from the domain; built by the composition root. */
@@ -16,6 +17,9 @@ export interface ApiServices {
   algorithms: AlgorithmService;
   catalog: Catalog;
   builds: BuildService;
+  calls: CallService;
+  /** Prometheus text for /metrics. */
+  metrics: () => string;
   links: Links;
 }
 

@@ -51,7 +51,9 @@ export function sendError(reply: FastifyReply, status: number, code: number, mes
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof DomainError) {
-      const status = STATUS[err.kind];
+      // A few limits have their own status (413 input too large, 415 content type).
+      const status = typeof err.details?.status === 'number' ? err.details.status : STATUS[err.kind];
+      if (typeof err.details?.retryAfterSeconds === 'number') reply.header('retry-after', String(err.details.retryAfterSeconds));
       if (status >= 500) req.log.error({ err }, 'domain error');
       return sendError(reply, status, err.code, err.message);
     }

@@ -32,6 +32,10 @@ export interface Config {
   buildCacheShared: boolean;
   runnerMemoryMiB: number;
   runnerPids: number;
+  runnersPerAlgorithm: number;
+  maxRunners: number;
+  runnerIdleSeconds: number;
+  maxCallsPerAccount: number;
   cargoRegistry: string | undefined;
 }
 

@@ -51,6 +51,7 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
       close: () =>
         (closing ??= (async () => {
           await services.builds.stop();
+          await services.pool.stopAll();
           await app.close();
           await services.db.destroy();
         })()),

@@ -18,6 +18,9 @@ import { SandboxBuilder } from '../runtime/build/sandbox-builder.js';
 import { LANGUAGE_ADAPTERS } from '../runtime/languages/index.js';
 import { Supervisor } from '../runtime/sandbox/supervisor.js';
 import { RunnerFactory } from '../runtime/runner/runner-factory.js';
+import { RunnerPool } from '../runtime/runner/runner-pool.js';
+import { CallService } from '../domain/calls/call-service.js';
+import { renderMetrics } from './metrics.js';
 import { FileBuildLogStore, SqlBuildStore } from '../storage/build-store.js';
 import { GitRepositoryHost } from '../git/repository-host.js';
 import type { ApiServices } from '../api/context.js';
@@ -32,6 +35,7 @@ export interface Services extends ApiServices {
   repositories: GitRepositoryHost;
   builder: SandboxBuilder;
   runners: RunnerFactory;
+  pool: RunnerPool;
 }
 
 export async function buildServices(config: Config): Promise<Services> {
@@ -47,8 +51,10 @@ export async function buildServices(config: Config): Promise<Services> {
   const repositories = new GitRepositoryHost(path.join(config.dataDir, 'repositories'), config.gitBinary);
   const catalog = await Catalog.load(readCatalog(), new SqlEnvironmentStore(db), clock);
   const access = new OwnerAccess(accounts);
+  const algorithmStore = new SqlAlgorithmStore(db);
+  const buildStore = new SqlBuildStore(db);
   const algorithms = new AlgorithmService(
-    new SqlAlgorithmStore(db),
+    algorithmStore,
     accounts,
     access,
     catalog,
@@ -85,8 +91,17 @@ export async function buildServices(config: Config): Promise<Services> {
     startTimeoutMs: 10 * 60 * 1000,
   });
   runners.prepare();
+  const pool = new RunnerPool(runners, {
+    maxPerArtifact: Math.max(1, config.runnersPerAlgorithm),
+    maxTotal: Math.max(1, config.maxRunners),
+    idleMs: config.runnerIdleSeconds * 1000,
+  });
+  const calls = new CallService(accounts, algorithmStore, buildStore, access, catalog, pool, {
+    maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
+    gpuAvailable: fs.existsSync('/dev/nvidia0'),
+  });
   const builds = new BuildService(
-    new SqlBuildStore(db),
+    buildStore,
     new FileBuildLogStore(path.join(config.dataDir, 'builds', 'logs')),
     algorithms,
     repositories,
@@ -111,6 +126,9 @@ export async function buildServices(config: Config): Promise<Services> {
     builds,
     builder,
     runners,
+    pool,
+    calls,
+    metrics: () => renderMetrics(pool.stats),
     links,
   };
 }

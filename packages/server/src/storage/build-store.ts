@@ -62,6 +62,18 @@ export class SqlBuildStore implements BuildStore {
     return row && fromRow(row);
   }
 
+  async findSucceeded(algorithmId: string, commitSha: string): Promise<Build | undefined> {
+    const row = await this.db
+      .selectFrom('builds')
+      .selectAll()
+      .where('algorithm_id', '=', algorithmId)
+      .where('commit_sha', '=', commitSha)
+      .where('status', '=', 'succeeded')
+      .orderBy('created_at', 'desc')
+      .executeTakeFirst();
+    return row && fromRow(row);
+  }
+
   async listQueued(limit: number): Promise<Build[]> {
     const rows = await this.db
       .selectFrom('builds')

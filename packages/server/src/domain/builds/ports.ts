@@ -8,6 +8,8 @@ export interface BuildStore {
   /** Newest first. */
   listForAlgorithm(algorithmId: string, page: PageRequest): Promise<Page<Build>>;
   latestSucceeded(algorithmId: string): Promise<Build | undefined>;
+  /** The newest successful build of a commit. */
+  findSucceeded(algorithmId: string, commitSha: string): Promise<Build | undefined>;
   /** Oldest first: the order builds are started in. */
   listQueued(limit: number): Promise<Build[]>;
   listInProgress(): Promise<Build[]>;

@@ -1,0 +1,115 @@
+/**
+ * The call API (compat §2): POST /v1/algo/{owner}/{name}[/{version}] with the input as the raw
+ * body (JSON, text or binary by Content-Type), `timeout`, `stdout`, `output=raw|void`.
+ * Async calls (`output=void`) are kept in memory on this node for an hour and read with
+ * GET /v1/algo/requests/{request_id}.
+ */
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { DomainError, ErrorCodes } from '../../domain/errors.js';
+import { MAX_INPUT_BYTES, type CallResult } from '../../domain/calls/call-service.js';
+import { principalOf } from '../auth.js';
+import type { ApiServices } from '../context.js';
+import { errorResponses } from '../schemas.js';
+
+const CallQuery = Type.Object({
+  timeout: Type.Optional(Type.String({ description: 'Seconds, default 300, at most 3000.' })),
+  stdout: Type.Optional(Type.String({ description: 'true: include what the algorithm printed (owner and members only).' })),
+  output: Type.Optional(Type.String({ description: 'raw: the bare result as the body; void: run asynchronously.' })),
+});
+
+const Envelope = Type.Object(
+  {
+    result: Type.Optional(Type.Unknown()),
+    error: Type.Optional(Type.Object({ message: Type.String(), error_type: Type.String(), stacktrace: Type.String(), stack_trace: Type.String() })),
+    metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'content_type, duration (s), stdout?, request_id, queue_ms, start_ms, run_ms, cold_start' }),
+  },
+  { description: 'Success {result, metadata}; an algorithm failure is also HTTP 200, with {error, metadata}.' },
+);
+
+interface AsyncRequest {
+  accountId: string;
+  status: 'running' | 'completed';
+  envelope?: Record<string, unknown>;
+  expires: number;
+}
+
+const ASYNC_TTL_MS = 60 * 60 * 1000;
+
+export async function callRoutes(app: FastifyInstance, s: ApiServices): Promise<void> {
+  const requests = new Map<string, AsyncRequest>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, r] of requests) if (r.status === 'completed' && r.expires < now) requests.delete(id);
+  }, 60_000).unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+
+  // The input is the raw body whatever its type; the call service interprets it.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_INPUT_BYTES }, (_req, body, done) => done(null, body));
+
+  app.post('/v1/algo/*', {
+    bodyLimit: MAX_INPUT_BYTES,
+    schema: {
+      operationId: 'algorithm.call',
+      tags: ['calls'],
+      summary: 'Call an algorithm: /v1/algo/{owner}/{name}[/{version}] (version: x.y.z, x.y.*, latest, latestPrivate or a commit SHA).',
+      querystring: CallQuery,
+      response: {
+        200: Envelope,
+        ...errorResponses(400, 401, 403, 404, 413, 415, 429, 503),
+      },
+    },
+    handler: async (req, reply) => {
+      const principal = principalOf(req);
+      const query = req.query as { timeout?: string; stdout?: string; output?: string };
+      const input = {
+        path: (req.params as { '*': string })['*'],
+        contentType: req.headers['content-type'],
+        body: (req.body as Buffer | undefined) ?? Buffer.alloc(0),
+        timeout: query.timeout,
+        stdout: query.stdout,
+      };
+      if (query.output === 'void') {
+        const id = `req-${crypto.randomUUID()}`;
+        const entry: AsyncRequest = { accountId: principal.account.id, status: 'running', expires: Date.now() + ASYNC_TTL_MS };
+        requests.set(id, entry);
+        const finish = (envelope: Record<string, unknown>) => Object.assign(entry, { status: 'completed', envelope, expires: Date.now() + ASYNC_TTL_MS });
+        s.calls.call(principal, input).then(
+          (r) => finish(r.envelope),
+          (err: unknown) => finish({ error: { message: (err as Error).message, error_type: err instanceof DomainError ? err.kind : 'AlgorithmError', stacktrace: '', stack_trace: '' }, metadata: { content_type: 'json', duration: 0 } }),
+        );
+        return reply.send({ async: true, request_id: id });
+      }
+      const result: CallResult = await s.calls.call(principal, input);
+      if (query.output === 'raw' && !result.failed) return sendRaw(reply, result);
+      return reply.type('application/json').send(JSON.stringify(result.envelope));
+    },
+  });
+
+  app.get('/v1/algo/requests/:request_id', {
+    schema: {
+      operationId: 'algorithm.call.result',
+      tags: ['calls'],
+      summary: 'Status of an async call (output=void) and, once completed, the envelope a sync call would have returned.',
+      params: Type.Object({ request_id: Type.String() }),
+      response: { 200: Type.Record(Type.String(), Type.Unknown()), ...errorResponses(401, 404) },
+    },
+    handler: async (req, reply) => {
+      const principal = principalOf(req);
+      const { request_id: id } = req.params as { request_id: string };
+      const entry = requests.get(id);
+      if (!entry || entry.accountId !== principal.account.id) {
+        throw new DomainError('not_found', ErrorCodes.invalidRequest, `no async request ${id} of yours on this node (results are kept for an hour)`);
+      }
+      return reply.type('application/json').send(JSON.stringify({ request_id: id, status: entry.status, ...(entry.envelope ?? {}) }));
+    },
+  });
+}
+
+function sendRaw(reply: import('fastify').FastifyReply, result: CallResult) {
+  if (result.contentType === 'binary') return reply.type('application/octet-stream').send(Buffer.from(String(result.result), 'base64'));
+  if (result.contentType === 'text') return reply.type('text/plain; charset=utf-8').send(String(result.result));
+  return reply.type('application/json').send(JSON.stringify(result.result ?? null));
+}

@@ -1,0 +1,174 @@
+/**
+ * Calling an algorithm (compat §2): who may call what, which build a version names, the
+ * input and output limits, and the response envelope. Algorithm failures are results
+ * (HTTP 200 with `error`), platform failures are DomainErrors.
+ */
+import crypto from 'node:crypto';
+import { DomainError, ErrorCodes, forbidden, invalid } from '../errors.js';
+import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
+import type { OwnerAccess } from '../accounts/access.js';
+import type { AccountStore } from '../accounts/ports.js';
+import type { AlgorithmStore } from '../algorithms/ports.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { BuildStore } from '../builds/ports.js';
+import { type AlgorithmRuntime, type ContentType, type PipeRequest, RuntimeFailure } from './ports.js';
+
+export const MAX_INPUT_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_TIMEOUT_S = 300;
+export const MAX_TIMEOUT_S = 3000;
+
+export interface CallInput {
+  /** The path after /v1/algo/, as sent (may hold an algo:// prefix or a trailing slash). */
+  path: string;
+  contentType: string | undefined;
+  body: Buffer;
+  timeout?: string;
+  stdout?: string;
+}
+
+export interface CallResult {
+  /** The envelope of compat §2: {result, metadata} or {error, metadata}. */
+  envelope: Record<string, unknown>;
+  contentType: ContentType | 'void';
+  /** The raw result for output=raw. */
+  result: unknown;
+  failed: boolean;
+}
+
+export interface CallSettings {
+  /** Calls one account may have in flight at once (429 beyond). */
+  maxInFlightPerAccount: number;
+  gpuAvailable: boolean;
+}
+
+const SHA = /^[0-9a-f]{40}$/;
+
+export class CallService {
+  private readonly inFlight = new Map<string, number>();
+
+  constructor(
+    private readonly accounts: AccountStore,
+    private readonly algorithms: AlgorithmStore,
+    private readonly builds: BuildStore,
+    private readonly access: OwnerAccess,
+    private readonly catalog: Catalog,
+    private readonly runtime: AlgorithmRuntime,
+    private readonly settings: CallSettings,
+  ) {}
+
+  async call(p: Principal, input: CallInput): Promise<CallResult> {
+    requireCapability(p, 'call_algorithms');
+    const { owner: ownerName, name, version } = parseAlgoPath(input.path);
+    const timeoutS = parseTimeout(input.timeout);
+    const request = toPipeRequest(input.contentType, input.body);
+
+    const owner = await this.accounts.findByName(ownerName);
+    const algorithm = owner && (await this.algorithms.find(owner.id, name));
+    const notFound = () => new DomainError('not_found', ErrorCodes.algorithmNotFound, `algorithm algo://${ownerName}/${name}${version ? `/${version}` : ''} not found`);
+    if (!owner || !algorithm) throw notFound();
+    const member = isAdmin(p) || (await this.access.isMemberOrSelf(p, owner));
+    if (algorithm.settings.algorithmCallability !== 'public' && !member) throw notFound();
+
+    // Until publishing exists, a version is a commit SHA of a successful build (owners and members).
+    if (!version || !SHA.test(version)) {
+      if (version && !/^(latest|latestPrivate|\d+(\.(\d+|\*))?(\.(\d+|\*))?|\d+\.\*)$/.test(version)) {
+        throw invalid(`"${version}" is not a version: use x.y.z, x.y.*, x.*, latest, latestPrivate or a commit SHA`);
+      }
+      throw new DomainError('not_found', ErrorCodes.algorithmNotFound, `algorithm algo://${ownerName}/${name}${version ? `/${version}` : ''} has no published version; its owner can call a built commit: algo://${ownerName}/${name}/<commit sha>`);
+    }
+    if (!member) throw forbidden(`calling algo://${ownerName}/${name} by commit is for its owner and organization members; call a published version`);
+    const build = await this.builds.findSucceeded(algorithm.id, version);
+    if (!build?.artifact) throw new DomainError('not_found', ErrorCodes.algorithmNotFound, `algorithm algo://${ownerName}/${name}/${version} not found: no successful build of that commit`);
+    const environment = this.catalog.environmentByName(build.environmentName);
+    if (!environment) throw new DomainError('unavailable', ErrorCodes.internal, `environment ${build.environmentName} is no longer in the catalog`);
+    if (environment.machine_type === 'GPU' && !this.settings.gpuAvailable) {
+      throw new DomainError('unavailable', ErrorCodes.internal, `${environment.name} needs a GPU and no worker of this cluster reports one`);
+    }
+
+    const accountKey = p.account.id;
+    const current = this.inFlight.get(accountKey) ?? 0;
+    if (current >= this.settings.maxInFlightPerAccount) {
+      throw new DomainError('limit', ErrorCodes.invalidRequest, `too many calls in flight for ${p.account.name}: at most ${this.settings.maxInFlightPerAccount} at once`, { retryAfterSeconds: 1 });
+    }
+    this.inFlight.set(accountKey, current + 1);
+    const started = process.hrtime.bigint();
+    const mayDebug = member && isTrue(input.stdout);
+    const maySeeSource = member || algorithm.settings.sourceVisibility === 'open';
+    try {
+      const exec = await this.runtime.execute(
+        { artifact: build.artifact, algorithmName: algorithm.name, environment, network: algorithm.settings.networkAccess === 'full' ? 'host' : 'none' },
+        request,
+        timeoutS * 1000,
+      );
+      const duration = Number(process.hrtime.bigint() - started) / 1e9;
+      const metadata: Record<string, unknown> = {
+        content_type: exec.response.metadata?.content_type ?? 'json',
+        duration,
+        request_id: `req-${crypto.randomUUID()}`,
+        queue_ms: exec.queueMs,
+        start_ms: exec.startMs,
+        run_ms: exec.runMs,
+        cold_start: exec.cold,
+      };
+      if (mayDebug) metadata.stdout = exec.stdout;
+      if (exec.response.error) {
+        const e = exec.response.error;
+        const stack = maySeeSource ? (e.stacktrace ?? e.stack_trace ?? '') : '';
+        const error = { message: e.message ?? 'the algorithm failed', error_type: e.error_type ?? 'AlgorithmError', stacktrace: stack, stack_trace: stack };
+        return { envelope: { error, metadata }, contentType: 'json', result: undefined, failed: true };
+      }
+      const contentType = (metadata.content_type as ContentType) ?? 'json';
+      return { envelope: { result: exec.response.result, metadata }, contentType, result: exec.response.result, failed: false };
+    } catch (err) {
+      if (!(err instanceof RuntimeFailure)) throw err;
+      const duration = Number(process.hrtime.bigint() - started) / 1e9;
+      const error = { message: err.message, error_type: err.errorType, stacktrace: '', stack_trace: '' };
+      return { envelope: { error, metadata: { content_type: 'json', duration } }, contentType: 'json', result: undefined, failed: true };
+    } finally {
+      const n = (this.inFlight.get(accountKey) ?? 1) - 1;
+      if (n <= 0) this.inFlight.delete(accountKey);
+      else this.inFlight.set(accountKey, n);
+    }
+  }
+}
+
+/** `owner/name[/version]`, tolerating a literal `algo://` prefix and a trailing slash. */
+export function parseAlgoPath(path: string): { owner: string; name: string; version?: string } {
+  let p = decodeURIComponent(path).replace(/^\/+/, '');
+  if (p.startsWith('algo://')) p = p.slice(7);
+  else if (p.startsWith('algo:/')) p = p.slice(6); // some proxies collapse the double slash
+  p = p.replace(/\/+$/, '');
+  const parts = p.split('/');
+  if (parts.length < 2 || parts.length > 3 || parts.some((x) => !x)) {
+    throw invalid(`"${path}" is not an algorithm address: use /v1/algo/{owner}/{name}[/{version}]`);
+  }
+  return { owner: parts[0]!, name: parts[1]!, version: parts[2] };
+}
+
+function parseTimeout(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return DEFAULT_TIMEOUT_S;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw invalid(`timeout must be a positive number of seconds; got "${raw}"`);
+  if (n > MAX_TIMEOUT_S) throw invalid(`timeout ${n} s exceeds the maximum of ${MAX_TIMEOUT_S} s`);
+  return n;
+}
+
+function toPipeRequest(contentType: string | undefined, body: Buffer): PipeRequest {
+  if (body.length > MAX_INPUT_BYTES) {
+    throw new DomainError('limit', ErrorCodes.invalidRequest, `input of ${body.length} bytes exceeds the limit of 10 MiB (${MAX_INPUT_BYTES} bytes)`, { status: 413 });
+  }
+  const type = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json' || type === '') {
+    const text = body.toString('utf8');
+    try {
+      return { content_type: 'json', data: text.trim() === '' ? null : JSON.parse(text) };
+    } catch (err) {
+      throw new DomainError('invalid', ErrorCodes.malformedJson, `input is not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  if (type === 'text/plain' || type === 'application/text') return { content_type: 'text', data: body.toString('utf8') };
+  if (type === 'application/octet-stream') return { content_type: 'binary', data: body.toString('base64') };
+  throw new DomainError('invalid', ErrorCodes.invalidRequest, `unsupported Content-Type "${type}": use application/json, text/plain or application/octet-stream`, { status: 415 });
+}
+
+const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';

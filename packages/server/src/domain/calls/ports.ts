@@ -1,0 +1,47 @@
+import type { Environment } from '../catalog/model.js';
+
+export type ContentType = 'json' | 'text' | 'binary';
+
+export interface PipeRequest {
+  content_type: ContentType;
+  /** JSON value, string, or base64 for binary. */
+  data: unknown;
+}
+
+export interface PipeResponse {
+  result?: unknown;
+  metadata?: { content_type?: string };
+  error?: { message?: string; error_type?: string; stacktrace?: string; stack_trace?: string };
+}
+
+export interface RunTarget {
+  /** Which runners can serve it: one warm pool per artifact. */
+  artifact: string;
+  algorithmName: string;
+  environment: Environment;
+  network: 'none' | 'host';
+}
+
+export interface Execution {
+  response: PipeResponse;
+  stdout: string;
+  cold: boolean;
+  queueMs: number;
+  startMs: number;
+  runMs: number;
+}
+
+/** Runs calls on warm runners; throws RuntimeFailure when the runner, not the algorithm, fails. */
+export interface AlgorithmRuntime {
+  execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution>;
+}
+
+export class RuntimeFailure extends Error {
+  constructor(
+    /** TimeoutError, OutOfMemoryError, SystemExit, TooLargeError, LoadingError, UnavailableError. */
+    readonly errorType: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,284 @@
+/**
+ * The JavaScript (Node 20) runner harness: the pipe protocol of compat §4 and the contract of
+ * catalog/templates/README.md. Started once per warm runner with the built algorithm as the
+ * working directory; it requires the entry once (its top-level code is the load step), prints
+ * PIPE_INIT_COMPLETE, then answers one JSON request per stdin line with exactly one JSON line
+ * on the response FIFO. The algorithm's own prints stay on stdout/stderr (the call's stdout);
+ * responses go only to the FIFO. CommonJS, no dependencies: it must not touch the user's
+ * node_modules and must load before any user code.
+ */
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const readline = require('node:readline');
+const { Buffer } = require('node:buffer');
+const { pathToFileURL } = require('node:url');
+
+const SENTINEL = 'PIPE_INIT_COMPLETE';
+const FIFO = process.env.ALGOHOST_RESPONSE_FIFO || '/tmp/algoout';
+const HARNESS_DIR = __dirname;
+
+/** Error types an algorithm may raise itself (compat §2); anything else is AlgorithmError. */
+class HarnessError extends Error {
+  constructor(errorType, message) {
+    super(message);
+    this.error_type = errorType;
+  }
+}
+
+/** algoname from algorithmia.conf, else the name the service passed in. */
+function algorithmName() {
+  try {
+    const conf = JSON.parse(fs.readFileSync('algorithmia.conf', 'utf8'));
+    if (conf && typeof conf.algoname === 'string' && conf.algoname) return conf.algoname;
+  } catch {
+    // missing or unreadable: fall back
+  }
+  return process.env.ALGOHOST_ALGORITHM_NAME || 'Algorithm';
+}
+
+/** The entry: `main` of package.json, else src/<Name>.js. */
+function entryPoint(name) {
+  const candidates = [];
+  try {
+    const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));
+    if (pkg && typeof pkg.main === 'string' && pkg.main) candidates.push(pkg.main);
+  } catch {
+    // no package.json: src/<Name>.js
+  }
+  candidates.push(`src/${name}.js`);
+  for (const c of candidates) {
+    try {
+      return require.resolve(path.resolve(c));
+    } catch {
+      // try the next one
+    }
+  }
+  throw new HarnessError('LoadingError', `no entry point: ${candidates.map((c) => `${c}`).join(' nor ')} exists`);
+}
+
+/** Requires the entry once; an ES module (type: module, .mjs) is imported instead. */
+async function loadAlgorithm() {
+  const entry = entryPoint(algorithmName());
+  let exported;
+  try {
+    exported = require(entry);
+  } catch (err) {
+    if (!err || err.code !== 'ERR_REQUIRE_ESM') throw err;
+    exported = await import(pathToFileURL(entry).href);
+  }
+  const apply = exported && typeof exported.apply === 'function' ? exported.apply : exported && exported.default && exported.default.apply;
+  if (typeof apply !== 'function') {
+    throw new HarnessError('LoadingError', `${path.relative(process.cwd(), entry)} does not export a function apply(input, cb)`);
+  }
+  return { apply, owner: exported.apply === apply ? exported : exported.default };
+}
+
+/** The request's data as apply receives it: text → string, binary → Buffer, json → value. */
+function convertInput(request) {
+  if (!request || typeof request !== 'object') throw new HarnessError('InputError', 'the request is not a JSON object');
+  const { content_type: type, data } = request;
+  if (type === 'json') return data === undefined ? null : data;
+  if (type === 'text') {
+    if (typeof data !== 'string') throw new HarnessError('InputError', 'text input must be a string');
+    return data;
+  }
+  if (type === 'binary') {
+    if (typeof data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) throw new HarnessError('InputError', 'binary input must be base64');
+    return Buffer.from(data, 'base64');
+  }
+  throw new HarnessError('InputError', `unknown content_type ${JSON.stringify(type)} (json, text or binary)`);
+}
+
+/**
+ * Calls apply(input, cb) and settles with the first of: cb called, a returned promise settling,
+ * a synchronous throw (later calls of cb are ignored). An error thrown asynchronously while the
+ * call runs (uncaught) fails this call too.
+ */
+function invoke(algorithm, input) {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (fn, value) => {
+      if (settled) return;
+      settled = true;
+      currentCall = undefined;
+      fn(value);
+    };
+    currentCall = { fail: (err) => settle(reject, err) };
+    const cb = (err, result) => {
+      if (err !== null && err !== undefined) settle(reject, err);
+      else settle(resolve, result);
+    };
+    try {
+      const returned = algorithm.apply.call(algorithm.owner, input, cb);
+      if (returned && typeof returned.then === 'function') {
+        returned.then(
+          (value) => settle(resolve, value),
+          (err) => settle(reject, err === undefined || err === null ? new Error(String(err)) : err),
+        );
+      }
+    } catch (err) {
+      settle(reject, err === undefined || err === null ? new Error(String(err)) : err);
+    }
+  });
+}
+
+/** The call in flight, failed by an uncaught error or unhandled rejection. */
+let currentCall;
+
+/** Result classification: Buffer/Uint8Array → binary, string → text, undefined → null, else json. */
+function successResponse(result) {
+  if (result instanceof Uint8Array) {
+    const b64 = Buffer.from(result.buffer, result.byteOffset, result.byteLength).toString('base64');
+    return `{"result":${JSON.stringify(b64)},"metadata":{"content_type":"binary"}}`;
+  }
+  if (typeof result === 'string') return `{"result":${JSON.stringify(result)},"metadata":{"content_type":"text"}}`;
+  let json;
+  try {
+    json = result === undefined ? 'null' : JSON.stringify(result);
+  } catch (err) {
+    throw new HarnessError('AlgorithmError', `the result cannot be serialized as JSON: ${messageOf(err)}`);
+  }
+  // Functions and symbols have no JSON form: JSON.stringify returns undefined.
+  return `{"result":${json === undefined ? 'null' : json},"metadata":{"content_type":"json"}}`;
+}
+
+function messageOf(err) {
+  if (err && typeof err === 'object' && typeof err.message === 'string') return err.message;
+  return String(err);
+}
+
+/** The error envelope; error_type is the error's own string error_type, else the default. */
+function errorResponse(err, defaultType) {
+  const message = messageOf(err);
+  const ownType = err && typeof err === 'object' && typeof err.error_type === 'string' && err.error_type ? err.error_type : undefined;
+  let stack = err && typeof err === 'object' && typeof err.stack === 'string' ? err.stack : '';
+  // The harness's own frames say nothing about the algorithm.
+  stack = stack
+    .split('\n')
+    .filter((line) => !line.includes(HARNESS_DIR))
+    .join('\n');
+  return JSON.stringify({
+    error: { message, stacktrace: stack, stack_trace: stack, error_type: ownType || defaultType },
+  });
+}
+
+/** Waits until everything written to stdout and stderr so far has left the process. */
+function flushOutput() {
+  const flush = (stream) =>
+    new Promise((resolve) => {
+      if (stream.destroyed || !stream.writable) return resolve();
+      stream.write('', () => resolve());
+    });
+  return Promise.all([flush(process.stdout), flush(process.stderr)]);
+}
+
+/** One response: open the FIFO, write one line, close it. */
+function respond(line) {
+  const data = Buffer.from(`${line}\n`, 'utf8');
+  const fd = fs.openSync(FIFO, fs.constants.O_WRONLY);
+  try {
+    let offset = 0;
+    while (offset < data.length) offset += fs.writeSync(fd, data, offset, data.length - offset);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+async function handle(line, algorithm, loadError) {
+  let response;
+  try {
+    if (loadError) throw loadError;
+    let request;
+    try {
+      request = JSON.parse(line);
+    } catch (err) {
+      throw new HarnessError('InputError', `the request is not JSON: ${messageOf(err)}`);
+    }
+    const input = convertInput(request);
+    let result;
+    try {
+      result = await invoke(algorithm, input);
+    } catch (err) {
+      response = errorResponse(err, 'AlgorithmError');
+    }
+    if (response === undefined) response = successResponse(result);
+  } catch (err) {
+    response = errorResponse(err, err === loadError ? 'LoadingError' : 'AlgorithmError');
+  }
+  await flushOutput();
+  respond(response);
+}
+
+function onUncaught(err) {
+  if (currentCall) {
+    currentCall.fail(err);
+    return;
+  }
+  // Nothing to fail (between calls, or after a call settled): report it and keep serving.
+  try {
+    process.stderr.write(`Uncaught ${err && err.stack ? err.stack : String(err)}\n`);
+  } catch {
+    // stderr gone
+  }
+}
+
+async function main() {
+  process.on('uncaughtException', onUncaught);
+  process.on('unhandledRejection', onUncaught);
+
+  let algorithm;
+  let loadError;
+  try {
+    algorithm = await loadAlgorithm();
+  } catch (err) {
+    loadError = err instanceof HarnessError ? err : err === undefined || err === null ? new Error(String(err)) : err;
+    if (!(loadError instanceof HarnessError)) {
+      try {
+        process.stderr.write(`Loading the algorithm failed: ${loadError && loadError.stack ? loadError.stack : messageOf(loadError)}\n`);
+      } catch {
+        // stderr gone
+      }
+    }
+    // The load error's own type never replaces LoadingError.
+    loadError = { message: messageOf(loadError), stack: loadError && loadError.stack, error_type: 'LoadingError' };
+  }
+  await flushOutput();
+  process.stdout.write(`${SENTINEL}\n`);
+
+  // Requests are served one at a time, in order.
+  const lines = [];
+  let waiting;
+  let closed = false;
+  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  rl.on('line', (line) => {
+    lines.push(line);
+    if (waiting) waiting();
+  });
+  rl.on('close', () => {
+    closed = true;
+    if (waiting) waiting();
+  });
+  for (;;) {
+    if (lines.length === 0) {
+      if (closed) break;
+      await new Promise((resolve) => (waiting = resolve));
+      waiting = undefined;
+      continue;
+    }
+    const line = lines.shift();
+    if (!line.trim()) continue;
+    await handle(line, algorithm, loadError);
+  }
+  await flushOutput();
+  process.exit(0);
+}
+
+main().catch((err) => {
+  try {
+    process.stderr.write(`algohost runner: ${err && err.stack ? err.stack : String(err)}\n`);
+  } finally {
+    process.exit(70);
+  }
+});
