@@ -62,7 +62,8 @@ export class RunnerPool implements AlgorithmRuntime {
       this.release(target.artifact, runner);
       return { response, stdout, cold, queueMs: round(queueMs), startMs: round(startMs), runMs: round(runMs) };
     } catch (err) {
-      this.discard(target.artifact, runner);
+      if (err instanceof RunnerFailure && err.errorType === 'TooLargeError' && runner.alive) this.release(target.artifact, runner);
+      else this.discard(target.artifact, runner);
       if (err instanceof RunnerFailure) {
         this.stats.failures[err.errorType] = (this.stats.failures[err.errorType] ?? 0) + 1;
         throw new RuntimeFailure(err.errorType, err.message);

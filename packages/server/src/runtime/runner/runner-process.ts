@@ -126,6 +126,8 @@ export class RunnerProcess {
       cwd: RUNNER_INSIDE.app,
       mounts,
       network: this.spec.network,
+      // A full /tmp is an error for the algorithm (ENOSPC), not a memory kill of the runner.
+      tmpfsBytes: Math.floor(this.spec.memoryBytes / 4),
       limits: { memoryBytes: this.spec.memoryBytes, pids: this.spec.pids, cpus: this.spec.cpus },
       // Runners live until stopped; each call has its own timeout.
       wallTimeMs: 365 * 24 * 3600 * 1000,
@@ -231,6 +233,12 @@ export class RunnerProcess {
         response = JSON.parse(line) as PipeResponse;
       } catch {
         p.reject(new RunnerFailure('SystemExit', 'the runner wrote a response that is not JSON'));
+        continue;
+      }
+      // compat §8: output ≤ 15 MB (binary counted as bytes, not base64).
+      const size = response.metadata?.content_type === 'binary' && typeof response.result === 'string' ? (response.result.length * 3) / 4 : Buffer.byteLength(line);
+      if (size > this.spec.outputLimitBytes) {
+        p.reject(new RunnerFailure('TooLargeError', `the output of ${Math.round(size / 1e5) / 10} MB exceeds the limit of ${this.spec.outputLimitBytes / 1e6} MB`));
         continue;
       }
       // Output printed just before the response may still be in the stdout pipe: let it land.

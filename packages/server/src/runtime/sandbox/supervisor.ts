@@ -24,6 +24,8 @@ export interface SandboxSpec {
   mounts: Mount[];
   /** Empty, writable, private directories (e.g. /tmp). */
   tmpfs?: string[];
+  /** Size cap of each tmpfs in bytes (it also counts against the memory limit). */
+  tmpfsBytes?: number;
   /** `none`: own network namespace with loopback only; `host`: the host's network. */
   network: 'none' | 'host';
   limits: Limits;
@@ -152,7 +154,10 @@ export class Supervisor {
       else args.push('--ro-bind', '/dev/null', m);
     }
     args.push('--proc', '/proc', '--dev', '/dev');
-    for (const t of spec.tmpfs ?? ['/tmp']) args.push('--tmpfs', t);
+    for (const t of spec.tmpfs ?? ['/tmp']) {
+      if (spec.tmpfsBytes) args.push('--size', String(spec.tmpfsBytes));
+      args.push('--tmpfs', t);
+    }
     for (const m of spec.mounts) args.push(m.writable ? '--bind' : '--ro-bind', m.host, m.inside);
     args.push('--chdir', spec.cwd, '--', ...spec.argv);
     return ['/usr/bin/setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--', this.bwrap, ...args];

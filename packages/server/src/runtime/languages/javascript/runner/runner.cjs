@@ -55,7 +55,7 @@ function entryPoint(name) {
       // try the next one
     }
   }
-  throw new HarnessError('LoadingError', `no entry point: ${candidates.map((c) => `${c}`).join(' nor ')} exists`);
+  throw new HarnessError('LoadingError', `the entry point ${candidates.join(' (main of package.json) or ')} does not exist`);
 }
 
 /** Requires the entry once; an ES module (type: module, .mjs) is imported instead. */
@@ -94,7 +94,8 @@ function convertInput(request) {
 /**
  * Calls apply(input, cb) and settles with the first of: cb called, a returned promise settling,
  * a synchronous throw (later calls of cb are ignored). An error thrown asynchronously while the
- * call runs (uncaught) fails this call too.
+ * call runs (uncaught) fails this call too. An apply declared without a callback parameter that
+ * returns a value (not a promise) answers with it rather than waiting for a cb that never comes.
  */
 function invoke(algorithm, input) {
   return new Promise((resolve, reject) => {
@@ -107,7 +108,7 @@ function invoke(algorithm, input) {
     };
     currentCall = { fail: (err) => settle(reject, err) };
     const cb = (err, result) => {
-      if (err !== null && err !== undefined) settle(reject, err);
+      if (err) settle(reject, err);
       else settle(resolve, result);
     };
     try {
@@ -117,6 +118,9 @@ function invoke(algorithm, input) {
           (value) => settle(resolve, value),
           (err) => settle(reject, err === undefined || err === null ? new Error(String(err)) : err),
         );
+      } else if (returned !== undefined && algorithm.apply.length < 2) {
+        // Beyond the contract: apply(input) that takes no callback and returns its result.
+        settle(resolve, returned);
       }
     } catch (err) {
       settle(reject, err === undefined || err === null ? new Error(String(err)) : err);
@@ -153,11 +157,11 @@ function messageOf(err) {
 function errorResponse(err, defaultType) {
   const message = messageOf(err);
   const ownType = err && typeof err === 'object' && typeof err.error_type === 'string' && err.error_type ? err.error_type : undefined;
-  let stack = err && typeof err === 'object' && typeof err.stack === 'string' ? err.stack : '';
-  // The harness's own frames say nothing about the algorithm.
+  let stack = err && typeof err === 'object' && typeof err.stack === 'string' && !(err instanceof HarnessError) ? err.stack : '';
+  // The harness's own frames (and Node's below them) say nothing about the algorithm.
   stack = stack
     .split('\n')
-    .filter((line) => !line.includes(HARNESS_DIR))
+    .filter((line) => !line.includes(HARNESS_DIR) && !line.includes('(node:internal/') && !line.includes('at new Promise (<anonymous>)'))
     .join('\n');
   return JSON.stringify({
     error: { message, stacktrace: stack, stack_trace: stack, error_type: ownType || defaultType },
@@ -233,16 +237,9 @@ async function main() {
   try {
     algorithm = await loadAlgorithm();
   } catch (err) {
-    loadError = err instanceof HarnessError ? err : err === undefined || err === null ? new Error(String(err)) : err;
-    if (!(loadError instanceof HarnessError)) {
-      try {
-        process.stderr.write(`Loading the algorithm failed: ${loadError && loadError.stack ? loadError.stack : messageOf(loadError)}\n`);
-      } catch {
-        // stderr gone
-      }
-    }
+    const own = !(err instanceof HarnessError) && err && typeof err === 'object' && typeof err.stack === 'string';
     // The load error's own type never replaces LoadingError.
-    loadError = { message: messageOf(loadError), stack: loadError && loadError.stack, error_type: 'LoadingError' };
+    loadError = { message: messageOf(err), stack: own ? err.stack : '', error_type: 'LoadingError' };
   }
   await flushOutput();
   process.stdout.write(`${SENTINEL}\n`);

@@ -1,0 +1,192 @@
+# The R (4.2) runner harness: the pipe protocol of compat §4 and the contract of
+# catalog/templates/README.md. Started once per warm runner with the built algorithm as the
+# working directory; it sources src/<Name>.r (else src/Algorithm.r) once into the global
+# environment (its top-level code is the load step), prints PIPE_INIT_COMPLETE, then answers one
+# JSON request per stdin line with exactly one JSON line on the response FIFO. The algorithm's
+# prints stay on stdout/stderr (the call's stdout); responses go only to the FIFO.
+#
+# The harness runs in its own environment whose parent is the base package, so that whatever the
+# algorithm defines globally (its `apply` masks base::apply, and it may mask anything else) never
+# changes the harness; the algorithm's `apply` is fetched from the global environment by name.
+local({
+  SENTINEL <- "PIPE_INIT_COMPLETE"
+  FIFO <- Sys.getenv("ALGOHOST_RESPONSE_FIFO", "/tmp/algoout")
+  NAME_FALLBACK <- Sys.getenv("ALGOHOST_ALGORITHM_NAME", "Algorithm")
+
+  # A failure of the harness itself (bad input, no entry point) carrying the type to answer.
+  failure <- function(error_type, message) {
+    structure(class = c("algohost_failure", "error", "condition"), list(message = message, call = NULL, error_type = error_type))
+  }
+
+  # algoname from algorithmia.conf, else the name the service passed in.
+  algorithm_name <- function() {
+    conf <- tryCatch(jsonlite::read_json("algorithmia.conf", simplifyVector = FALSE), error = function(e) NULL)
+    name <- if (is.list(conf)) conf[["algoname"]] else NULL
+    if (is.character(name) && length(name) == 1L && !is.na(name) && nzchar(name)) name else NAME_FALLBACK
+  }
+
+  # Sources the entry once into the global environment; returns the algorithm's apply, or the
+  # condition that made loading fail.
+  load_algorithm <- function() {
+    tryCatch(
+      {
+        name <- algorithm_name()
+        candidates <- c(file.path("src", paste0(name, ".r")), file.path("src", "Algorithm.r"))
+        entry <- candidates[file.exists(candidates)][1L]
+        if (is.na(entry)) stop(failure("LoadingError", sprintf("the entry point %s does not exist", paste(unique(candidates), collapse = " or "))))
+        source(entry, local = globalenv(), encoding = "UTF-8", keep.source = TRUE)
+        f <- get0("apply", envir = globalenv(), mode = "function", inherits = FALSE)
+        if (is.null(f)) stop(failure("LoadingError", sprintf("%s does not define a function apply(input)", entry)))
+        f
+      },
+      error = function(e) e
+    )
+  }
+
+  # The request's data as apply receives it: text -> character(1), binary -> raw vector,
+  # json -> the parsed value (objects -> named lists, arrays -> lists, null -> NULL).
+  convert_input <- function(request) {
+    if (!is.list(request) || is.null(names(request))) stop(failure("InputError", "the request is not a JSON object"))
+    data <- request[["data"]]
+    type <- request[["content_type"]]
+    if (identical(type, "json")) {
+      return(data)
+    }
+    if (identical(type, "text")) {
+      if (!is.character(data) || length(data) != 1L) stop(failure("InputError", "text input must be a string"))
+      return(enc2utf8(data))
+    }
+    if (identical(type, "binary")) {
+      if (!is.character(data) || length(data) != 1L || nchar(data) %% 4L != 0L || !grepl("^[A-Za-z0-9+/]*={0,2}$", data)) {
+        stop(failure("InputError", "binary input must be base64"))
+      }
+      return(if (nzchar(data)) jsonlite::base64_dec(data) else raw(0))
+    }
+    stop(failure("InputError", sprintf("unknown content_type %s (json, text or binary)", if (is.character(type)) dQuote(type, FALSE) else "missing")))
+  }
+
+  json_string <- function(s) as.character(jsonlite::toJSON(unname(enc2utf8(s)), auto_unbox = TRUE))
+
+  # Result classification: raw -> binary, character(1) -> text, else JSON.
+  success_response <- function(x) {
+    if (is.raw(x)) {
+      return(paste0('{"result":"', jsonlite::base64_enc(as.vector(x)), '","metadata":{"content_type":"binary"}}'))
+    }
+    if (is.character(x) && length(x) == 1L && !is.na(x)) {
+      return(paste0('{"result":', json_string(x), ',"metadata":{"content_type":"text"}}'))
+    }
+    json <- tryCatch(
+      as.character(jsonlite::toJSON(x, auto_unbox = TRUE, null = "null", digits = NA)),
+      error = function(e) stop(failure("AlgorithmError", paste("the result cannot be serialized as JSON:", conditionMessage(e))))
+    )
+    paste0('{"result":', json, ',"metadata":{"content_type":"json"}}')
+  }
+
+  # The error's own type: a character error_type field or attribute of the condition.
+  own_error_type <- function(e) {
+    t <- if (is.list(e)) e[["error_type"]] else NULL
+    if (is.null(t)) t <- attr(e, "error_type", exact = TRUE)
+    if (is.character(t) && length(t) == 1L && !is.na(t) && nzchar(t)) t else NULL
+  }
+
+  error_response <- function(e, error_type, trace) {
+    message <- paste(enc2utf8(conditionMessage(e)), collapse = "\n")
+    trace <- paste(enc2utf8(trace), collapse = "\n")
+    as.character(jsonlite::toJSON(
+      list(error = list(message = message, stacktrace = trace, stack_trace = trace, error_type = error_type)),
+      auto_unbox = TRUE
+    ))
+  }
+
+  # "Error in <call>: <message>" and the calls, innermost first, each with its source line.
+  format_trace <- function(e, calls) {
+    call <- conditionCall(e)
+    head <- if (is.null(call)) paste("Error:", conditionMessage(e)) else paste0("Error in ", paste(deparse(call, nlines = 1L), collapse = ""), ": ", conditionMessage(e))
+    frames <- vapply(rev(seq_along(calls)), function(i) {
+      cl <- calls[[i]]
+      where <- ""
+      ref <- attr(cl, "srcref", exact = TRUE)
+      if (!is.null(ref)) {
+        file <- attr(ref, "srcfile", exact = TRUE)
+        if (!is.null(file) && !is.null(file$filename)) where <- sprintf(" at %s#%d", file$filename, ref[[1L]])
+      }
+      paste0(i, ": ", paste(deparse(cl, nlines = 1L), collapse = ""), where)
+    }, character(1))
+    c(head, frames)
+  }
+
+  # Calls apply(input); returns list(value) or list(error, trace) with the algorithm's calls.
+  invoke <- function(f, input) {
+    state <- new.env(parent = emptyenv())
+    state$calls <- list()
+    depth <- sys.nframe()
+    tryCatch(
+      list(value = withCallingHandlers(f(input), error = function(e) {
+        calls <- sys.calls()
+        # Frames above depth: withCallingHandlers, then the algorithm's; the last is this handler.
+        inner <- if (length(calls) > depth + 2L) calls[(depth + 2L):(length(calls) - 1L)] else list()
+        keep <- !vapply(inner, function(cl) identical(cl[[1L]], quote(.handleSimpleError)), logical(1))
+        state$calls <- inner[keep]
+      })),
+      error = function(e) list(error = e, trace = format_trace(e, state$calls))
+    )
+  }
+
+  handle <- function(line, algorithm) {
+    response <- tryCatch(
+      {
+        if (inherits(algorithm, "condition")) {
+          # The load error's own type never replaces LoadingError.
+          trace <- if (inherits(algorithm, "algohost_failure")) character(0) else format_trace(algorithm, list())
+          error_response(algorithm, "LoadingError", trace)
+        } else {
+          request <- tryCatch(
+            jsonlite::parse_json(line, simplifyVector = FALSE),
+            error = function(e) stop(failure("InputError", paste("the request is not JSON:", conditionMessage(e))))
+          )
+          out <- invoke(algorithm, convert_input(request))
+          if (!is.null(out$error)) {
+            error_response(out$error, if (is.null(own_error_type(out$error))) "AlgorithmError" else own_error_type(out$error), out$trace)
+          } else {
+            success_response(out$value)
+          }
+        }
+      },
+      error = function(e) error_response(e, if (is.null(own_error_type(e))) "AlgorithmError" else own_error_type(e), character(0))
+    )
+    flush_output()
+    respond(response)
+  }
+
+  flush_output <- function() {
+    try(flush(stdout()), silent = TRUE)
+    try(flush(stderr()), silent = TRUE)
+  }
+
+  # One response: open the FIFO, write one line, close it.
+  respond <- function(line) {
+    con <- file(FIFO, open = "wb")
+    on.exit(close(con))
+    writeBin(charToRaw(paste0(enc2utf8(line), "\n")), con)
+  }
+
+  main <- function() {
+    # Warnings print when they happen (the call's output), not after the harness returns.
+    options(warn = 1L)
+    algorithm <- load_algorithm()
+    flush_output()
+    cat(SENTINEL, "\n", sep = "", file = stdout())
+    flush_output()
+    input <- file("stdin", open = "r")
+    repeat {
+      line <- readLines(input, n = 1L, warn = FALSE, encoding = "UTF-8")
+      if (length(line) == 0L) break
+      if (!nzchar(trimws(line))) next
+      handle(line, algorithm)
+    }
+    flush_output()
+    quit(save = "no", status = 0L)
+  }
+
+  main()
+}, envir = new.env(parent = baseenv()))

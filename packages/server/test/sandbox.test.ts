@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createAndBuild } from './support/algorithms.js';
+import { createUser, type TestUser } from './support/fixtures.js';
+import { client, request, type Client } from './support/http.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+const HOSTILE = fileURLToPath(new URL('../../../test/fixtures/hostile/python/', import.meta.url));
+
+/** The hostile algorithm tries what it must not do; every attempt is contained, the service serves on. */
+describe('sandbox and limits (hostile Python algorithm)', () => {
+  let srv: TestServer;
+  let api: Client;
+  let mallory: TestUser;
+  let sha: string;
+  let netSha: string;
+  const run = async (input: unknown, query = '', name = 'Hostile', commit = sha) =>
+    request(srv.url, 'POST', `/v1/algo/mallory/${name}/${commit}${query}`, { key: mallory.key, body: input });
+
+  before(async () => {
+    srv = await startTestServer({ env: { ALGOHOST_RUNNER_MEMORY: '256', ALGOHOST_RUNNER_PIDS: '64' } });
+    api = client(srv.url);
+    mallory = await createUser(api, srv.adminKey, 'mallory');
+    sha = await createAndBuild(srv.url, api, mallory, 'mallory', 'Hostile', HOSTILE, { environment: 'python311' });
+    netSha = await createAndBuild(srv.url, api, mallory, 'mallory', 'Networked', HOSTILE.replace(/\/$/, ''), {
+      environment: 'python311',
+      settings: { network_access: 'full' },
+    }).catch(() => '');
+  });
+  after(() => srv.stop());
+
+  test('runs as an unprivileged uid', async () => {
+    const res = await run({ op: 'whoami' });
+    assert.deepEqual(res.body.result, { uid: 65534, gid: 65534 });
+  });
+
+  test('cannot read host secrets, the data directory, the database or other builds', async () => {
+    const port = new URL(srv.url).port;
+    void port;
+    for (const p of ['/etc/shadow', path.join(srv.dataDir, 'algohost.sqlite'), path.join(srv.dataDir, 'initial-admin-key'), '/proc/1/environ']) {
+      const res = await run({ op: 'read', path: p });
+      assert.equal(res.body.result.ok, false, `${p} was readable: ${JSON.stringify(res.body.result)}`);
+    }
+    for (const p of [srv.dataDir, path.join(srv.dataDir, 'repositories'), path.join(srv.dataDir, 'builds', 'artifacts'), '/root', '/home']) {
+      const res = await run({ op: 'list', path: p });
+      assert.equal(res.body.result.ok, false, `${p} was listable: ${JSON.stringify(res.body.result)}`);
+    }
+  });
+
+  test("does not see the service's environment", async () => {
+    const env = (await run({ op: 'env' })).body.result as Record<string, string>;
+    assert.ok(!Object.values(env).some((v) => v.includes(srv.adminKey)), 'the admin key leaked');
+    assert.deepEqual(
+      Object.keys(env).filter((k) => k.startsWith('ALGOHOST_') && k !== 'ALGOHOST_RESPONSE_FIFO'),
+      [],
+    );
+  });
+
+  test('network_access isolated reaches nothing, not even the host loopback; full does', async () => {
+    const port = Number(new URL(srv.url).port);
+    const isolated = await run({ op: 'connect', host: '127.0.0.1', port });
+    assert.equal(isolated.body.result.ok, false);
+    assert.ok(netSha, 'the networked algorithm built');
+    const full = await run({ op: 'connect', host: '127.0.0.1', port }, '', 'Networked', netSha);
+    assert.deepEqual(full.body.result, { ok: true, value: 'connected' });
+  });
+
+  test('an endless loop is a TimeoutError for that call; the next call gets a fresh runner', async () => {
+    const res = await run({ op: 'loop' }, '?timeout=2');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.error.error_type, 'TimeoutError');
+    assert.deepEqual((await run({ op: 'echo' })).body.result, { echo: { op: 'echo' } });
+  });
+
+  test('unbounded allocation is an OutOfMemoryError naming the limit', async () => {
+    const res = await run({ op: 'alloc' });
+    assert.equal(res.body.error.error_type, 'OutOfMemoryError');
+    assert.match(res.body.error.message, /256 MiB/);
+    assert.equal((await run({ op: 'echo' })).status, 200);
+  });
+
+  test('a fork bomb hits the process limit; a full /tmp is ENOSPC; both only fail that call', async () => {
+    const fork = await run({ op: 'fork' }, '?timeout=20');
+    assert.equal(fork.status, 200);
+    assert.ok(fork.body.error || fork.body.result.ok === false, JSON.stringify(fork.body).slice(0, 300));
+    const disk = await run({ op: 'disk' });
+    assert.ok(disk.body.error || /No space left/.test(disk.body.result.error), JSON.stringify(disk.body).slice(0, 300));
+    assert.equal((await run({ op: 'echo' })).status, 200);
+  });
+
+  test('exiting or crashing mid-call is a SystemExit; output over 15 MB is refused naming the limit', async () => {
+    assert.equal((await run({ op: 'exit' })).body.error.error_type, 'SystemExit');
+    assert.equal((await run({ op: 'crash' })).body.error.error_type, 'SystemExit');
+    const big = await run({ op: 'big' });
+    assert.equal(big.body.error.error_type, 'TooLargeError');
+    assert.match(big.body.error.message, /15 MB/);
+    assert.equal((await run({ op: 'echo' })).status, 200);
+  });
+
+  test('megabytes of prints do not break the call; stdout is for the owner only', async () => {
+    const res = await run({ op: 'print', bytes: 3 * 1024 * 1024 }, '?stdout=True');
+    assert.equal(res.body.result, 'printed');
+    assert.ok(typeof res.body.metadata.stdout === 'string' && res.body.metadata.stdout.length > 0);
+  });
+
+  test('load() ran once per runner, not per call', async () => {
+    await run({ op: 'echo' });
+    await run({ op: 'echo' });
+    assert.equal((await run({ op: 'loads' })).body.result, 1);
+  });
+
+  test('an algorithm error is HTTP 200 with error, message and stack trace', async () => {
+    const res = await run({ op: 'raise' });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.error.error_type, 'AlgorithmError');
+    assert.match(res.body.error.message, /bad input on purpose/);
+    assert.match(res.body.error.stacktrace, /ValueError/);
+  });
+});

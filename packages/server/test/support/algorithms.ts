@@ -1,0 +1,42 @@
+/** Creating an algorithm from a directory tree and building it, through the public API and Git. */
+import assert from 'node:assert/strict';
+import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './git.js';
+import type { Client } from './http.js';
+import type { TestUser } from './fixtures.js';
+
+export async function environmentId(api: Client, key: string, environment: string): Promise<string> {
+  const langs = await api.get('/v1/algorithm-environments/edge/languages', { key });
+  for (const l of langs.body as { name: string }[]) {
+    const envs = await api.get(`/v1/algorithm-environments/edge/languages/${l.name}/environments`, { key });
+    const env = (envs.body as { name: string; id: string }[]).find((e) => e.name === environment);
+    if (env) return env.id;
+  }
+  throw new Error(`no environment ${environment}`);
+}
+
+/** Creates `owner/name` (settings merged), pushes `tree`, waits for the build; returns the commit. */
+export async function createAndBuild(
+  base: string,
+  api: Client,
+  user: TestUser,
+  owner: string,
+  name: string,
+  tree: string,
+  opts: { environment?: string; settings?: Record<string, unknown> } = {},
+): Promise<string> {
+  const settings = { ...(opts.settings ?? {}) } as Record<string, unknown>;
+  if (opts.environment) settings.algorithm_environment = await environmentId(api, user.key, opts.environment);
+  const created = await api.post(`/v1/algorithms/${owner}`, { key: user.key, body: { name, settings } });
+  assert.equal(created.status, 200, created.text);
+  const { dir } = await clone(gitUrl(base, user.name, user.key, owner, name));
+  try {
+    replaceWorkingFiles(dir, tree);
+    const push = await commitAndPush(dir, 'tree', { wait: true });
+    const id = announcedBuildId(push.stderr);
+    assert.match(push.stderr, new RegExp(`build ${id} succeeded`), push.stderr);
+    const build = await api.get(`/v1/algorithms/${owner}/${name}/builds/${id}`, { key: user.key });
+    return build.body.commit_sha as string;
+  } finally {
+    await removeClone(dir);
+  }
+}
