@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 echo "== typecheck"; npm run --silent typecheck
 echo "== lint"; npm run --silent lint
+echo "== dependency rules"; npm run --silent depcheck
 echo "== format"; npm run --silent format:check
 echo "== openapi drift"; npm run --silent openapi:check
 echo "== tests"

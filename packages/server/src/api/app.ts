@@ -30,6 +30,9 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
     // Request bodies are checked, not coerced: "wrong types" must be a 400, not a silent cast.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     requestIdHeader: 'x-request-id',
+    // Two log lines per request cost more than a warm call itself; failures are still logged
+    // by the error handler, and ALGOHOST_LOG_LEVEL=debug brings per-request lines back.
+    disableRequestLogging: !opts.logRequests,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -21,7 +21,12 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
   const services = await buildServices(config);
   try {
     const bootstrap = await bootstrapAdmin(services, config);
-    const app = await buildApi(services, { logger, bodyLimit: config.bodyLimitBytes, version: VERSION });
+    const app = await buildApi(services, {
+      logger,
+      bodyLimit: config.bodyLimitBytes,
+      version: VERSION,
+      logRequests: config.logLevel === 'debug' || config.logLevel === 'trace',
+    });
     let selfUrl = '';
     await app.register(async (scope) =>
       gitRoutes(scope, {

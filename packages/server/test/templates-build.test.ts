@@ -1,0 +1,50 @@
+/**
+ * Issue 3: "the template of every language environment builds as created". For every
+ * environment of the catalog, a new algorithm (whose repository holds the template at once) is
+ * compiled without any push, and the build must succeed.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { readCatalog } from '../src/storage/catalog-files.js';
+import { createUser, type TestUser } from './support/fixtures.js';
+import { client, type Client } from './support/http.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+const environments = readCatalog().environments;
+
+describe('the template of every language environment builds as created', () => {
+  let srv: TestServer;
+  let api: Client;
+  let owner: TestUser;
+  before(async () => {
+    srv = await startTestServer();
+    api = client(srv.url);
+    owner = await createUser(api, srv.adminKey, 'templates');
+  });
+  after(() => srv?.stop());
+
+  for (const spec of environments) {
+    test(`${spec.name} (${spec.language}, template ${spec.template}) builds as created`, async () => {
+      const envs = await api.get(`/v1/algorithm-environments/edge/languages/${spec.language}/environments`, { key: owner.key });
+      assert.equal(envs.status, 200, envs.text);
+      const env = (envs.body as { id: string; name: string }[]).find((e) => e.name === spec.name);
+      assert.ok(env, `environment ${spec.name} is not listed for ${spec.language}: ${envs.text}`);
+
+      const name = `T_${spec.name.replace(/[^A-Za-z0-9]/g, '_')}`;
+      const created = await api.post(`/v1/algorithms/${owner.name}`, {
+        key: owner.key,
+        body: { name, settings: { algorithm_environment: env.id } },
+      });
+      assert.equal(created.status, 200, created.text);
+
+      const compiled = await api.post(`/v1/algorithms/${owner.name}/${name}/compile`, { key: owner.key, body: {} });
+      assert.equal(compiled.status, 200, compiled.text);
+      const compilation = compiled.body.compilation as { successful: boolean; output: string };
+      assert.equal(
+        compilation.successful,
+        true,
+        `the ${spec.template} template did not build in ${spec.name} (build ${compiled.body.build?.status}):\n${compilation.output}`,
+      );
+    });
+  }
+});
