@@ -21,6 +21,8 @@ export interface ApiOptions {
   logger: FastifyServerOptions['logger'];
   bodyLimit: number;
   version: string;
+  /** One log line per request (debug level): off by default, it costs more than a warm call. */
+  logRequests?: boolean;
 }
 
 export async function buildApi(services: ApiServices, opts: ApiOptions): Promise<Api> {

@@ -50,6 +50,7 @@ export interface SandboxProcess {
 /** The unprivileged identity every sandboxed process runs as. */
 export const SANDBOX_UID = 65534;
 const KILL_GRACE_MS = 2000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** System paths a sandbox sees read-only; /etc is shown with its secrets masked. */
 const SYSTEM_MOUNTS = ['/usr', '/etc'];
@@ -108,8 +109,9 @@ export class Supervisor {
     };
     child.stdout!.on('data', count);
     child.stderr!.on('data', count);
-    const timer = setTimeout(() => kill('timeout'), spec.wallTimeMs);
-    timer.unref();
+    // setTimeout holds at most 2^31-1 ms; a longer limit (long-lived runners) means no timer.
+    const timer = spec.wallTimeMs <= MAX_TIMER_MS ? setTimeout(() => kill('timeout'), spec.wallTimeMs) : undefined;
+    timer?.unref();
 
     const done = new Promise<Outcome>((resolve) => {
       child.on('close', (code, signal) => {

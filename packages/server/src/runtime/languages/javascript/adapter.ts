@@ -7,7 +7,7 @@
  * file and line as a failed build.
  */
 import fs from 'node:fs';
-import { INSIDE, type BuildStep, type LanguageAdapter, type StepContext } from '../adapter.js';
+import { INSIDE, RUNNER_INSIDE, type BuildStep, type LanguageAdapter, type RunnerContext, type StepContext } from '../adapter.js';
 
 const NODE = '/usr/bin/node';
 const NPM = '/usr/bin/npm';
@@ -36,6 +36,19 @@ export const javascriptAdapter: LanguageAdapter = {
   folder: 'javascript',
   languages: ['nodejs20'],
   dependencyFiles: ['package.json', 'package-lock.json'],
+
+  /** runner/runner.cjs requires the entry once; the artifact's node_modules links into the layer. */
+  runner(ctx: RunnerContext) {
+    return {
+      argv: [NODE, `${RUNNER_INSIDE.harness}/runner.cjs`],
+      env: {
+        ALGOHOST_ALGORITHM_NAME: ctx.algorithmName,
+        // A fallback for trees that brought their own node_modules (then the build made no link).
+        ...(ctx.hasLayer ? { NODE_PATH: `${RUNNER_INSIDE.deps}/node_modules` } : {}),
+        ...(fs.existsSync(SYSTEM_CA) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA } : {}),
+      },
+    };
+  },
 
   installDependencies(ctx: StepContext) {
     if (!declaresDependencies(ctx)) return [];

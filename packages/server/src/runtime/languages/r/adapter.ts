@@ -8,7 +8,7 @@
  * Then every .r/.R file is parsed, which reports syntax errors with file, line and column.
  * The runner puts /deps/library first on the library path (R_LIBS).
  */
-import { INSIDE, type LanguageAdapter, type StepContext } from '../adapter.js';
+import { INSIDE, RUNNER_INSIDE, type LanguageAdapter, type RunnerContext, type StepContext } from '../adapter.js';
 
 const RSCRIPT = '/usr/bin/Rscript';
 const LIBRARY = `${INSIDE.deps}/library`;
@@ -67,6 +67,17 @@ export const rAdapter: LanguageAdapter = {
   folder: 'r',
   languages: ['r4'],
   dependencyFiles: ['packages.txt'],
+
+  /**
+   * runner/runner.r (needs jsonlite, installed system-wide). --vanilla: no .Rprofile, .RData or
+   * .Renviron of the algorithm's tree takes part; the layer's library comes first on R_LIBS.
+   */
+  runner(ctx: RunnerContext) {
+    return {
+      argv: [RSCRIPT, '--vanilla', `${RUNNER_INSIDE.harness}/runner.r`],
+      env: { ALGOHOST_ALGORITHM_NAME: ctx.algorithmName, ...(ctx.hasLayer ? { R_LIBS: `${RUNNER_INSIDE.deps}/library` } : {}) },
+    };
+  },
 
   installDependencies(ctx: StepContext) {
     const listed = listedPackages(ctx);

@@ -9,7 +9,7 @@
  * without gems gets a lock too: Bundler would write it at run time, in a read-only tree).
  * Every .rb file then goes through `ruby -wc`, which reports syntax errors.
  */
-import { INSIDE, type BuildStep, type LanguageAdapter, type StepContext } from '../adapter.js';
+import { INSIDE, RUNNER_INSIDE, type BuildStep, type LanguageAdapter, type RunnerContext, type StepContext } from '../adapter.js';
 
 const RUBY = '/usr/bin/ruby';
 const BUNDLE = '/usr/bin/bundle';
@@ -42,6 +42,11 @@ export const rubyAdapter: LanguageAdapter = {
   folder: 'ruby',
   languages: ['ruby3'],
   dependencyFiles: ['Gemfile', 'Gemfile.lock'],
+
+  /** runner/runner.rb: `require "bundler/setup"` finds the gems through the artifact's .bundle/config. */
+  runner(ctx: RunnerContext) {
+    return { argv: [RUBY, `${RUNNER_INSIDE.harness}/runner.rb`], env: { ALGOHOST_ALGORITHM_NAME: ctx.algorithmName } };
+  },
 
   installDependencies(ctx: StepContext) {
     if (!declaresGems(ctx)) return [];

@@ -8,18 +8,20 @@
  * node_modules and must load before any user code.
  */
 'use strict';
+/* global __dirname -- CommonJS; eslint.config.js declares only require and process */
 
 const fs = require('node:fs');
 const path = require('node:path');
 const readline = require('node:readline');
 const { Buffer } = require('node:buffer');
+const { Readable } = require('node:stream');
 const { pathToFileURL } = require('node:url');
 
 const SENTINEL = 'PIPE_INIT_COMPLETE';
 const FIFO = process.env.ALGOHOST_RESPONSE_FIFO || '/tmp/algoout';
 const HARNESS_DIR = __dirname;
 
-/** Error types an algorithm may raise itself (compat §2); anything else is AlgorithmError. */
+/** A failure of the harness itself (no entry point, input it cannot convert), with the type to answer. */
 class HarnessError extends Error {
   constructor(errorType, message) {
     super(message);
@@ -58,14 +60,17 @@ function entryPoint(name) {
   throw new HarnessError('LoadingError', `the entry point ${candidates.join(' (main of package.json) or ')} does not exist`);
 }
 
-/** Requires the entry once; an ES module (type: module, .mjs) is imported instead. */
+/**
+ * Requires the entry once. An ES module that require() cannot load (Node < 20.19, or one with
+ * top-level await) is imported instead; neither error ran any of its code.
+ */
 async function loadAlgorithm() {
   const entry = entryPoint(algorithmName());
   let exported;
   try {
     exported = require(entry);
   } catch (err) {
-    if (!err || err.code !== 'ERR_REQUIRE_ESM') throw err;
+    if (!err || (err.code !== 'ERR_REQUIRE_ESM' && err.code !== 'ERR_REQUIRE_ASYNC_MODULE')) throw err;
     exported = await import(pathToFileURL(entry).href);
   }
   const apply = exported && typeof exported.apply === 'function' ? exported.apply : exported && exported.default && exported.default.apply;
@@ -85,7 +90,8 @@ function convertInput(request) {
     return data;
   }
   if (type === 'binary') {
-    if (typeof data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) throw new HarnessError('InputError', 'binary input must be base64');
+    if (typeof data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(data))
+      throw new HarnessError('InputError', 'binary input must be base64');
     return Buffer.from(data, 'base64');
   }
   throw new HarnessError('InputError', `unknown content_type ${JSON.stringify(type)} (json, text or binary)`);
@@ -228,9 +234,22 @@ function onUncaught(err) {
   }
 }
 
+/** Keeps the requests to the harness: the algorithm's process.stdin is empty from now on. */
+function takeStdin() {
+  const requests = process.stdin;
+  const empty = new Readable({
+    read() {
+      this.push(null);
+    },
+  });
+  Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, get: () => empty });
+  return requests;
+}
+
 async function main() {
   process.on('uncaughtException', onUncaught);
   process.on('unhandledRejection', onUncaught);
+  const requests = takeStdin();
 
   let algorithm;
   let loadError;
@@ -248,7 +267,7 @@ async function main() {
   const lines = [];
   let waiting;
   let closed = false;
-  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  const rl = readline.createInterface({ input: requests, crlfDelay: Infinity });
   rl.on('line', (line) => {
     lines.push(line);
     if (waiting) waiting();

@@ -70,7 +70,9 @@ local({
   # Result classification: raw -> binary, character(1) -> text, else JSON.
   success_response <- function(x) {
     if (is.raw(x)) {
-      return(paste0('{"result":"', jsonlite::base64_enc(as.vector(x)), '","metadata":{"content_type":"binary"}}'))
+      # jsonlite breaks base64 into lines of 76 characters: one JSON line needs it whole.
+      b64 <- gsub("\n", "", jsonlite::base64_enc(as.vector(x)), fixed = TRUE)
+      return(paste0('{"result":"', b64, '","metadata":{"content_type":"binary"}}'))
     }
     if (is.character(x) && length(x) == 1L && !is.na(x)) {
       return(paste0('{"result":', json_string(x), ',"metadata":{"content_type":"text"}}'))
@@ -116,15 +118,24 @@ local({
   }
 
   # Calls apply(input); returns list(value) or list(error, trace) with the algorithm's calls.
-  invoke <- function(f, input) {
+  invoke <- function(apply, input) {
+    force(input) # converted before the call: a bad input is the harness's error, not apply's
     state <- new.env(parent = emptyenv())
     state$calls <- list()
     depth <- sys.nframe()
     tryCatch(
-      list(value = withCallingHandlers(f(input), error = function(e) {
+      list(value = withCallingHandlers(apply(input), error = function(e) {
         calls <- sys.calls()
-        # Frames above depth: withCallingHandlers, then the algorithm's; the last is this handler.
-        inner <- if (length(calls) > depth + 2L) calls[(depth + 2L):(length(calls) - 1L)] else list()
+        n <- length(calls) - 1L # the last frame is this handler
+        first <- NA_integer_
+        for (k in seq_len(n)) {
+          if (k > depth && identical(sys.function(k), apply)) {
+            first <- k
+            break
+          }
+        }
+        if (is.na(first)) return()
+        inner <- calls[first:n]
         keep <- !vapply(inner, function(cl) identical(cl[[1L]], quote(.handleSimpleError)), logical(1))
         state$calls <- inner[keep]
       })),
@@ -137,7 +148,7 @@ local({
       {
         if (inherits(algorithm, "condition")) {
           # The load error's own type never replaces LoadingError.
-          trace <- if (inherits(algorithm, "algohost_failure")) character(0) else format_trace(algorithm, list())
+          trace <- if (inherits(algorithm, "algohost_failure")) character(0) else paste("Error while loading:", conditionMessage(algorithm))
           error_response(algorithm, "LoadingError", trace)
         } else {
           request <- tryCatch(
@@ -165,7 +176,7 @@ local({
 
   # One response: open the FIFO, write one line, close it.
   respond <- function(line) {
-    con <- file(FIFO, open = "wb")
+    con <- file(FIFO, open = "wb", raw = TRUE)
     on.exit(close(con))
     writeBin(charToRaw(paste0(enc2utf8(line), "\n")), con)
   }

@@ -43,7 +43,7 @@ module AlgohostRunner
       nil
     rescue SignalException
       raise
-    rescue Exception => e # rubocop:disable Lint/RescueException -- SyntaxError, LoadError, exit… all mean the load failed
+    rescue Exception => e # SyntaxError, LoadError, exit… all mean the load failed
       require "json"
       e
     end
@@ -149,7 +149,7 @@ module AlgohostRunner
             success_response(TOPLEVEL_BINDING.receiver.__send__(:apply, convert_input(parse_request(line))))
           rescue SystemExit, SignalException
             raise
-          rescue Exception => e # rubocop:disable Lint/RescueException -- any failure of apply is the call's error
+          rescue Exception => e # any failure of apply (NoMemoryError, SystemStackError…) is the call's error
             error_response(e, "AlgorithmError")
           end
         end
@@ -177,13 +177,16 @@ module AlgohostRunner
     end
 
     def main
+      # The requests are the harness's alone: the algorithm's STDIN reads /dev/null from now on.
+      requests = STDIN.dup
+      STDIN.reopen(File::NULL)
       load_error = load_algorithm
       flush_output
       STDOUT.write("#{SENTINEL}\n")
       STDOUT.flush
 
-      STDIN.binmode
-      while (line = STDIN.gets)
+      requests.binmode
+      while (line = requests.gets)
         line = line.force_encoding(Encoding::UTF_8)
         next if line.strip.empty?
 
