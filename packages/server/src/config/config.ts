@@ -227,6 +227,12 @@ export const SETTINGS: readonly Setting[] = [
     describe:
       'Download caches of builds (pip, npm, Maven, Cargo…); unset = <data dir>/builds/cache. Share it to keep downloads across clusters.',
   },
+  { key: 'runnerMemoryMiB', env: 'ALGOHOST_RUNNER_MEMORY', flag: '--runner-memory', kind: 'int', default: '2048', describe: 'Memory limit of each algorithm runner, in MiB (default 2 GiB).' },
+  { key: 'runnerPids', env: 'ALGOHOST_RUNNER_PIDS', flag: '--runner-pids', kind: 'int', default: '256', describe: 'Most processes and threads one runner may have (stops fork bombs).' },
+  { key: 'runnersPerAlgorithm', env: 'ALGOHOST_RUNNERS_PER_ALGORITHM', flag: '--runners-per-algorithm', kind: 'int', default: '4', describe: 'Most warm runners one built algorithm scales to under concurrent calls (it starts with one).' },
+  { key: 'maxRunners', env: 'ALGOHOST_MAX_RUNNERS', flag: '--max-runners', kind: 'int', default: '32', describe: 'Warm runners on this node; past it the least recently used idle runner stops.' },
+  { key: 'runnerIdleSeconds', env: 'ALGOHOST_RUNNER_IDLE', flag: '--runner-idle', kind: 'int', default: '600', describe: 'Seconds an idle runner stays warm.' },
+  { key: 'maxCallsPerAccount', env: 'ALGOHOST_MAX_CALLS_PER_ACCOUNT', flag: '--max-calls-per-account', kind: 'int', default: '64', describe: 'Calls one account may have in flight; more get 429 with Retry-After.' },
   {
     key: 'buildCacheShared',
     env: 'ALGOHOST_BUILD_CACHE_SHARED',
@@ -284,6 +290,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, argv: readonly string[]): Con
     }
   }
   const config = out as unknown as Config;
+  for (const s of SETTINGS) {
+    if (s.kind !== 'optional' && config[s.key] === undefined) throw new ConfigError(`setting ${s.env} has no value and no default`);
+  }
   config.dataDir = path.resolve(config.dataDir);
   config.publicUrl = config.publicUrl.replace(/\/+$/, '');
   try {

@@ -7,9 +7,27 @@
  * then runs Maven offline against it, tests skipped, making target/algorithm.jar and copying
  * the runtime dependency jars to target/lib for the runner.
  * Without a pom.xml: `javac --release 17` over src/main/java (else src), then `jar`.
+ *
+ * Runner: the harness (runner/src/algohost/runner/*.java, shared with Scala) is compiled by a
+ * last compile step into target/algohost-runner, so the artifact holds everything its runner
+ * needs; the runner is `java -cp target/algohost-runner:target/algorithm.jar:target/lib/*
+ * algohost.runner.Main <Name>`. The harness has its own small JSON codec (no library of its own
+ * on the algorithm's class path). An artifact built before the harness existed gets it compiled
+ * into /tmp when its runner starts.
  */
 import fs from 'node:fs';
-import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, type StepContext } from '../adapter.js';
+import { fileURLToPath } from 'node:url';
+import type { Mount } from '../../sandbox/supervisor.js';
+import {
+  INSIDE,
+  RUNNER_INSIDE,
+  type BuildStep,
+  type LanguageAdapter,
+  type RegistrySettings,
+  type RunnerCommand,
+  type RunnerContext,
+  type StepContext,
+} from '../adapter.js';
 
 /** Debian's OpenJDK 17, named explicitly: another JDK (e.g. a newer Temurin) may own /usr/bin/java. */
 export const JAVA_HOME = ['amd64', 'arm64', 'ppc64el', 's390x', 'riscv64']
@@ -86,6 +104,65 @@ echo 'built target/algorithm.jar'
 
 const BASH = '/usr/bin/bash';
 
+/** The JVM harness's sources (this folder's runner/), seen read-only at HARNESS_INSIDE by Java and Scala steps and runners. */
+export const JAVA_HARNESS_DIR = fileURLToPath(new URL('./runner/', import.meta.url));
+const HARNESS_INSIDE = '/opt/algohost/harness/java';
+/** Where the compile step leaves the harness's classes, relative to the artifact. */
+const HARNESS_CLASSES = 'target/algohost-runner';
+
+export function javaHarnessMount(): Mount {
+  return { host: JAVA_HARNESS_DIR, inside: HARNESS_INSIDE };
+}
+
+const HARNESS_JAVAC = `javac -J-XX:+UseSerialGC -J-XX:TieredStopAtLevel=1 --release 17 -encoding UTF-8 -nowarn`;
+
+const COMPILE_HARNESS = `set -euo pipefail
+rm -rf ${HARNESS_CLASSES}
+mkdir -p ${HARNESS_CLASSES}
+${HARNESS_JAVAC} -d ${HARNESS_CLASSES} ${HARNESS_INSIDE}/src/algohost/runner/*.java
+echo 'compiled the runner harness into ${HARNESS_CLASSES}'
+`;
+
+/** The last compile step of Java and Scala builds: the runner harness into target/algohost-runner. */
+export function compileHarnessStep(): BuildStep {
+  return { title: 'compile the runner harness', argv: [BASH, '-c', COMPILE_HARNESS], network: false };
+}
+
+/**
+ * Startup: C2 stays on (a warm runner serves many calls; the harness starts in ~0.1 s either
+ * way), the serial collector (one GC thread, least memory), the JDK's class data archive, no
+ * hsperfdata files in /tmp.
+ */
+const JVM_FLAGS = [
+  '-XX:+UseSerialGC',
+  '-Xshare:auto',
+  '-XX:-UsePerfData',
+  '-Dfile.encoding=UTF-8',
+  '-Dsun.stdout.encoding=UTF-8',
+  '-Dsun.stderr.encoding=UTF-8',
+  '-Djava.io.tmpdir=/tmp',
+];
+
+const JAVA_BIN = `${JAVA_HOME ?? '/usr'}/bin`;
+
+// $1 = the algorithm's name (the harness prefers algorithmia.conf's algoname).
+const START_RUNNER = `h=${RUNNER_INSIDE.app}/${HARNESS_CLASSES}
+if [ ! -f "$h/algohost/runner/Main.class" ]; then
+  h=/tmp/algohost-runner
+  echo "this build has no compiled runner harness (it predates it): compiling it into $h" >&2
+  mkdir -p "$h" && ${JAVA_BIN}/${HARNESS_JAVAC} -d "$h" ${HARNESS_INSIDE}/src/algohost/runner/*.java >&2 || exit 1
+fi
+exec ${JAVA_BIN}/java ${JVM_FLAGS.join(' ')} -cp "$h:${RUNNER_INSIDE.app}/target/algorithm.jar:${RUNNER_INSIDE.app}/target/lib/*" algohost.runner.Main "$1"
+`;
+
+/** The runner of a Java or Scala artifact: the harness on the JVM with the algorithm's jars. */
+export function jvmRunner(ctx: RunnerContext): RunnerCommand {
+  return {
+    argv: [BASH, '-c', START_RUNNER, 'algohost-runner', ctx.conf.algoname || ctx.algorithmName],
+    env: { PATH: JVM_PATH, ...(JAVA_HOME ? { JAVA_HOME } : {}) },
+  };
+}
+
 export const javaAdapter: LanguageAdapter = {
   folder: 'java',
   languages: ['java17'],
@@ -112,9 +189,16 @@ export const javaAdapter: LanguageAdapter = {
           env: settingsEnv(ctx.registries),
           network: false,
         },
+        compileHarnessStep(),
       ];
     }
-    return [{ title: 'javac --release 17 and jar (no pom.xml)', argv: [BASH, '-c', JAVAC], network: false }];
+    return [{ title: 'javac --release 17 and jar (no pom.xml)', argv: [BASH, '-c', JAVAC], network: false }, compileHarnessStep()];
+  },
+
+  runner: jvmRunner,
+
+  toolchainMounts(): Mount[] {
+    return [javaHarnessMount()];
   },
 
   env() {

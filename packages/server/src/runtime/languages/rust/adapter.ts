@@ -20,6 +20,14 @@
  * than the commit's file times, for up to date), then `cargo build --release --offline
  * --locked` with CARGO_HOME read-only (cargo 1.95 needs no write there offline).
  *
+ * Runner: the harness (runner/src/main.rs) is a binary crate made by the last compile step in
+ * target/algohost-runner, with the algorithm's package as its dependency `algorithm` (a path
+ * dependency renamed, so any package and lib name works) and the package's own serde_json; it
+ * gets the algorithm's Cargo.lock and [profile.*] sections (profiles belong to the workspace
+ * root), and builds into the same target directory, reusing the compiled dependencies, as
+ * target/release/algorithm (the artifact catalog/languages.json names). The runner starts that
+ * binary.
+ *
  * Toolchain: scripts/install/rust.sh puts one at RUST_HOME, mounted read-only; it is run
  * directly (no rustup proxy, so `rust-toolchain.toml` files are ignored).
  *
@@ -32,8 +40,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Mount } from '../../sandbox/supervisor.js';
-import { INSIDE, type BuildStep, type LanguageAdapter, type StepContext } from '../adapter.js';
+import { INSIDE, RUNNER_INSIDE, type BuildStep, type LanguageAdapter, type StepContext } from '../adapter.js';
 
 /** Where scripts/install/rust.sh puts the toolchain; mounted at the same path inside. */
 export const RUST_HOME = '/opt/algohost/rust';
@@ -69,6 +78,56 @@ const USE_LAYER = `set -eu
 rm -f Cargo.lock && cp ${LAYER_LOCK} Cargo.lock
 rm -rf target && cp -a ${LAYER_TARGET} target
 find . -path ./target -prune -o -type f -exec touch -c {} +`;
+
+/** The harness's sources (this folder's runner/), seen read-only at HARNESS_INSIDE by the build. */
+const HARNESS_DIR = fileURLToPath(new URL('./runner/', import.meta.url));
+const HARNESS_INSIDE = '/opt/algohost/harness/rust';
+const HARNESS_CRATE = 'target/algohost-runner';
+/** The binary the runner starts (catalog/languages.json's artifact for Rust). */
+const RUNNER_BINARY = 'target/release/algorithm';
+
+// "$@" = cargo and its registry options. cargo tree's first line is the package itself
+// ("name vX.Y.Z (/build/src)"), the next ones its direct normal dependencies.
+const BUILD_HARNESS = `set -eu
+if ! tree=$("$@" tree --offline --locked -e normal --depth 1 --prefix none --charset ascii); then
+  echo 'error: cannot list the dependencies of the package (cargo tree) to build its runner' >&2; exit 1
+fi
+name=$(printf '%s\\n' "$tree" | head -n 1 | cut -d ' ' -f 1)
+if ! printf '%s\\n' "$tree" | tail -n +2 | grep -q '^serde_json v1[.]'; then
+  echo "error: $name does not depend on serde_json: the runner calls algorithm::apply(serde_json::Value), so Cargo.toml needs serde_json = \\"1\\" under [dependencies] (see the template)" >&2
+  exit 1
+fi
+h=${HARNESS_CRATE}
+rm -rf "$h"
+mkdir -p "$h/src"
+cp ${HARNESS_INSIDE}/src/main.rs "$h/src/main.rs"
+cp Cargo.lock "$h/Cargo.lock"
+cat > "$h/Cargo.toml" <<EOF
+# Made by the build: the runner harness for package $name.
+[package]
+name = "algohost-runner"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[[bin]]
+name = "algorithm"
+path = "src/main.rs"
+
+[dependencies]
+algorithm = { package = "$name", path = "${INSIDE.src}" }
+serde_json = "1"
+
+[workspace]
+
+EOF
+# Profiles are read from the workspace root only: the package's own apply to the harness build.
+awk '/^[[:space:]]*\\[/ { keep = ($0 ~ /^[[:space:]]*\\[[[:space:]]*profile[.]/) } keep' Cargo.toml >> "$h/Cargo.toml"
+if ! "$@" build --release --offline --manifest-path "$h/Cargo.toml"; then
+  echo 'error: the runner harness did not build: src/lib.rs must have pub fn apply(input: serde_json::Value) -> Result<serde_json::Value, String> (see the template)' >&2
+  exit 1
+fi
+echo "built the runner ${RUNNER_BINARY} for $name"`;
 
 export const rustAdapter: LanguageAdapter = {
   folder: 'rust',
@@ -106,7 +165,12 @@ export const rustAdapter: LanguageAdapter = {
     return [
       { title: 'reuse the compiled dependencies', argv: [SH, '-c', USE_LAYER], network: false },
       { title: 'cargo build --release', argv: cargo(ctx, 'build', '--release', '--offline', '--locked'), network: false },
+      { title: 'build the runner harness', argv: [SH, '-c', BUILD_HARNESS, 'sh', ...cargo(ctx)], network: false },
     ];
+  },
+
+  runner() {
+    return { argv: [`${RUNNER_INSIDE.app}/${RUNNER_BINARY}`], env: {} };
   },
 
   env() {
@@ -126,7 +190,10 @@ export const rustAdapter: LanguageAdapter = {
     if (!fs.existsSync(path.join(RUST_HOME, 'bin', 'cargo'))) {
       throw new Error(`the Rust toolchain is not installed at ${RUST_HOME}: run scripts/install/rust.sh as root`);
     }
-    return [{ host: RUST_HOME, inside: RUST_HOME }];
+    return [
+      { host: RUST_HOME, inside: RUST_HOME },
+      { host: HARNESS_DIR, inside: HARNESS_INSIDE },
+    ];
   },
 };
 

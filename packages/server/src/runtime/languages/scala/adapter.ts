@@ -9,11 +9,15 @@
  * The compile step runs with the layer read-only and no network, makes target/algorithm.jar,
  * and copies the runtime classpath's jars (Scala library, dependencies) to target/lib.
  * Only Maven Central (or the cluster's Maven repository) is used, for sbt and for the build.
+ *
+ * Runner: the Java harness (../java/runner, see the Java adapter) runs Scala classes as they
+ * are (a Scala class is a Java class; the Scala library is in target/lib). It is compiled into
+ * target/algohost-runner by the last compile step; this folder's runner/ only points there.
  */
 import fs from 'node:fs';
 import type { Mount } from '../../sandbox/supervisor.js';
 import { INSIDE, type BuildStep, type LanguageAdapter, type StepContext } from '../adapter.js';
-import { JAVA_HOME, JVM_PATH } from '../java/adapter.js';
+import { compileHarnessStep, JAVA_HOME, javaHarnessMount, jvmRunner, JVM_PATH } from '../java/adapter.js';
 
 export const TOOLS_DIR = '/opt/algohost/tools';
 const SBT_HOME = `${TOOLS_DIR}/sbt`;
@@ -109,8 +113,11 @@ export const scalaAdapter: LanguageAdapter = {
         env: repositoryEnv(ctx),
         network: false,
       },
+      compileHarnessStep(),
     ];
   },
+
+  runner: jvmRunner,
 
   env() {
     return {
@@ -123,7 +130,7 @@ export const scalaAdapter: LanguageAdapter = {
   },
 
   toolchainMounts(): Mount[] {
-    // Absent when scripts/install/scala.sh has not run: the steps then say so in the log.
-    return fs.existsSync(SBT_HOME) ? [{ host: TOOLS_DIR, inside: TOOLS_DIR }] : [];
+    // sbt is absent when scripts/install/scala.sh has not run: the steps then say so in the log.
+    return [...(fs.existsSync(SBT_HOME) ? [{ host: TOOLS_DIR, inside: TOOLS_DIR }] : []), javaHarnessMount()];
   },
 };

@@ -8,11 +8,9 @@ Standard library only: this module is imported before the algorithm's own depend
 """
 
 import base64
-import inspect
 import json
 import os
 import sys
-import traceback
 
 SENTINEL = "PIPE_INIT_COMPLETE"
 DEFAULT_ERROR_TYPE = "AlgorithmError"
@@ -73,6 +71,8 @@ def print_sentinel():
 
 def accepts_two(func):
     """Whether func can be called with two positional arguments."""
+    import inspect
+
     try:
         inspect.signature(func).bind(None, None)
         return True
@@ -154,6 +154,8 @@ def error_response(message, error_type, stacktrace):
 
 def format_traceback(exc):
     """The exception's traceback without the harness's own frames on top."""
+    import traceback
+
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None and _is_harness_frame(tb.tb_frame.f_code.co_filename):
         tb = tb.tb_next

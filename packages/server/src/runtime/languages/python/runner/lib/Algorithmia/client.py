@@ -6,34 +6,44 @@ the address then only gives the Host header and a path prefix. Key: the api_key 
 $ALGORITHMIA_API_KEY, which the service sets only for algorithms with pipeline_enabled.
 """
 
-import http.client
 import json
 import os
-import socket
-from urllib.parse import quote, urlencode, urlsplit
 
 from .errors import ApiError, ApiKeyMissingError
 
+# http.client, socket and urllib load on the first request: the harness imports this package
+# before every algorithm, and most never call out.
+
 DEFAULT_TIMEOUT = 300
 
+_unix_connection_class = None
 
-class _UnixHTTPConnection(http.client.HTTPConnection):
-    """HTTP over a Unix stream socket."""
 
-    def __init__(self, socket_path, host, timeout):
-        super(_UnixHTTPConnection, self).__init__(host, timeout=timeout)
-        self._socket_path = socket_path
+def _unix_connection(socket_path, host, timeout):
+    """An http.client connection over a Unix stream socket."""
+    global _unix_connection_class
+    if _unix_connection_class is None:
+        import http.client
+        import socket
 
-    def connect(self):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            if self.timeout is not None:
-                sock.settimeout(self.timeout)
-            sock.connect(self._socket_path)
-        except Exception:
-            sock.close()
-            raise
-        self.sock = sock
+        class UnixHTTPConnection(http.client.HTTPConnection):
+            def __init__(self, path, host, timeout):
+                super(UnixHTTPConnection, self).__init__(host, timeout=timeout)
+                self._socket_path = path
+
+            def connect(self):
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                try:
+                    if self.timeout is not None:
+                        sock.settimeout(self.timeout)
+                    sock.connect(self._socket_path)
+                except Exception:
+                    sock.close()
+                    raise
+                self.sock = sock
+
+        _unix_connection_class = UnixHTTPConnection
+    return _unix_connection_class(socket_path, host, timeout)
 
 
 class HttpResponse(object):
@@ -110,6 +120,9 @@ class Client(object):
 
     def request(self, method, path, body=None, content_type=None, query=None, headers=None, auth=True, timeout=None):
         """One HTTP request to the service; returns an HttpResponse whatever its status."""
+        import http.client
+        from urllib.parse import urlencode, urlsplit
+
         all_headers = {"Accept-Encoding": "identity", "Connection": "close"}
         if auth:
             all_headers["Authorization"] = self._auth_header()
@@ -126,7 +139,7 @@ class Client(object):
         if timeout is None:
             timeout = DEFAULT_TIMEOUT + 60
         if self.socketPath:
-            conn = _UnixHTTPConnection(self.socketPath, address.netloc or "localhost", timeout)
+            conn = _unix_connection(self.socketPath, address.netloc or "localhost", timeout)
         elif address.scheme == "https":
             import ssl
 
@@ -151,6 +164,8 @@ def _query_value(value):
 
 def data_path(dataUrl):
     """'data://owner/coll/f' (or 'owner/coll/f', '/owner/...') -> the quoted path under /v1/data/."""
+    from urllib.parse import quote
+
     path = dataUrl
     if path.startswith("data://"):
         path = path[len("data://") :]
