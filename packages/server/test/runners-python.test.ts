@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type Mount, Supervisor } from '../src/runtime/sandbox/supervisor.js';
+import type { Mount } from '../src/runtime/sandbox/supervisor.js';
 import { RunnerFailure, type RunnerProcess } from '../src/runtime/runner/runner-process.js';
 import { algorithmFixtures, type AlgorithmFixture } from './support/fixtures-algorithms.js';
 import { buildFixture, startFixtureRunner } from './support/runners.js';

@@ -28,6 +28,8 @@ const Envelope = Type.Object(
   { description: 'Success {result, metadata}; an algorithm failure is also HTTP 200, with {error, metadata}.' },
 );
 
+const AsyncAccepted = Type.Object({ async: Type.Literal(true), request_id: Type.String() }, { description: 'output=void: accepted; poll GET /v1/algo/requests/{request_id}.' });
+
 interface AsyncRequest {
   accountId: string;
   status: 'running' | 'completed';
@@ -45,6 +47,14 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices): Promise<
   }, 60_000).unref();
   app.addHook('onClose', async () => clearInterval(sweep));
 
+  // Refuse an oversized input before reading it, naming the limit (compat §2: 10 MiB).
+  app.addHook('onRequest', async (req) => {
+    const length = Number(req.headers['content-length'] ?? 0);
+    if (req.method === 'POST' && length > MAX_INPUT_BYTES) {
+      throw new DomainError('limit', ErrorCodes.invalidRequest, `input of ${length} bytes exceeds the limit of 10 MiB (${MAX_INPUT_BYTES} bytes)`, { status: 413 });
+    }
+  });
+
   // The input is the raw body whatever its type; the call service interprets it.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_INPUT_BYTES }, (_req, body, done) => done(null, body));
@@ -57,7 +67,7 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices): Promise<
       summary: 'Call an algorithm: /v1/algo/{owner}/{name}[/{version}] (version: x.y.z, x.y.*, latest, latestPrivate or a commit SHA).',
       querystring: CallQuery,
       response: {
-        200: Envelope,
+        200: Type.Union([Envelope, AsyncAccepted]),
         ...errorResponses(400, 401, 403, 404, 413, 415, 429, 503),
       },
     },
