@@ -2,7 +2,7 @@
  * The HTTP application: Fastify with JSON-Schema validation on every route, the error edge,
  * authentication, and the OpenAPI 3.1 document generated from the route schemas.
  */
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installAuth } from './auth.js';
@@ -34,7 +34,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
     requestIdHeader: 'x-request-id',
     // Two log lines per request cost more than a warm call itself; failures are still logged
     // by the error handler, and ALGOHOST_LOG_LEVEL=debug brings per-request lines back.
-    disableRequestLogging: !opts.logRequests,
+    logController: new LogController({ disableRequestLogging: !opts.logRequests }),
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
