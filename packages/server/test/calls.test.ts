@@ -9,7 +9,11 @@ import { client, request, type Client } from './support/http.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 const PY = path.join(FIXTURES_DIR, 'python');
-const expected = JSON.parse(fs.readFileSync(path.join(PY, 'expected-output.json'), 'utf8')) as { input: unknown; content_type: string; result: unknown }[];
+const expected = JSON.parse(fs.readFileSync(path.join(PY, 'expected-output.json'), 'utf8')) as {
+  input: unknown;
+  content_type: string;
+  result: unknown;
+}[];
 
 describe('the call API (Python fixture)', () => {
   let srv: TestServer;
@@ -17,7 +21,8 @@ describe('the call API (Python fixture)', () => {
   let alice: TestUser;
   let bob: TestUser;
   let sha: string;
-  const call = (p: string, opts: Parameters<Client['post']>[1] = {}) => request(srv.url, 'POST', `/v1/algo/${p}`, { key: alice.key, ...opts });
+  const call = (p: string, opts: Parameters<Client['post']>[1] = {}) =>
+    request(srv.url, 'POST', `/v1/algo/${p}`, { key: alice.key, ...opts });
 
   before(async () => {
     srv = await startTestServer();
@@ -30,7 +35,10 @@ describe('the call API (Python fixture)', () => {
 
   test('the owner calls a built commit; each expected output comes back in the envelope', async () => {
     for (const e of expected) {
-      const res = typeof e.input === 'string' ? await call(`alice/Hello/${sha}`, { raw: e.input, headers: { 'content-type': 'text/plain' } }) : await call(`alice/Hello/${sha}`, { body: e.input });
+      const res =
+        typeof e.input === 'string'
+          ? await call(`alice/Hello/${sha}`, { raw: e.input, headers: { 'content-type': 'text/plain' } })
+          : await call(`alice/Hello/${sha}`, { body: e.input });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body.result, e.result);
       assert.equal(res.body.metadata.content_type, e.content_type);
@@ -43,7 +51,11 @@ describe('the call API (Python fixture)', () => {
     const res = await call(`alice/Hello/${sha}`, { raw: bytes, headers: { 'content-type': 'application/octet-stream' } });
     assert.equal(res.body.metadata.content_type, 'binary');
     assert.deepEqual(Buffer.from(res.body.result, 'base64'), Buffer.from(bytes).reverse());
-    const raw = await fetch(`${srv.url}/v1/algo/alice/Hello/${sha}?output=raw`, { method: 'POST', headers: { authorization: `Simple ${alice.key}`, 'content-type': 'application/octet-stream' }, body: bytes });
+    const raw = await fetch(`${srv.url}/v1/algo/alice/Hello/${sha}?output=raw`, {
+      method: 'POST',
+      headers: { authorization: `Simple ${alice.key}`, 'content-type': 'application/octet-stream' },
+      body: bytes,
+    });
     assert.deepEqual(Buffer.from(await raw.arrayBuffer()), Buffer.from(bytes).reverse());
     const text = await call(`alice/Hello/${sha}?output=raw`, { raw: 'there', headers: { 'content-type': 'text/plain' } });
     assert.equal(text.text, 'hello there');
@@ -82,7 +94,10 @@ describe('the call API (Python fixture)', () => {
   test('bad input: malformed JSON, unknown content type, too large, bad timeouts', async () => {
     assert.equal((await call(`alice/Hello/${sha}`, { raw: '{"a":', headers: { 'content-type': 'application/json' } })).status, 400);
     assert.equal((await call(`alice/Hello/${sha}`, { raw: 'x', headers: { 'content-type': 'image/png' } })).status, 415);
-    const big = await call(`alice/Hello/${sha}`, { raw: Buffer.alloc(10 * 1024 * 1024 + 10, 65), headers: { 'content-type': 'text/plain' } });
+    const big = await call(`alice/Hello/${sha}`, {
+      raw: Buffer.alloc(10 * 1024 * 1024 + 10, 65),
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(big.status, 413);
     assert.match(big.body.error.message, /10485760 bytes/);
     assert.equal((await call(`alice/Hello/${sha}?timeout=abc`, { body: 'x' })).status, 400);

@@ -22,7 +22,6 @@ const expected = JSON.parse(fs.readFileSync(path.join(path.dirname(fx.hello), 'e
 }[];
 const HARNESS_LIB = fileURLToPath(new URL('../src/runtime/languages/python/runner/lib/', import.meta.url));
 
-
 /** The Python runner harness against real sandboxed runners (compat §4, templates/README.md). */
 describe('python runner harness', () => {
   let srv: TestServer;

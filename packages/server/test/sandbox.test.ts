@@ -41,7 +41,13 @@ describe('sandbox and limits (hostile Python algorithm)', () => {
       const res = await run({ op: 'read', path: p });
       assert.equal(res.body.result.ok, false, `${p} was readable: ${JSON.stringify(res.body.result)}`);
     }
-    for (const p of [srv.dataDir, path.join(srv.dataDir, 'repositories'), path.join(srv.dataDir, 'builds', 'artifacts'), '/root', '/home']) {
+    for (const p of [
+      srv.dataDir,
+      path.join(srv.dataDir, 'repositories'),
+      path.join(srv.dataDir, 'builds', 'artifacts'),
+      '/root',
+      '/home',
+    ]) {
       const res = await run({ op: 'list', path: p });
       assert.equal(res.body.result.ok, false, `${p} was listable: ${JSON.stringify(res.body.result)}`);
     }

@@ -297,13 +297,10 @@ describe('the command line', { concurrency: true }, () => {
     });
   }
 
-  test(
-    'ALGOHOST_PORT=99999 (out of range) exits with code 2 and a one-line message',
-    async () => {
-      const proc = run({ ALGOHOST_PORT: '99999', ALGOHOST_DATA_DIR: path.join(await tempDir(), 'data') });
-      const { code, signal } = await proc.exited;
-      assert.equal(code, 2, `signal ${signal}: ${proc.output()}`);
-      assert.equal(proc.stderr().trim().split('\n').length, 1, proc.stderr());
-    },
-  );
+  test('ALGOHOST_PORT=99999 (out of range) exits with code 2 and a one-line message', async () => {
+    const proc = run({ ALGOHOST_PORT: '99999', ALGOHOST_DATA_DIR: path.join(await tempDir(), 'data') });
+    const { code, signal } = await proc.exited;
+    assert.equal(code, 2, `signal ${signal}: ${proc.output()}`);
+    assert.equal(proc.stderr().trim().split('\n').length, 1, proc.stderr());
+  });
 });

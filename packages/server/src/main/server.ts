@@ -1,5 +1,6 @@
 /** Starts and stops a whole algohost node; used by `npm start` and by the tests. */
 import fs from 'node:fs';
+import http from 'node:http';
 import type { FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
 import { buildApi } from '../api/app.js';
@@ -46,6 +47,13 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
     selfUrl = config.host === '0.0.0.0' || config.host === '::' ? `http://127.0.0.1:${port}` : url;
     // Port 0 means "any free port": links can only name the real port once it is known.
     if (/:0$/.test(services.links.publicUrl)) services.links.publicUrl = url;
+    // Sandboxed algorithms with pipeline_enabled reach the API through this socket, bound into
+    // their sandbox, even when their network is isolated.
+    const apiSocket = services.runners.apiSocket;
+    fs.rmSync(apiSocket, { force: true });
+    const socketServer = http.createServer((req, res) => app.routing(req, res));
+    await new Promise<void>((resolve) => socketServer.listen(apiSocket, resolve));
+    fs.chmodSync(apiSocket, 0o666);
     await services.builds.start();
     let closing: Promise<void> | undefined;
     return {
@@ -57,6 +65,7 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
         (closing ??= (async () => {
           await services.builds.stop();
           await services.pool.stopAll();
+          await new Promise((resolve) => socketServer.close(resolve));
           await app.close();
           await services.db.destroy();
         })()),

@@ -96,7 +96,7 @@ export async function buildServices(config: Config): Promise<Services> {
     maxTotal: Math.max(1, config.maxRunners),
     idleMs: config.runnerIdleSeconds * 1000,
   });
-  const calls = new CallService(accounts, algorithmStore, buildStore, access, catalog, pool, {
+  const calls = new CallService(accounts, algorithmStore, buildStore, access, catalog, pool, keys, {
     maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
     gpuAvailable: fs.existsSync('/dev/nvidia0'),
   });

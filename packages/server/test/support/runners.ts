@@ -20,7 +20,10 @@ export async function buildFixture(srv: TestServer, fx: AlgorithmFixture, owner 
     envId ??= envs.body.find((e: { name: string }) => e.name === fx.environment)?.id;
   }
   assert.ok(envId, `no environment ${fx.environment}`);
-  const created = await api.post(`/v1/algorithms/${owner}`, { key: user.key, body: { name: fx.name, settings: { algorithm_environment: envId } } });
+  const created = await api.post(`/v1/algorithms/${owner}`, {
+    key: user.key,
+    body: { name: fx.name, settings: { algorithm_environment: envId } },
+  });
   assert.equal(created.status, 200, created.text);
   const { dir } = await clone(gitUrl(srv.url, owner, user.key, owner, fx.name));
   try {

@@ -22,13 +22,20 @@ const CallQuery = Type.Object({
 const Envelope = Type.Object(
   {
     result: Type.Optional(Type.Unknown()),
-    error: Type.Optional(Type.Object({ message: Type.String(), error_type: Type.String(), stacktrace: Type.String(), stack_trace: Type.String() })),
-    metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'content_type, duration (s), stdout?, request_id, queue_ms, start_ms, run_ms, cold_start' }),
+    error: Type.Optional(
+      Type.Object({ message: Type.String(), error_type: Type.String(), stacktrace: Type.String(), stack_trace: Type.String() }),
+    ),
+    metadata: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'content_type, duration (s), stdout?, request_id, queue_ms, start_ms, run_ms, cold_start',
+    }),
   },
   { description: 'Success {result, metadata}; an algorithm failure is also HTTP 200, with {error, metadata}.' },
 );
 
-const AsyncAccepted = Type.Object({ async: Type.Literal(true), request_id: Type.String() }, { description: 'output=void: accepted; poll GET /v1/algo/requests/{request_id}.' });
+const AsyncAccepted = Type.Object(
+  { async: Type.Literal(true), request_id: Type.String() },
+  { description: 'output=void: accepted; poll GET /v1/algo/requests/{request_id}.' },
+);
 
 interface AsyncRequest {
   accountId: string;
@@ -51,7 +58,12 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices): Promise<
   app.addHook('onRequest', async (req) => {
     const length = Number(req.headers['content-length'] ?? 0);
     if (req.method === 'POST' && length > MAX_INPUT_BYTES) {
-      throw new DomainError('limit', ErrorCodes.invalidRequest, `input of ${length} bytes exceeds the limit of 10 MiB (${MAX_INPUT_BYTES} bytes)`, { status: 413 });
+      throw new DomainError(
+        'limit',
+        ErrorCodes.invalidRequest,
+        `input of ${length} bytes exceeds the limit of 10 MiB (${MAX_INPUT_BYTES} bytes)`,
+        { status: 413 },
+      );
     }
   });
 
@@ -85,10 +97,20 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices): Promise<
         const id = `req-${crypto.randomUUID()}`;
         const entry: AsyncRequest = { accountId: principal.account.id, status: 'running', expires: Date.now() + ASYNC_TTL_MS };
         requests.set(id, entry);
-        const finish = (envelope: Record<string, unknown>) => Object.assign(entry, { status: 'completed', envelope, expires: Date.now() + ASYNC_TTL_MS });
+        const finish = (envelope: Record<string, unknown>) =>
+          Object.assign(entry, { status: 'completed', envelope, expires: Date.now() + ASYNC_TTL_MS });
         s.calls.call(principal, input).then(
           (r) => finish(r.envelope),
-          (err: unknown) => finish({ error: { message: (err as Error).message, error_type: err instanceof DomainError ? err.kind : 'AlgorithmError', stacktrace: '', stack_trace: '' }, metadata: { content_type: 'json', duration: 0 } }),
+          (err: unknown) =>
+            finish({
+              error: {
+                message: (err as Error).message,
+                error_type: err instanceof DomainError ? err.kind : 'AlgorithmError',
+                stacktrace: '',
+                stack_trace: '',
+              },
+              metadata: { content_type: 'json', duration: 0 },
+            }),
         );
         return reply.send({ async: true, request_id: id });
       }
@@ -111,7 +133,11 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices): Promise<
       const { request_id: id } = req.params as { request_id: string };
       const entry = requests.get(id);
       if (!entry || entry.accountId !== principal.account.id) {
-        throw new DomainError('not_found', ErrorCodes.invalidRequest, `no async request ${id} of yours on this node (results are kept for an hour)`);
+        throw new DomainError(
+          'not_found',
+          ErrorCodes.invalidRequest,
+          `no async request ${id} of yours on this node (results are kept for an hour)`,
+        );
       }
       return reply.type('application/json').send(JSON.stringify({ request_id: id, status: entry.status, ...(entry.envelope ?? {}) }));
     },

@@ -34,6 +34,7 @@ const JWT_SECRET_SETTING = 'session_jwt_secret';
  */
 export class KeyService {
   private readonly cache = new Map<string, { principal: Principal; until: number }>();
+  private readonly callKeys = new Map<string, { principal: Principal; until: number }>();
   private jwtSecret: string | undefined;
 
   constructor(
@@ -106,9 +107,27 @@ export class KeyService {
     for (const [hash, entry] of this.cache) if (entry.principal.account.id === accountId) this.cache.delete(hash);
   }
 
+  /**
+   * A key for one call of a pipeline_enabled algorithm: it acts as the caller (calls and data,
+   * no management) and lives only in this node's memory until `revoke` or its expiry.
+   */
+  issueCallKey(caller: Principal, ttlMs: number): { secret: string; revoke: () => void } {
+    const secret = generateApiKey();
+    const hash = hashApiKey(secret);
+    const capabilities = new Set([...caller.capabilities].filter((c) => c !== 'manage_algorithms'));
+    const principal: Principal = { account: caller.account, via: 'standard_key', capabilities, keyId: null };
+    this.callKeys.set(hash, { principal, until: Date.now() + ttlMs });
+    return { secret, revoke: () => this.callKeys.delete(hash) };
+  }
+
   /** Resolves an API key; throws 401 for an unknown one. */
   async authenticateKey(secret: string): Promise<Principal> {
     const hash = hashApiKey(secret);
+    const callKey = this.callKeys.get(hash);
+    if (callKey) {
+      if (callKey.until > Date.now()) return callKey.principal;
+      this.callKeys.delete(hash);
+    }
     const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) return hit.principal;

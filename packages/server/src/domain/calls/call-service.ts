@@ -11,6 +11,7 @@ import type { AccountStore } from '../accounts/ports.js';
 import type { AlgorithmStore } from '../algorithms/ports.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { BuildStore } from '../builds/ports.js';
+import type { KeyService } from '../accounts/key-service.js';
 import { type AlgorithmRuntime, type ContentType, type PipeRequest, RuntimeFailure } from './ports.js';
 
 export const MAX_INPUT_BYTES = 10 * 1024 * 1024;
@@ -53,6 +54,7 @@ export class CallService {
     private readonly access: OwnerAccess,
     private readonly catalog: Catalog,
     private readonly runtime: AlgorithmRuntime,
+    private readonly keys: KeyService,
     private readonly settings: CallSettings,
   ) {}
 
@@ -64,7 +66,12 @@ export class CallService {
 
     const owner = await this.accounts.findByName(ownerName);
     const algorithm = owner && (await this.algorithms.find(owner.id, name));
-    const notFound = () => new DomainError('not_found', ErrorCodes.algorithmNotFound, `algorithm algo://${ownerName}/${name}${version ? `/${version}` : ''} not found`);
+    const notFound = () =>
+      new DomainError(
+        'not_found',
+        ErrorCodes.algorithmNotFound,
+        `algorithm algo://${ownerName}/${name}${version ? `/${version}` : ''} not found`,
+      );
     if (!owner || !algorithm) throw notFound();
     const member = isAdmin(p) || (await this.access.isMemberOrSelf(p, owner));
     if (algorithm.settings.algorithmCallability !== 'public' && !member) throw notFound();
@@ -74,29 +81,58 @@ export class CallService {
       if (version && !/^(latest|latestPrivate|\d+(\.(\d+|\*))?(\.(\d+|\*))?|\d+\.\*)$/.test(version)) {
         throw invalid(`"${version}" is not a version: use x.y.z, x.y.*, x.*, latest, latestPrivate or a commit SHA`);
       }
-      throw new DomainError('not_found', ErrorCodes.algorithmNotFound, `algorithm algo://${ownerName}/${name}${version ? `/${version}` : ''} has no published version; its owner can call a built commit: algo://${ownerName}/${name}/<commit sha>`);
+      throw new DomainError(
+        'not_found',
+        ErrorCodes.algorithmNotFound,
+        `algorithm algo://${ownerName}/${name}${version ? `/${version}` : ''} has no published version; its owner can call a built commit: algo://${ownerName}/${name}/<commit sha>`,
+      );
     }
-    if (!member) throw forbidden(`calling algo://${ownerName}/${name} by commit is for its owner and organization members; call a published version`);
+    if (!member)
+      throw forbidden(`calling algo://${ownerName}/${name} by commit is for its owner and organization members; call a published version`);
     const build = await this.builds.findSucceeded(algorithm.id, version);
-    if (!build?.artifact) throw new DomainError('not_found', ErrorCodes.algorithmNotFound, `algorithm algo://${ownerName}/${name}/${version} not found: no successful build of that commit`);
+    if (!build?.artifact)
+      throw new DomainError(
+        'not_found',
+        ErrorCodes.algorithmNotFound,
+        `algorithm algo://${ownerName}/${name}/${version} not found: no successful build of that commit`,
+      );
     const environment = this.catalog.environmentByName(build.environmentName);
-    if (!environment) throw new DomainError('unavailable', ErrorCodes.internal, `environment ${build.environmentName} is no longer in the catalog`);
+    if (!environment)
+      throw new DomainError('unavailable', ErrorCodes.internal, `environment ${build.environmentName} is no longer in the catalog`);
     if (environment.machine_type === 'GPU' && !this.settings.gpuAvailable) {
-      throw new DomainError('unavailable', ErrorCodes.internal, `${environment.name} needs a GPU and no worker of this cluster reports one`);
+      throw new DomainError(
+        'unavailable',
+        ErrorCodes.internal,
+        `${environment.name} needs a GPU and no worker of this cluster reports one`,
+      );
     }
 
     const accountKey = p.account.id;
     const current = this.inFlight.get(accountKey) ?? 0;
     if (current >= this.settings.maxInFlightPerAccount) {
-      throw new DomainError('limit', ErrorCodes.invalidRequest, `too many calls in flight for ${p.account.name}: at most ${this.settings.maxInFlightPerAccount} at once`, { retryAfterSeconds: 1 });
+      throw new DomainError(
+        'limit',
+        ErrorCodes.invalidRequest,
+        `too many calls in flight for ${p.account.name}: at most ${this.settings.maxInFlightPerAccount} at once`,
+        { retryAfterSeconds: 1 },
+      );
     }
     this.inFlight.set(accountKey, current + 1);
     const started = process.hrtime.bigint();
     const mayDebug = member && isTrue(input.stdout);
     const maySeeSource = member || algorithm.settings.sourceVisibility === 'open';
+    const pipeline = algorithm.settings.pipelineEnabled;
+    const callKey = pipeline ? this.keys.issueCallKey(p, timeoutS * 1000 + 60_000) : undefined;
+    if (callKey) request.api_key = callKey.secret;
     try {
       const exec = await this.runtime.execute(
-        { artifact: build.artifact, algorithmName: algorithm.name, environment, network: algorithm.settings.networkAccess === 'full' ? 'host' : 'none' },
+        {
+          artifact: build.artifact,
+          algorithmName: algorithm.name,
+          environment,
+          network: algorithm.settings.networkAccess === 'full' ? 'host' : 'none',
+          pipeline,
+        },
         request,
         timeoutS * 1000,
       );
@@ -114,7 +150,12 @@ export class CallService {
       if (exec.response.error) {
         const e = exec.response.error;
         const stack = maySeeSource ? (e.stacktrace ?? e.stack_trace ?? '') : '';
-        const error = { message: e.message ?? 'the algorithm failed', error_type: e.error_type ?? 'AlgorithmError', stacktrace: stack, stack_trace: stack };
+        const error = {
+          message: e.message ?? 'the algorithm failed',
+          error_type: e.error_type ?? 'AlgorithmError',
+          stacktrace: stack,
+          stack_trace: stack,
+        };
         return { envelope: { error, metadata }, contentType: 'json', result: undefined, failed: true };
       }
       const contentType = (metadata.content_type as ContentType) ?? 'json';
@@ -125,6 +166,7 @@ export class CallService {
       const error = { message: err.message, error_type: err.errorType, stacktrace: '', stack_trace: '' };
       return { envelope: { error, metadata: { content_type: 'json', duration } }, contentType: 'json', result: undefined, failed: true };
     } finally {
+      callKey?.revoke();
       const n = (this.inFlight.get(accountKey) ?? 1) - 1;
       if (n <= 0) this.inFlight.delete(accountKey);
       else this.inFlight.set(accountKey, n);
@@ -155,7 +197,12 @@ function parseTimeout(raw: string | undefined): number {
 
 function toPipeRequest(contentType: string | undefined, body: Buffer): PipeRequest {
   if (body.length > MAX_INPUT_BYTES) {
-    throw new DomainError('limit', ErrorCodes.invalidRequest, `input of ${body.length} bytes exceeds the limit of 10 MiB (${MAX_INPUT_BYTES} bytes)`, { status: 413 });
+    throw new DomainError(
+      'limit',
+      ErrorCodes.invalidRequest,
+      `input of ${body.length} bytes exceeds the limit of 10 MiB (${MAX_INPUT_BYTES} bytes)`,
+      { status: 413 },
+    );
   }
   const type = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || type === '') {
@@ -168,7 +215,12 @@ function toPipeRequest(contentType: string | undefined, body: Buffer): PipeReque
   }
   if (type === 'text/plain' || type === 'application/text') return { content_type: 'text', data: body.toString('utf8') };
   if (type === 'application/octet-stream') return { content_type: 'binary', data: body.toString('base64') };
-  throw new DomainError('invalid', ErrorCodes.invalidRequest, `unsupported Content-Type "${type}": use application/json, text/plain or application/octet-stream`, { status: 415 });
+  throw new DomainError(
+    'invalid',
+    ErrorCodes.invalidRequest,
+    `unsupported Content-Type "${type}": use application/json, text/plain or application/octet-stream`,
+    { status: 415 },
+  );
 }
 
 const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';

@@ -6,6 +6,8 @@ export interface PipeRequest {
   content_type: ContentType;
   /** JSON value, string, or base64 for binary. */
   data: unknown;
+  /** A key scoped to this call, for algorithms with pipeline_enabled (harnesses expose it as ALGORITHMIA_API_KEY). */
+  api_key?: string;
 }
 
 export interface PipeResponse {
@@ -20,6 +22,8 @@ export interface RunTarget {
   algorithmName: string;
   environment: Environment;
   network: 'none' | 'host';
+  /** Whether the runner may reach the service's API (a Unix socket bound into the sandbox). */
+  pipeline: boolean;
 }
 
 export interface Execution {

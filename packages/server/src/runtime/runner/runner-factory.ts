@@ -23,14 +23,19 @@ export interface RunnerRequest {
   algorithmName: string;
   environment: Environment;
   network: 'none' | 'host';
+  /** Bind the service's API socket into the sandbox (pipeline_enabled algorithms). */
+  pipeline?: boolean;
   env?: Record<string, string>;
   extraMounts?: Mount[];
 }
 
+const API_SOCKET_INSIDE = '/run/algohost-api.sock';
 const LANGUAGES_DIR = fileURLToPath(new URL('../languages/', import.meta.url));
 
 export class RunnerFactory {
   readonly runDir: string;
+  /** The service's API on a Unix socket, reachable from isolated sandboxes. */
+  readonly apiSocket: string;
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -38,6 +43,7 @@ export class RunnerFactory {
     private readonly limits: RunnerLimits,
   ) {
     this.runDir = path.join(builder.dirs.work, '..', 'run');
+    this.apiSocket = path.join(this.runDir, 'api.sock');
   }
 
   prepare(): void {
@@ -69,8 +75,15 @@ export class RunnerFactory {
       layerDir: manifest.layer ? path.join(this.builder.dirs.layers, manifest.layer) : null,
       harnessDir: path.join(LANGUAGES_DIR, adapter.folder, 'runner'),
       command,
-      env: req.env,
-      extraMounts: [...(adapter.toolchainMounts?.() ?? []), ...(req.extraMounts ?? [])],
+      env: {
+        ...req.env,
+        ...(req.pipeline ? { ALGORITHMIA_API: 'http://localhost', ALGOHOST_API_SOCKET: API_SOCKET_INSIDE } : {}),
+      },
+      extraMounts: [
+        ...(adapter.toolchainMounts?.() ?? []),
+        ...(req.pipeline && fs.existsSync(this.apiSocket) ? [{ host: this.apiSocket, inside: API_SOCKET_INSIDE, writable: true }] : []),
+        ...(req.extraMounts ?? []),
+      ],
       network: req.network,
       memoryBytes: this.limits.memoryBytes,
       pids: this.limits.pids,

@@ -37,7 +37,16 @@ export interface PoolStats {
 export class RunnerPool implements AlgorithmRuntime {
   private readonly pools = new Map<string, Pool>();
   private readonly sweeper: NodeJS.Timeout;
-  readonly stats: PoolStats = { calls: 0, warmCalls: 0, queueSeconds: 0, startSeconds: 0, runSeconds: 0, coldStarts: 0, failures: {}, runners: 0 };
+  readonly stats: PoolStats = {
+    calls: 0,
+    warmCalls: 0,
+    queueSeconds: 0,
+    startSeconds: 0,
+    runSeconds: 0,
+    coldStarts: 0,
+    failures: {},
+    runners: 0,
+  };
 
   constructor(
     private readonly factory: RunnerFactory,
@@ -49,6 +58,7 @@ export class RunnerPool implements AlgorithmRuntime {
   async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
     const t0 = performance.now();
     const { runner, cold, startMs } = await this.acquire(target);
+    const key = poolKey(target);
     const queueMs = performance.now() - t0 - startMs;
     const t1 = performance.now();
     this.stats.calls++;
@@ -59,11 +69,11 @@ export class RunnerPool implements AlgorithmRuntime {
       const { response, stdout } = await runner.call(request, timeoutMs);
       const runMs = performance.now() - t1;
       this.stats.runSeconds += runMs / 1000;
-      this.release(target.artifact, runner);
+      this.release(key, runner);
       return { response, stdout, cold, queueMs: round(queueMs), startMs: round(startMs), runMs: round(runMs) };
     } catch (err) {
-      if (err instanceof RunnerFailure && err.errorType === 'TooLargeError' && runner.alive) this.release(target.artifact, runner);
-      else this.discard(target.artifact, runner);
+      if (err instanceof RunnerFailure && err.errorType === 'TooLargeError' && runner.alive) this.release(key, runner);
+      else this.discard(key, runner);
       if (err instanceof RunnerFailure) {
         this.stats.failures[err.errorType] = (this.stats.failures[err.errorType] ?? 0) + 1;
         throw new RuntimeFailure(err.errorType, err.message);
@@ -90,7 +100,7 @@ export class RunnerPool implements AlgorithmRuntime {
   }
 
   private async acquire(target: RunTarget): Promise<{ runner: RunnerProcess; cold: boolean; startMs: number }> {
-    const pool = this.pool(target.artifact);
+    const pool = this.pool(poolKey(target));
     for (;;) {
       const idle = pool.idle.pop();
       if (idle) {
@@ -108,8 +118,18 @@ export class RunnerPool implements AlgorithmRuntime {
   }
 
   private async startRunner(target: RunTarget, pool: Pool): Promise<{ runner: RunnerProcess; cold: boolean; startMs: number }> {
-    const runner = this.factory.create({ artifact: target.artifact, algorithmName: target.algorithmName, environment: target.environment, network: target.network });
-    if (!runner) throw new RuntimeFailure('UnsupportedError', `algorithms of language ${target.environment.language} cannot be run on this cluster yet`);
+    const runner = this.factory.create({
+      artifact: target.artifact,
+      algorithmName: target.algorithmName,
+      environment: target.environment,
+      network: target.network,
+      pipeline: target.pipeline,
+    });
+    if (!runner)
+      throw new RuntimeFailure(
+        'UnsupportedError',
+        `algorithms of language ${target.environment.language} cannot be run on this cluster yet`,
+      );
     pool.starting++;
     const t = performance.now();
     try {
@@ -184,3 +204,6 @@ export class RunnerPool implements AlgorithmRuntime {
 }
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
+
+/** Runners differ by artifact and by what the sandbox is given (network, API access). */
+const poolKey = (t: RunTarget) => `${t.artifact}|${t.network}|${t.pipeline ? 'api' : '-'}`;

@@ -144,7 +144,9 @@ export class RunnerProcess {
       let seen = '';
       const timer = setTimeout(() => {
         this.proc.kill('timeout');
-        reject(new RunnerFailure('LoadingError', `the algorithm did not finish loading within ${Math.round(this.spec.startTimeoutMs / 1000)} s`));
+        reject(
+          new RunnerFailure('LoadingError', `the algorithm did not finish loading within ${Math.round(this.spec.startTimeoutMs / 1000)} s`),
+        );
       }, this.spec.startTimeoutMs);
       const onData = (d: string) => {
         seen += d;
@@ -161,7 +163,12 @@ export class RunnerProcess {
       this.proc.stdout.setEncoding('utf8').on('data', onData);
       this.proc.done.then((o) => {
         clearTimeout(timer);
-        reject(new RunnerFailure('LoadingError', `the runner exited while loading (${describe(o)}): ${(seen + this.stderrTail).trim().slice(-2000)}`));
+        reject(
+          new RunnerFailure(
+            'LoadingError',
+            `the runner exited while loading (${describe(o)}): ${(seen + this.stderrTail).trim().slice(-2000)}`,
+          ),
+        );
       });
     });
   }
@@ -236,9 +243,17 @@ export class RunnerProcess {
         continue;
       }
       // compat §8: output ≤ 15 MB (binary counted as bytes, not base64).
-      const size = response.metadata?.content_type === 'binary' && typeof response.result === 'string' ? (response.result.length * 3) / 4 : Buffer.byteLength(line);
+      const size =
+        response.metadata?.content_type === 'binary' && typeof response.result === 'string'
+          ? (response.result.length * 3) / 4
+          : Buffer.byteLength(line);
       if (size > this.spec.outputLimitBytes) {
-        p.reject(new RunnerFailure('TooLargeError', `the output of ${Math.round(size / 1e5) / 10} MB exceeds the limit of ${this.spec.outputLimitBytes / 1e6} MB`));
+        p.reject(
+          new RunnerFailure(
+            'TooLargeError',
+            `the output of ${Math.round(size / 1e5) / 10} MB exceeds the limit of ${this.spec.outputLimitBytes / 1e6} MB`,
+          ),
+        );
         continue;
       }
       // Output printed just before the response may still be in the stdout pipe: let it land.
@@ -256,11 +271,21 @@ export class RunnerProcess {
     this.pending = undefined;
     if (p) {
       if (outcome.kind === 'killed' && outcome.reason === 'memory') {
-        p.reject(new RunnerFailure('OutOfMemoryError', `the algorithm ran out of memory (limit ${Math.round(this.spec.memoryBytes / 1024 / 1024)} MiB)`));
+        p.reject(
+          new RunnerFailure(
+            'OutOfMemoryError',
+            `the algorithm ran out of memory (limit ${Math.round(this.spec.memoryBytes / 1024 / 1024)} MiB)`,
+          ),
+        );
       } else if (outcome.kind === 'killed' && outcome.reason === 'timeout') {
         p.reject(new RunnerFailure('TimeoutError', 'the call timed out'));
       } else {
-        p.reject(new RunnerFailure('SystemExit', `the algorithm's process exited during the call (${describe(outcome)})${this.stderrTail ? `: ${this.stderrTail.trim().slice(-1000)}` : ''}`));
+        p.reject(
+          new RunnerFailure(
+            'SystemExit',
+            `the algorithm's process exited during the call (${describe(outcome)})${this.stderrTail ? `: ${this.stderrTail.trim().slice(-1000)}` : ''}`,
+          ),
+        );
       }
     }
     this.cleanup();

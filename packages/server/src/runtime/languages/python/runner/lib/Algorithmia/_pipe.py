@@ -224,10 +224,17 @@ def handle(line, apply, load_result=None, two_args=False):
         data = decode_input(request)
     except ProtocolInputError as err:
         return error_response(str(err), INPUT_ERROR, "")
+    # The service passes a key scoped to this call (pipeline_enabled algorithms only):
+    # Algorithmia.client() reads it from the environment while the call runs.
+    key = request.get("api_key") if isinstance(request, dict) else None
+    if key:
+        os.environ["ALGORITHMIA_API_KEY"] = key
     try:
         result = apply(data, load_result) if two_args else apply(data)
     except Exception as err:  # SystemExit and KeyboardInterrupt end the runner: the call gets SystemExit
         return exception_response(err)
+    finally:
+        os.environ.pop("ALGORITHMIA_API_KEY", None)
     return result_response(result)
 
 
