@@ -87,6 +87,11 @@ export class RunnerProcess {
     readonly spec: RunnerSpec,
   ) {}
 
+  /** Host pid of the sandbox process tree, for measurements. */
+  get pid(): number | undefined {
+    return this.proc?.pid;
+  }
+
   get alive(): boolean {
     return this.exited === undefined;
   }

@@ -39,6 +39,8 @@ export type KillReason = 'timeout' | 'memory' | 'output_limit' | 'cancelled';
 export type Outcome = { kind: 'exited'; code: number } | { kind: 'killed'; reason: KillReason | 'signal'; signal?: string };
 
 export interface SandboxProcess {
+  /** Host pid of the sandbox's outermost process (its tree holds the user code). */
+  pid: number | undefined;
   stdin: Writable;
   stdout: Readable;
   stderr: Readable;
@@ -126,7 +128,7 @@ export class Supervisor {
       });
       child.on('error', () => resolve({ kind: 'exited', code: 127 }));
     });
-    return { stdin: child.stdin!, stdout: child.stdout!, stderr: child.stderr!, done, kill };
+    return { pid: child.pid, stdin: child.stdin!, stdout: child.stdout!, stderr: child.stderr!, done, kill };
   }
 
   /** Runs to completion, passing output on as it comes. */

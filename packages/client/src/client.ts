@@ -1,0 +1,449 @@
+/**
+ * AlgohostClient: the whole API in one object, grouped by resource.
+ *
+ *   const client = new AlgohostClient({ server: 'http://127.0.0.1:8080', apiKey: 'sim…' });
+ *   await client.algorithms.create('alice', { name: 'Hello' });
+ *   for await (const build of client.builds.all('alice', 'Hello')) console.log(build.status);
+ *   const { result } = await client.call('alice/Hello', 'world');
+ *
+ * Every failure throws AlgohostError {status, code, message}; an algorithm that raised throws
+ * AlgorithmError. Paged listings have a `list` (one page) and an `all` (every item, following
+ * the marker).
+ */
+import { AlgohostError, AlgorithmError } from './errors.js';
+import { readServerSentEvents } from './sse.js';
+import { dataApiPath, joinDataUri, parseAlgorithmRef, splitDataUri } from './refs.js';
+import { type ClientOptions, type ProgressListener, type Query, Transport, encodePath, paginate, seg } from './transport.js';
+import type {
+  Algorithm,
+  AlgorithmInput,
+  AlgorithmUpdate,
+  AlgorithmVersion,
+  ApiKey,
+  AsyncCallResponse,
+  AsyncRequestStatus,
+  Build,
+  BuildLogEvent,
+  CallInput,
+  CallOptions,
+  CallResponse,
+  CompileResult,
+  CreatedApiKey,
+  DataAcl,
+  DataDeleteResult,
+  DataDirectory,
+  DataEntry,
+  Environment,
+  KeyInput,
+  Language,
+  Organization,
+  OrganizationInput,
+  OrganizationMember,
+  OrganizationType,
+  Page,
+  PageOptions,
+  PublishInput,
+  Session,
+  User,
+  UserInput,
+  VersionListOptions,
+} from './types.js';
+
+const pageQuery = (opts: PageOptions = {}): Query => ({ limit: opts.limit, marker: opts.marker });
+const algoPath = (owner: string, name: string) => `/v1/algorithms/${seg(owner)}/${seg(name)}`;
+
+export class AlgohostClient {
+  readonly transport: Transport;
+  readonly algorithms: AlgorithmsApi;
+  readonly versions: VersionsApi;
+  readonly builds: BuildsApi;
+  readonly environments: EnvironmentsApi;
+  readonly users: UsersApi;
+  readonly organizations: OrganizationsApi;
+  readonly keys: KeysApi;
+  readonly data: DataApi;
+
+  constructor(options: ClientOptions) {
+    this.transport = new Transport(options);
+    this.algorithms = new AlgorithmsApi(this.transport);
+    this.versions = new VersionsApi(this.transport);
+    this.builds = new BuildsApi(this.transport);
+    this.environments = new EnvironmentsApi(this.transport);
+    this.users = new UsersApi(this.transport);
+    this.organizations = new OrganizationsApi(this.transport);
+    this.keys = new KeysApi(this.transport);
+    this.data = new DataApi(this.transport);
+  }
+
+  get server(): string {
+    return this.transport.server;
+  }
+
+  /**
+   * Calls an algorithm and waits for its result (compat §2): `algorithm` is `owner/name`,
+   * `owner/name/version` (1.2.3, 1.2.*, latest, latestPrivate or a commit SHA). Throws
+   * AlgorithmError when the algorithm raised.
+   */
+  async call(algorithm: string, input: CallInput, options: CallOptions = {}): Promise<CallResponse> {
+    const res = await this.sendCall(algorithm, input, options, undefined);
+    const body = (await res.json()) as CallResponse & {
+      error?: { message?: string; stacktrace?: string; stack_trace?: string; error_type?: string };
+    };
+    if (body.error) {
+      const e = body.error;
+      throw new AlgorithmError(
+        e.message ?? 'the algorithm failed',
+        e.error_type ?? 'AlgorithmError',
+        e.stacktrace ?? e.stack_trace,
+        body.metadata,
+      );
+    }
+    return body;
+  }
+
+  /** Calls with `output=raw`: the bare result bytes, no envelope. */
+  async callRaw(algorithm: string, input: CallInput, options: CallOptions = {}): Promise<{ body: Uint8Array; contentType: string }> {
+    const res = await this.sendCall(algorithm, input, options, 'raw');
+    return { body: await this.transport.bytes(res), contentType: res.headers.get('content-type') ?? 'application/octet-stream' };
+  }
+
+  /** Starts a call without waiting (`output=void`); poll it with `request(request_id)`. */
+  async callAsync(algorithm: string, input: CallInput, options: CallOptions = {}): Promise<AsyncCallResponse> {
+    const res = await this.sendCall(algorithm, input, options, 'void');
+    return (await res.json()) as AsyncCallResponse;
+  }
+
+  /**
+   * The state of an asynchronous call: `GET /v1/algo/requests/{id}`. A completed request that
+   * failed is returned as is (its `error` set), not thrown.
+   */
+  async request(requestId: string): Promise<AsyncRequestStatus> {
+    const res = await this.transport.send('GET', `/v1/algo/requests/${seg(requestId)}`);
+    return (await res.json()) as AsyncRequestStatus;
+  }
+
+  /** Polls an asynchronous call until it completes; returns its envelope or throws AlgorithmError. */
+  async waitForRequest(requestId: string, opts: { intervalMs?: number; signal?: AbortSignal } = {}): Promise<CallResponse> {
+    for (;;) {
+      const state = await this.request(requestId);
+      if (state.status !== 'running') {
+        if (state.error) {
+          const e = state.error;
+          throw new AlgorithmError(e.message, e.error_type ?? 'AlgorithmError', e.stacktrace ?? e.stack_trace, state.metadata);
+        }
+        return { result: state.result, metadata: state.metadata ?? { content_type: 'void', duration: 0 }, request_id: requestId };
+      }
+      if (opts.signal?.aborted) throw new AlgohostError(0, 'ABORTED', `stopped waiting for ${requestId}`);
+      await new Promise((r) => setTimeout(r, opts.intervalMs ?? 500));
+    }
+  }
+
+  private async sendCall(algorithm: string, input: CallInput, options: CallOptions, output: 'raw' | 'void' | undefined): Promise<Response> {
+    const ref = parseAlgorithmRef(algorithm);
+    const path = `/v1/algo/${seg(ref.owner)}/${seg(ref.name)}${ref.version ? `/${seg(ref.version)}` : ''}`;
+    const { body, contentType } = encodeCallInput(input, options.inputType);
+    return this.transport.send('POST', path, {
+      query: { timeout: options.timeout, stdout: options.stdout ? 'true' : undefined, output },
+      body,
+      contentType,
+      signal: options.signal,
+    });
+  }
+}
+
+/** compat §2: the Content-Type decides how the input is read. */
+export function encodeCallInput(input: CallInput, type?: 'json' | 'text' | 'binary'): { body: BodyInit; contentType: string } {
+  const isBytes = input instanceof Uint8Array || input instanceof ArrayBuffer || (typeof Blob !== 'undefined' && input instanceof Blob);
+  const kind = type ?? (isBytes ? 'binary' : typeof input === 'string' ? 'text' : 'json');
+  if (kind === 'binary') {
+    if (!isBytes) throw new TypeError('binary input must be a Uint8Array, ArrayBuffer or Blob');
+    return { body: input as BodyInit, contentType: 'application/octet-stream' };
+  }
+  if (kind === 'text') {
+    if (typeof input !== 'string') throw new TypeError('text input must be a string');
+    return { body: input, contentType: 'text/plain' };
+  }
+  return { body: typeof input === 'string' ? input : JSON.stringify(input ?? null), contentType: 'application/json' };
+}
+
+export class AlgorithmsApi {
+  constructor(private readonly t: Transport) {}
+
+  create(owner: string, input: AlgorithmInput): Promise<Algorithm> {
+    return this.t.json('POST', `/v1/algorithms/${seg(owner)}`, { json: input });
+  }
+  get(owner: string, name: string): Promise<Algorithm> {
+    return this.t.json('GET', algoPath(owner, name));
+  }
+  list(owner: string, opts?: PageOptions): Promise<Page<Algorithm>> {
+    return this.t.json('GET', `/v1/algorithms/${seg(owner)}`, { query: pageQuery(opts) });
+  }
+  all(owner: string, opts: { limit?: number } = {}): AsyncGenerator<Algorithm> {
+    return paginate((marker) => this.list(owner, { ...opts, marker }));
+  }
+  /** PUT: replaces the given parts (the Python client sends every part, `{}` when unset). */
+  update(owner: string, name: string, input: AlgorithmUpdate): Promise<Algorithm> {
+    return this.t.json('PUT', algoPath(owner, name), { json: input });
+  }
+  /** PATCH: changes only the given fields. */
+  patch(owner: string, name: string, input: AlgorithmUpdate): Promise<Algorithm> {
+    return this.t.json('PATCH', algoPath(owner, name), { json: input });
+  }
+  async delete(owner: string, name: string): Promise<void> {
+    await this.t.send('DELETE', algoPath(owner, name));
+  }
+  /** Builds the repository head again and waits for the outcome. */
+  compile(owner: string, name: string): Promise<CompileResult> {
+    return this.t.json('POST', `${algoPath(owner, name)}/compile`, { json: {} });
+  }
+}
+
+/** Published versions (compat §3). */
+export class VersionsApi {
+  constructor(private readonly t: Transport) {}
+
+  /** Publishes the latest successful build; a missing version_type means minor. */
+  publish(owner: string, name: string, input: PublishInput = {}): Promise<AlgorithmVersion> {
+    return this.t.json('POST', `${algoPath(owner, name)}/versions`, { json: input });
+  }
+  list(owner: string, name: string, opts: VersionListOptions = {}): Promise<Page<AlgorithmVersion>> {
+    return this.t.json('GET', `${algoPath(owner, name)}/versions`, {
+      query: { ...pageQuery(opts), published: opts.published, callable: opts.callable },
+    });
+  }
+  all(owner: string, name: string, opts: Omit<VersionListOptions, 'marker'> = {}): AsyncGenerator<AlgorithmVersion> {
+    return paginate((marker) => this.list(owner, name, { ...opts, marker }));
+  }
+  get(owner: string, name: string, gitHash: string): Promise<AlgorithmVersion> {
+    return this.t.json('GET', `${algoPath(owner, name)}/versions/${seg(gitHash)}`);
+  }
+}
+
+export class BuildsApi {
+  constructor(private readonly t: Transport) {}
+
+  /** Builds, newest first. */
+  list(owner: string, name: string, opts?: PageOptions): Promise<Page<Build>> {
+    return this.t.json('GET', `${algoPath(owner, name)}/builds`, { query: pageQuery(opts) });
+  }
+  all(owner: string, name: string, opts: { limit?: number } = {}): AsyncGenerator<Build> {
+    return paginate((marker) => this.list(owner, name, { ...opts, marker }));
+  }
+  get(owner: string, name: string, buildId: string): Promise<Build> {
+    return this.t.json('GET', `${algoPath(owner, name)}/builds/${seg(buildId)}`);
+  }
+  /** The log of a finished build (404, code 1011, while it runs). */
+  async logs(owner: string, name: string, buildId: string): Promise<string> {
+    return (await this.t.json<{ logs: string }>('GET', `${algoPath(owner, name)}/builds/${seg(buildId)}/logs`)).logs;
+  }
+  /**
+   * Follows a build: `log` events with output as it comes (from the start of the build), then
+   * one `finished` event with the final build. Ends after `finished` or when the server closes.
+   */
+  async *follow(owner: string, name: string, buildId: string, opts: { signal?: AbortSignal } = {}): AsyncGenerator<BuildLogEvent> {
+    const res = await this.t.send('GET', `${algoPath(owner, name)}/builds/${seg(buildId)}/logs/stream`, {
+      headers: { accept: 'text/event-stream' },
+      signal: opts.signal,
+    });
+    if (!res.body) return;
+    for await (const ev of readServerSentEvents(res.body)) {
+      if (ev.event === 'log') {
+        yield { type: 'log', text: (JSON.parse(ev.data) as { text: string }).text };
+      } else if (ev.event === 'finished') {
+        yield { type: 'finished', build: JSON.parse(ev.data) as Build };
+        return;
+      }
+    }
+  }
+}
+
+export class EnvironmentsApi {
+  constructor(private readonly t: Transport) {}
+
+  languages(): Promise<Language[]> {
+    return this.t.json('GET', '/v1/algorithm-environments/edge/languages');
+  }
+  list(language: string): Promise<Environment[]> {
+    return this.t.json('GET', `/v1/algorithm-environments/edge/languages/${seg(language)}/environments`);
+  }
+  /** The template files of an environment specification: a gzipped tar (no authentication). */
+  async template(environmentSpecificationId: string, opts: { onProgress?: ProgressListener } = {}): Promise<Uint8Array> {
+    const res = await this.t.send(
+      'GET',
+      `/v1/algorithm-environments/edge/environment-specifications/${seg(environmentSpecificationId)}/template`,
+      { auth: false, headers: { accept: 'application/gzip, application/octet-stream' } },
+    );
+    return this.t.bytes(res, opts.onProgress);
+  }
+}
+
+export class UsersApi {
+  constructor(private readonly t: Transport) {}
+
+  create(input: UserInput): Promise<User> {
+    return this.t.json('POST', '/v1/users', { json: input });
+  }
+  get(username: string): Promise<User> {
+    return this.t.json('GET', `/v1/users/${seg(username)}`);
+  }
+  list(opts?: PageOptions): Promise<Page<User>> {
+    return this.t.json('GET', '/v1/users', { query: pageQuery(opts) });
+  }
+  all(opts: { limit?: number } = {}): AsyncGenerator<User> {
+    return paginate((marker) => this.list({ ...opts, marker }));
+  }
+  update(username: string, input: UserInput): Promise<User> {
+    return this.t.json('PUT', `/v1/users/${seg(username)}`, { json: input });
+  }
+  async delete(username: string): Promise<void> {
+    await this.t.send('DELETE', `/v1/users/${seg(username)}`);
+  }
+}
+
+export class OrganizationsApi {
+  constructor(private readonly t: Transport) {}
+
+  types(): Promise<OrganizationType[]> {
+    return this.t.json('GET', '/v1/organization/types');
+  }
+  create(input: OrganizationInput): Promise<Organization> {
+    return this.t.json('POST', '/v1/organizations', { json: input });
+  }
+  get(org: string): Promise<Organization> {
+    return this.t.json('GET', `/v1/organizations/${seg(org)}`);
+  }
+  list(opts?: PageOptions): Promise<Page<Organization>> {
+    return this.t.json('GET', '/v1/organizations', { query: pageQuery(opts) });
+  }
+  all(opts: { limit?: number } = {}): AsyncGenerator<Organization> {
+    return paginate((marker) => this.list({ ...opts, marker }));
+  }
+  async update(org: string, input: Partial<OrganizationInput>): Promise<void> {
+    await this.t.send('PUT', `/v1/organizations/${seg(org)}`, { json: input });
+  }
+  async delete(org: string): Promise<void> {
+    await this.t.send('DELETE', `/v1/organizations/${seg(org)}`);
+  }
+  members(org: string): Promise<OrganizationMember[]> {
+    return this.t.json('GET', `/v1/organizations/${seg(org)}/members`);
+  }
+  async addMember(org: string, username: string): Promise<void> {
+    await this.t.send('PUT', `/v1/organizations/${seg(org)}/members/${seg(username)}`);
+  }
+  async removeMember(org: string, username: string): Promise<void> {
+    await this.t.send('DELETE', `/v1/organizations/${seg(org)}/members/${seg(username)}`);
+  }
+}
+
+export class KeysApi {
+  constructor(private readonly t: Transport) {}
+
+  /** Creates a key; the answer holds the secret (`key`), shown only this once. */
+  create(account: string, input: KeyInput = {}): Promise<CreatedApiKey> {
+    return this.t.json('POST', `/v1/users/${seg(account)}/keys`, { json: input });
+  }
+  async list(account: string): Promise<ApiKey[]> {
+    return (await this.t.json<{ results: ApiKey[] }>('GET', `/v1/users/${seg(account)}/keys`)).results;
+  }
+  async revoke(account: string, keyId: string): Promise<void> {
+    await this.t.send('DELETE', `/v1/users/${seg(account)}/keys/${seg(keyId)}`);
+  }
+  /** Signs in with a password; use the token as `bearerToken`. */
+  signIn(username: string, password: string): Promise<Session> {
+    return this.t.json('POST', '/v1/auth/token', { json: { username, password }, auth: false });
+  }
+}
+
+/** Hosted data (compat §5): URIs like `data://owner/collection/file` or `data://.my/…`. */
+export class DataApi {
+  constructor(private readonly t: Transport) {}
+
+  /** One page of a directory listing. */
+  async list(uri: string, opts: { marker?: string; acl?: boolean } = {}): Promise<DataDirectory> {
+    const res = await this.t.send('GET', dataApiPath(uri), { query: { marker: opts.marker, acl: opts.acl ? 'true' : undefined } });
+    if (res.headers.get('x-data-type') === 'file') {
+      await res.body?.cancel();
+      throw new AlgohostError(400, 'ENOTDIR', `${uri} is a file, not a directory`);
+    }
+    return (await res.json()) as DataDirectory;
+  }
+
+  /** Every folder and file of a directory, across pages (folders first on each page). */
+  async *entries(uri: string): AsyncGenerator<DataEntry> {
+    let marker: string | undefined;
+    for (;;) {
+      const page = await this.list(uri, { marker });
+      for (const f of page.folders ?? []) yield { type: 'folder', ...f };
+      for (const f of page.files ?? []) yield { type: 'file', ...f };
+      if (!page.marker || page.marker === marker) return;
+      marker = page.marker;
+    }
+  }
+
+  /** `file`, `directory`, or null when nothing is there (HEAD). */
+  async type(uri: string): Promise<'file' | 'directory' | null> {
+    try {
+      const res = await this.t.send('HEAD', dataApiPath(uri));
+      const type = res.headers.get('x-data-type');
+      return type === 'directory' ? 'directory' : 'file';
+    } catch (err) {
+      if (err instanceof AlgohostError && err.status === 404 && !err.endpointMissing) return null;
+      throw err;
+    }
+  }
+
+  async exists(uri: string): Promise<boolean> {
+    return (await this.type(uri)) !== null;
+  }
+
+  /** The bytes of a file. */
+  async get(uri: string, opts: { onProgress?: ProgressListener } = {}): Promise<Uint8Array> {
+    const res = await this.t.send('GET', dataApiPath(uri), { headers: { accept: 'application/octet-stream' } });
+    if (res.headers.get('x-data-type') === 'directory') {
+      await res.body?.cancel();
+      throw new AlgohostError(400, 'EISDIR', `${uri} is a directory, not a file`);
+    }
+    return this.t.bytes(res, opts.onProgress);
+  }
+
+  /** The file as a streamed Response (for large files). */
+  async stream(uri: string): Promise<Response> {
+    return this.t.send('GET', dataApiPath(uri), { headers: { accept: 'application/octet-stream' } });
+  }
+
+  async getText(uri: string): Promise<string> {
+    return new TextDecoder().decode(await this.get(uri));
+  }
+
+  /** Stores a file (replacing it); answers with its URI. */
+  async put(uri: string, content: Uint8Array | string | Blob, opts: { contentType?: string } = {}): Promise<{ result: string }> {
+    return this.t.json('PUT', dataApiPath(uri), {
+      body: content as BodyInit,
+      contentType: opts.contentType ?? (typeof content === 'string' ? 'text/plain' : 'application/octet-stream'),
+    });
+  }
+
+  /** Creates a collection or folder (POST on its parent with its name). */
+  async mkdir(uri: string, opts: { acl?: DataAcl } = {}): Promise<void> {
+    const { parent, name } = splitDataUri(uri);
+    if (!name) throw new TypeError(`${uri} has no name to create`);
+    await this.t.send('POST', dataApiPath(parent), { json: { name, ...(opts.acl ? { acl: opts.acl } : {}) } });
+  }
+
+  /** Changes who may read a collection: [] private, ["algo://.my/*"] my algorithms, ["user://*"] public. */
+  async setAcl(uri: string, acl: DataAcl): Promise<void> {
+    await this.t.send('PATCH', dataApiPath(uri), { json: { acl } });
+  }
+
+  /** Deletes a file, or a folder (`force` for a non-empty one). */
+  delete(uri: string, opts: { force?: boolean } = {}): Promise<DataDeleteResult> {
+    return this.t.json('DELETE', dataApiPath(uri), { query: { force: opts.force ? 'true' : undefined } });
+  }
+
+  /** `data://a/b` + `c` → `data://a/b/c`. */
+  join(uri: string, name: string): string {
+    return joinDataUri(uri, name);
+  }
+}
+
+export { encodePath };

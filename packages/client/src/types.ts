@@ -1,0 +1,173 @@
+/**
+ * The shapes the client speaks. Everything the server documents comes from the generated
+ * OpenAPI types (src/generated/openapi.ts); the shapes of endpoints the server does not serve
+ * yet (calls, versions, hosted data) are written by hand from the compatibility reference
+ * (compat §2, §3, §5) and move to the generated types once their routes exist.
+ */
+import type { components, operations } from './generated/openapi.js';
+
+type Schemas = components['schemas'];
+
+/** The JSON request body of an operation. */
+export type RequestBody<O extends keyof operations> = operations[O] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
+
+/** The JSON body of an operation's 200 answer. */
+export type ResponseBody<O extends keyof operations> = operations[O] extends {
+  responses: { 200: { content: { 'application/json': infer B } } };
+}
+  ? B
+  : never;
+
+export type User = Schemas['User'];
+export type Organization = Schemas['Organization'];
+export type ApiKey = Schemas['ApiKey'];
+export type Language = Schemas['Language'];
+export type Environment = Schemas['Environment'];
+export type Algorithm = Schemas['Algorithm'];
+export type Build = Schemas['Build'];
+export type ErrorBody = Schemas['Error'];
+
+export type UserInput = RequestBody<'user.create'>;
+export type OrganizationInput = RequestBody<'organization.create'>;
+export type OrganizationType = ResponseBody<'organization.types'>[number];
+export type OrganizationMember = ResponseBody<'organization.members.list'>[number];
+export type KeyInput = RequestBody<'key.create'>;
+export type CreatedApiKey = ResponseBody<'key.create'>;
+export type Session = ResponseBody<'session.create'>;
+export type AlgorithmInput = RequestBody<'algorithm.create'>;
+export type AlgorithmUpdate = RequestBody<'algorithm.update'>;
+export type CompileResult = ResponseBody<'algorithm.compile'>;
+
+/** compat §1: every listing that pages. */
+export interface Page<T> {
+  marker: string | null;
+  next_link: string | null;
+  results: T[];
+}
+
+export interface PageOptions {
+  limit?: number;
+  marker?: string;
+}
+
+/** One event of the build log stream (`GET …/builds/{id}/logs/stream`). */
+export type BuildLogEvent = { type: 'log'; text: string } | { type: 'finished'; build: Build };
+
+// ---- Versions (compat §3; not served yet) ----
+
+export type VersionType = 'major' | 'minor' | 'revision' | 'patch';
+
+export interface PublishInput {
+  details?: { label?: string; summary?: string; tagline?: string };
+  settings?: { algorithm_callability?: 'public' | 'private'; insights_enabled?: boolean };
+  version_info?: {
+    version_type?: VersionType;
+    release_notes?: string;
+    sample_input?: string;
+    sample_output?: string;
+  };
+}
+
+/** A published (or unpublished) version: an algorithm object with its version_info. */
+export interface AlgorithmVersion extends Partial<Omit<Algorithm, 'resource_type'>> {
+  version_info: {
+    semantic_version?: string;
+    git_hash: string;
+    version_uuid?: string;
+    release_notes?: string;
+    sample_input?: string;
+    sample_output?: string;
+  };
+  build?: { build_id: string; status: string; commit_sha: string; started_at?: string; finished_at?: string };
+  resource_type?: string;
+  [key: string]: unknown;
+}
+
+export interface VersionListOptions extends PageOptions {
+  published?: boolean;
+  callable?: boolean;
+}
+
+// ---- Calls (compat §2; the server's schema leaves the envelope open, so it is typed here) ----
+
+export type ContentType = 'json' | 'text' | 'binary' | 'void';
+
+export interface CallMetadata {
+  content_type: ContentType;
+  duration: number;
+  stdout?: string;
+  [key: string]: unknown;
+}
+
+/** The envelope of a successful call; a binary `result` is a base64 string. */
+export interface CallResponse {
+  result: unknown;
+  metadata: CallMetadata;
+  request_id?: string;
+}
+
+export interface AsyncCallResponse {
+  async: true;
+  request_id: string;
+}
+
+export interface CallOptions {
+  /** Seconds (default 300, at most 3000). */
+  timeout?: number;
+  /** Ask for the algorithm's stdout in metadata.stdout (owner and members only). */
+  stdout?: boolean;
+  /**
+   * How to send the input. Default: Uint8Array/ArrayBuffer/Blob → binary, string → text,
+   * anything else → JSON. `json` with a string sends the string as JSON text, unparsed.
+   */
+  inputType?: 'json' | 'text' | 'binary';
+  signal?: AbortSignal;
+}
+
+/** `GET /v1/algo/requests/{id}`: `running`, then `completed` with the envelope of a sync call. */
+export interface AsyncRequestStatus {
+  request_id: string;
+  status: 'running' | 'completed' | (string & {});
+  result?: unknown;
+  metadata?: CallMetadata;
+  error?: { message: string; error_type: string; stacktrace?: string; stack_trace?: string };
+  [key: string]: unknown;
+}
+
+/** An input the call API takes: a JSON value, a string, or bytes. */
+export type CallInput = unknown;
+
+// ---- Hosted data (compat §5; not served yet) ----
+
+export interface DataFolder {
+  name: string;
+  acl?: DataAcl;
+}
+
+export interface DataFile {
+  filename: string;
+  size: number;
+  last_modified: string;
+}
+
+export interface DataAcl {
+  read: string[];
+}
+
+/** One page of a directory listing. */
+export interface DataDirectory {
+  folders?: DataFolder[];
+  files?: DataFile[];
+  marker?: string | null;
+  acl?: DataAcl;
+}
+
+export type DataEntry = ({ type: 'folder' } & DataFolder) | ({ type: 'file' } & DataFile);
+
+export interface DataDeleteResult {
+  result: { deleted: number };
+}

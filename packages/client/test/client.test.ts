@@ -1,0 +1,223 @@
+/**
+ * AlgohostClient against a real algohost node (what the server has today: users, keys,
+ * organizations, environments, algorithms, builds, compile, calls' error paths), plus the pure
+ * parts (SSE reader, names, input encoding) and a check that the library type-checks without
+ * Node's types (browsers).
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import {
+  AlgohostClient,
+  AlgohostError,
+  collect,
+  dataApiPath,
+  encodeCallInput,
+  joinDataUri,
+  parseAlgorithmRef,
+  readServerSentEvents,
+  splitDataUri,
+  type BuildLogEvent,
+} from '../src/index.js';
+import { createUser, type TestUser } from '../../server/test/support/fixtures.js';
+import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone } from '../../server/test/support/git.js';
+import { client as httpClient } from '../../server/test/support/http.js';
+import { startTestServer, type TestServer } from '../../server/test/support/server.js';
+
+const exec = promisify(execFile);
+const REPO_ROOT = new URL('../../../', import.meta.url).pathname;
+
+describe('AlgohostClient against a running server', () => {
+  let srv: TestServer;
+  let alice: TestUser;
+  let admin: AlgohostClient;
+  let as: AlgohostClient;
+
+  before(async () => {
+    srv = await startTestServer();
+    alice = await createUser(httpClient(srv.url), srv.adminKey, 'alice');
+    admin = new AlgohostClient({ server: srv.url, apiKey: srv.adminKey });
+    as = new AlgohostClient({ server: `${srv.url}/`, apiKey: alice.key });
+  });
+  after(() => srv.stop());
+
+  test('errors carry status, the platform code and the message', async () => {
+    const wrong = new AlgohostClient({ server: srv.url, apiKey: `sim${'z'.repeat(25)}` });
+    await assert.rejects(wrong.environments.languages(), (err: unknown) => {
+      assert.ok(err instanceof AlgohostError);
+      assert.equal(err.status, 401);
+      assert.equal(err.code, 2002);
+      assert.match(err.message, /invalid API key/i);
+      assert.equal(err.endpointMissing, false);
+      return true;
+    });
+    await assert.rejects(as.algorithms.get('alice', 'Nope'), (err: AlgohostError) => {
+      assert.equal(err.status, 404);
+      assert.match(err.message, /No such algorithm/);
+      return true;
+    });
+    await assert.rejects(as.transport.json('GET', '/v1/nothing-here'), (err: AlgohostError) => err.status === 404 && err.endpointMissing);
+    const down = new AlgohostClient({ server: 'http://127.0.0.1:9', apiKey: alice.key });
+    await assert.rejects(down.environments.languages(), (err: AlgohostError) => err.status === 0 && /cannot reach/.test(err.message));
+  });
+
+  test('users and keys (admin), paging through every user by marker', async () => {
+    for (const name of ['carol', 'dave', 'erin']) await admin.users.create({ username: name, email: `${name}@example.test` });
+    const page = await admin.users.list({ limit: 1 });
+    assert.equal(page.results.length, 1);
+    assert.ok(page.marker);
+    const all = await collect(admin.users.all({ limit: 1 }));
+    const names = all.map((u) => u.username);
+    for (const n of ['alice', 'carol', 'dave', 'erin']) assert.ok(names.includes(n), n);
+    assert.equal(new Set(names).size, names.length, 'no user twice');
+    assert.equal((await admin.users.get('carol')).email, 'carol@example.test');
+    assert.equal((await admin.users.update('carol', { fullname: 'Carol C' })).fullname, 'Carol C');
+    await admin.users.delete('erin');
+    await assert.rejects(admin.users.get('erin'), (e: AlgohostError) => e.status === 404);
+
+    const key = await admin.keys.create('carol', { description: 'lib' });
+    assert.match(key.key, /^sim[A-Za-z0-9+/]{25}$/);
+    const carol = new AlgohostClient({ server: srv.url, apiKey: key.key });
+    assert.ok((await carol.keys.list('carol')).some((k) => k.id === key.id));
+    await carol.keys.revoke('carol', key.id);
+    assert.ok(!(await admin.keys.list('carol')).some((k) => k.id === key.id));
+  });
+
+  test('organizations and members', async () => {
+    const types = await as.organizations.types();
+    assert.ok(types.some((t) => t.name === 'basic'));
+    const org = await as.organizations.create({
+      org_name: 'Acme',
+      org_label: 'Acme Inc',
+      org_contact_name: 'A',
+      org_email: 'a@example.test',
+      type_id: 'basic',
+    });
+    assert.equal(org.org_name, 'Acme');
+    await as.organizations.addMember('Acme', 'carol');
+    const members = await as.organizations.members('Acme');
+    assert.deepEqual(members.map((m) => m.username).sort(), ['alice', 'carol']);
+    await as.organizations.removeMember('Acme', 'carol');
+    await as.organizations.update('Acme', { org_label: 'Acme Corp' });
+    assert.equal((await as.organizations.get('Acme')).org_label, 'Acme Corp');
+    await as.organizations.delete('Acme');
+    await assert.rejects(as.organizations.get('Acme'), (e: AlgohostError) => e.status === 404);
+  });
+
+  test('environments: languages, environments, the template archive without auth', async () => {
+    const langs = await as.environments.languages();
+    assert.ok(langs.some((l) => l.name === 'python3'));
+    const envs = await as.environments.list('python3');
+    const py = envs.find((e) => e.name === 'python311')!;
+    let progressCalls = 0;
+    const anonymous = new AlgohostClient({ server: srv.url });
+    const tgz = await anonymous.environments.template(py.environment_specification_id, { onProgress: () => progressCalls++ });
+    assert.deepEqual([...tgz.subarray(0, 2)], [0x1f, 0x8b], 'gzip');
+    assert.ok(progressCalls > 0);
+  });
+
+  test('algorithms: create, get, list (paged), update, patch, compile, delete', async () => {
+    for (const name of ['A1', 'A2', 'A3']) await as.algorithms.create('alice', { name, settings: { language: 'python3' } });
+    const all = await collect(as.algorithms.all('alice', { limit: 2 }));
+    assert.deepEqual(
+      all.map((a) => a.name),
+      ['A1', 'A2', 'A3'],
+    );
+    const got = await as.algorithms.get('alice', 'A1');
+    assert.equal(got.resource_type, 'algorithm');
+    const updated = await as.algorithms.update('alice', 'A1', {
+      details: { summary: 'first' },
+      settings: {},
+      version_info: {},
+      source: {},
+      scmsCredentials: {},
+    });
+    assert.equal(updated.details.summary, 'first');
+    const patched = await as.algorithms.patch('alice', 'A1', { details: { tagline: 'one' } });
+    assert.equal(patched.details.tagline, 'one');
+    const compiled = await as.algorithms.compile('alice', 'A1');
+    assert.equal(compiled.compilation.successful, true);
+    assert.match(compiled.version_info.git_hash, /^[0-9a-f]{40}$/);
+    await as.algorithms.delete('alice', 'A3');
+    await assert.rejects(as.algorithms.get('alice', 'A3'), (e: AlgohostError) => e.status === 404);
+  });
+
+  test('builds: list, get, logs, and follow over server-sent events', async () => {
+    const { dir } = await clone(gitUrl(srv.url, 'alice', alice.key, 'alice', 'A2'));
+    try {
+      fs.appendFileSync(path.join(dir, 'src', 'A2.py'), '\n# edit\n');
+      const push = await commitAndPush(dir, 'edit');
+      const id = announcedBuildId(push.stderr)!;
+      const events: BuildLogEvent[] = [];
+      for await (const e of as.builds.follow('alice', 'A2', id)) events.push(e);
+      const last = events[events.length - 1];
+      assert.equal(last?.type, 'finished');
+      assert.equal(last.type === 'finished' && last.build.status, 'succeeded');
+      const text = events.map((e) => (e.type === 'log' ? e.text : '')).join('');
+      assert.match(text, /Build succeeded/);
+      assert.equal((await as.builds.get('alice', 'A2', id)).build_id, id);
+      assert.match(await as.builds.logs('alice', 'A2', id), /Build succeeded/);
+      const builds = await collect(as.builds.all('alice', 'A2', { limit: 1 }));
+      assert.ok(builds.some((b) => b.build_id === id));
+    } finally {
+      await removeClone(dir);
+    }
+  });
+
+  test('calls: an unknown algorithm is an AlgohostError 404 with the platform message', async () => {
+    await assert.rejects(
+      as.call('alice/Nope', 'x'),
+      (e: AlgohostError) => e.status === 404 && /algorithm algo:\/\/alice\/Nope not found/.test(e.message),
+    );
+    await assert.rejects(as.call('alice/Nope/1.0.0', { a: 1 }), (e: AlgohostError) => e.status === 404 && e.code === 1001);
+  });
+});
+
+describe('client pieces', () => {
+  test('the SSE reader handles events split across chunks and CRLF line ends', async () => {
+    const text = 'event: log\r\ndata: {"text":"a"}\r\n\r\n: comment\n\nevent: finished\ndata: {"x":\ndata: 1}\n\n';
+    const bytes = new TextEncoder().encode(text);
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < bytes.length; i += 3) c.enqueue(bytes.subarray(i, i + 3));
+        c.close();
+      },
+    });
+    const events = await collect(readServerSentEvents(stream));
+    assert.deepEqual(
+      events.map((e) => [e.event, e.data]),
+      [
+        ['log', '{"text":"a"}'],
+        ['finished', '{"x":\n1}'],
+      ],
+    );
+  });
+
+  test('algorithm references and data URIs', () => {
+    assert.deepEqual(parseAlgorithmRef('alice/Hello'), { owner: 'alice', name: 'Hello' });
+    assert.deepEqual(parseAlgorithmRef('algo://alice/Hello/1.2.*/'), { owner: 'alice', name: 'Hello', version: '1.2.*' });
+    assert.throws(() => parseAlgorithmRef('alice'), /owner\/name/);
+    assert.equal(dataApiPath('data://.my/photos/a b.jpg'), '/v1/data/.my/photos/a%20b.jpg');
+    assert.equal(dataApiPath('alice/photos'), '/v1/data/alice/photos');
+    assert.equal(dataApiPath('s3://bucket/key'), '/v1/connector/s3/bucket/key');
+    assert.deepEqual(splitDataUri('data://.my/photos/a.jpg'), { parent: 'data://.my/photos', name: 'a.jpg' });
+    assert.equal(joinDataUri('data://.my/photos/', 'b.jpg'), 'data://.my/photos/b.jpg');
+  });
+
+  test('call input: the Content-Type follows the value (compat §2)', () => {
+    assert.equal(encodeCallInput('hi').contentType, 'text/plain');
+    assert.equal(encodeCallInput({ a: 1 }).contentType, 'application/json');
+    assert.equal(encodeCallInput(null).body, 'null');
+    assert.equal(encodeCallInput(new Uint8Array([1])).contentType, 'application/octet-stream');
+    assert.deepEqual(encodeCallInput('"quoted"', 'json'), { body: '"quoted"', contentType: 'application/json' });
+    assert.throws(() => encodeCallInput(5, 'binary'), /binary input/);
+  });
+
+  test('the library type-checks for browsers (DOM types, no Node types)', async () => {
+    const tsc = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsc');
+    await exec(tsc, ['-p', path.join(REPO_ROOT, 'packages/client/tsconfig.json')]);
+  });
+});
