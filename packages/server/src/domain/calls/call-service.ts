@@ -12,6 +12,8 @@ import type { AlgorithmStore } from '../algorithms/ports.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { BuildStore } from '../builds/ports.js';
 import type { KeyService } from '../accounts/key-service.js';
+import type { Algorithm } from '../algorithms/model.js';
+import type { Environment } from '../catalog/model.js';
 import { type AlgorithmRuntime, type ContentType, type PipeRequest, RuntimeFailure } from './ports.js';
 
 export const MAX_INPUT_BYTES = 10 * 1024 * 1024;
@@ -43,9 +45,18 @@ export interface CallSettings {
 }
 
 const SHA = /^[0-9a-f]{40}$/;
+const RESOLVE_TTL_MS = 2000;
+
+interface Resolved {
+  algorithm: Algorithm;
+  environment: Environment;
+  member: boolean;
+  artifact: string;
+}
 
 export class CallService {
   private readonly inFlight = new Map<string, number>();
+  private readonly resolved = new Map<string, { value: Resolved; until: number }>();
 
   constructor(
     private readonly accounts: AccountStore,
@@ -64,48 +75,8 @@ export class CallService {
     const timeoutS = parseTimeout(input.timeout);
     const request = toPipeRequest(input.contentType, input.body);
 
-    const owner = await this.accounts.findByName(ownerName);
-    const algorithm = owner && (await this.algorithms.find(owner.id, name));
-    const notFound = () =>
-      new DomainError(
-        'not_found',
-        ErrorCodes.algorithmNotFound,
-        `algorithm algo://${ownerName}/${name}${version ? `/${version}` : ''} not found`,
-      );
-    if (!owner || !algorithm) throw notFound();
-    const member = isAdmin(p) || (await this.access.isMemberOrSelf(p, owner));
-    if (algorithm.settings.algorithmCallability !== 'public' && !member) throw notFound();
-
-    // Until publishing exists, a version is a commit SHA of a successful build (owners and members).
-    if (!version || !SHA.test(version)) {
-      if (version && !/^(latest|latestPrivate|\d+(\.(\d+|\*))?(\.(\d+|\*))?|\d+\.\*)$/.test(version)) {
-        throw invalid(`"${version}" is not a version: use x.y.z, x.y.*, x.*, latest, latestPrivate or a commit SHA`);
-      }
-      throw new DomainError(
-        'not_found',
-        ErrorCodes.algorithmNotFound,
-        `algorithm algo://${ownerName}/${name}${version ? `/${version}` : ''} has no published version; its owner can call a built commit: algo://${ownerName}/${name}/<commit sha>`,
-      );
-    }
-    if (!member)
-      throw forbidden(`calling algo://${ownerName}/${name} by commit is for its owner and organization members; call a published version`);
-    const build = await this.builds.findSucceeded(algorithm.id, version);
-    if (!build?.artifact)
-      throw new DomainError(
-        'not_found',
-        ErrorCodes.algorithmNotFound,
-        `algorithm algo://${ownerName}/${name}/${version} not found: no successful build of that commit`,
-      );
-    const environment = this.catalog.environmentByName(build.environmentName);
-    if (!environment)
-      throw new DomainError('unavailable', ErrorCodes.internal, `environment ${build.environmentName} is no longer in the catalog`);
-    if (environment.machine_type === 'GPU' && !this.settings.gpuAvailable) {
-      throw new DomainError(
-        'unavailable',
-        ErrorCodes.internal,
-        `${environment.name} needs a GPU and no worker of this cluster reports one`,
-      );
-    }
+    const resolved = await this.resolve(p, ownerName, name, version);
+    const { algorithm, environment, member, artifact } = resolved;
 
     const accountKey = p.account.id;
     const current = this.inFlight.get(accountKey) ?? 0;
@@ -127,7 +98,7 @@ export class CallService {
     try {
       const exec = await this.runtime.execute(
         {
-          artifact: build.artifact,
+          artifact,
           algorithmName: algorithm.name,
           environment,
           network: algorithm.settings.networkAccess === 'full' ? 'host' : 'none',
@@ -171,6 +142,63 @@ export class CallService {
       if (n <= 0) this.inFlight.delete(accountKey);
       else this.inFlight.set(accountKey, n);
     }
+  }
+
+  /**
+   * Which build a call runs and what the caller may see. Cached for a moment per caller and
+   * address: the call path is hot, and these answers change rarely (a new build, a permission
+   * change: visible within RESOLVE_TTL_MS).
+   */
+  private async resolve(p: Principal, ownerName: string, name: string, version: string | undefined): Promise<Resolved> {
+    const cacheKey = `${p.account.id}|${p.via}|${ownerName}|${name}|${version ?? ''}`;
+    const hit = this.resolved.get(cacheKey);
+    if (hit && hit.until > Date.now()) return hit.value;
+    const owner = await this.accounts.findByName(ownerName);
+    const algorithm = owner && (await this.algorithms.find(owner.id, name));
+    const notFound = () =>
+      new DomainError(
+        'not_found',
+        ErrorCodes.algorithmNotFound,
+        `algorithm algo://${ownerName}/${name}${version ? `/${version}` : ''} not found`,
+      );
+    if (!owner || !algorithm) throw notFound();
+    const member = isAdmin(p) || (await this.access.isMemberOrSelf(p, owner));
+    if (algorithm.settings.algorithmCallability !== 'public' && !member) throw notFound();
+
+    // Until publishing exists, a version is a commit SHA of a successful build (owners and members).
+    if (!version || !SHA.test(version)) {
+      if (version && !/^(latest|latestPrivate|\d+(\.(\d+|\*))?(\.(\d+|\*))?|\d+\.\*)$/.test(version)) {
+        throw invalid(`"${version}" is not a version: use x.y.z, x.y.*, x.*, latest, latestPrivate or a commit SHA`);
+      }
+      throw new DomainError(
+        'not_found',
+        ErrorCodes.algorithmNotFound,
+        `algorithm algo://${ownerName}/${name}${version ? `/${version}` : ''} has no published version; its owner can call a built commit: algo://${ownerName}/${name}/<commit sha>`,
+      );
+    }
+    if (!member)
+      throw forbidden(`calling algo://${ownerName}/${name} by commit is for its owner and organization members; call a published version`);
+    const build = await this.builds.findSucceeded(algorithm.id, version);
+    if (!build?.artifact)
+      throw new DomainError(
+        'not_found',
+        ErrorCodes.algorithmNotFound,
+        `algorithm algo://${ownerName}/${name}/${version} not found: no successful build of that commit`,
+      );
+    const environment = this.catalog.environmentByName(build.environmentName);
+    if (!environment)
+      throw new DomainError('unavailable', ErrorCodes.internal, `environment ${build.environmentName} is no longer in the catalog`);
+    if (environment.machine_type === 'GPU' && !this.settings.gpuAvailable) {
+      throw new DomainError(
+        'unavailable',
+        ErrorCodes.internal,
+        `${environment.name} needs a GPU and no worker of this cluster reports one`,
+      );
+    }
+    const value: Resolved = { algorithm, environment, member, artifact: build.artifact };
+    if (this.resolved.size > 10_000) this.resolved.clear();
+    this.resolved.set(cacheKey, { value, until: Date.now() + RESOLVE_TTL_MS });
+    return value;
   }
 }
 
