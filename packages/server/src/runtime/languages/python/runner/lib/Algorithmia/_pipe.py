@@ -227,6 +227,7 @@ def handle(line, apply, load_result=None, two_args=False):
     # The service passes a key scoped to this call (pipeline_enabled algorithms only):
     # Algorithmia.client() reads it from the environment while the call runs.
     key = request.get("api_key") if isinstance(request, dict) else None
+    previous = os.environ.get("ALGORITHMIA_API_KEY")
     if key:
         os.environ["ALGORITHMIA_API_KEY"] = key
     try:
@@ -234,7 +235,12 @@ def handle(line, apply, load_result=None, two_args=False):
     except Exception as err:  # SystemExit and KeyboardInterrupt end the runner: the call gets SystemExit
         return exception_response(err)
     finally:
-        os.environ.pop("ALGORITHMIA_API_KEY", None)
+        if key:
+            # The call's key must not outlive the call.
+            if previous is None:
+                os.environ.pop("ALGORITHMIA_API_KEY", None)
+            else:
+                os.environ["ALGORITHMIA_API_KEY"] = previous
     return result_response(result)
 
 
