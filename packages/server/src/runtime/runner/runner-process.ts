@@ -12,6 +12,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import type { PipeRequest, PipeResponse } from '../../domain/calls/ports.js';
 import { RUNNER_INSIDE, type RunnerCommand } from '../languages/adapter.js';
 import { type Mount, type Outcome, SANDBOX_UID, type SandboxProcess, type Supervisor } from '../sandbox/supervisor.js';
 
@@ -36,17 +37,6 @@ export interface RunnerSpec {
   runDir: string;
   /** How long load() may take. */
   startTimeoutMs: number;
-}
-
-export interface PipeRequest {
-  content_type: 'json' | 'text' | 'binary';
-  data: unknown;
-}
-
-export interface PipeResponse {
-  result?: unknown;
-  metadata?: { content_type?: string };
-  error?: { message?: string; error_type?: string; stacktrace?: string; stack_trace?: string };
 }
 
 export interface CallOutcome {
