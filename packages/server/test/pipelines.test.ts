@@ -9,6 +9,11 @@ import { client, request, type Client } from './support/http.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 const CALLER = fileURLToPath(new URL('../../../test/fixtures/pipeline/python/', import.meta.url));
+/** The same Caller in the other languages with an in-sandbox client. */
+const OTHER_CALLERS = [
+  { language: 'javascript', environment: 'nodejs20', name: 'JsCaller' },
+  { language: 'ruby', environment: 'ruby31', name: 'RbCaller' },
+].map((c) => ({ ...c, dir: fileURLToPath(new URL(`../../../test/fixtures/pipeline/${c.language}/`, import.meta.url)) }));
 
 /** An algorithm calling another through the in-sandbox client, with a key scoped to the call. */
 describe('pipelines (Algorithmia.client() inside the sandbox)', () => {
@@ -18,6 +23,8 @@ describe('pipelines (Algorithmia.client() inside the sandbox)', () => {
   let hello: string;
   let withPipeline: string;
   let without: string;
+  /** name → version of every other-language Caller, with and without pipeline_enabled. */
+  const others = new Map<string, string>();
 
   before(async () => {
     srv = await startTestServer();
@@ -34,6 +41,16 @@ describe('pipelines (Algorithmia.client() inside the sandbox)', () => {
       environment: 'python311',
       settings: { pipeline_enabled: false },
     });
+    for (const c of OTHER_CALLERS) {
+      for (const enabled of [true, false]) {
+        const name = enabled ? c.name : `${c.name}Lonely`;
+        const version = await createAndBuild(srv.url, api, alice, 'alice', name, c.dir, {
+          environment: c.environment,
+          settings: { pipeline_enabled: enabled },
+        });
+        others.set(name, version);
+      }
+    }
   });
   after(() => srv.stop());
 
@@ -65,4 +82,26 @@ describe('pipelines (Algorithmia.client() inside the sandbox)', () => {
     const keys = await api.get('/v1/users/alice/keys', { key: alice.key });
     assert.equal(keys.body.results.length, 1);
   });
+
+  for (const c of OTHER_CALLERS) {
+    test(`${c.language}: with pipeline_enabled require the client and call another algorithm`, async () => {
+      const res = await request(srv.url, 'POST', `/v1/algo/alice/${c.name}/${others.get(c.name)}`, {
+        key: alice.key,
+        body: { algo: `alice/Hello/${hello}`, input: 'pipes' },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body.result, { ok: true, result: 'hello pipes' });
+    });
+
+    test(`${c.language}: without pipeline_enabled there is no key, and the client says so`, async () => {
+      const name = `${c.name}Lonely`;
+      const res = await request(srv.url, 'POST', `/v1/algo/alice/${name}/${others.get(name)}`, {
+        key: alice.key,
+        body: { algo: `alice/Hello/${hello}`, input: 'x' },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.result.ok, false);
+      assert.match(res.body.result.error, /pipeline_enabled/);
+    });
+  }
 });

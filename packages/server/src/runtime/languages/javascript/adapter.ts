@@ -37,14 +37,15 @@ export const javascriptAdapter: LanguageAdapter = {
   languages: ['nodejs20'],
   dependencyFiles: ['package.json', 'package-lock.json'],
 
-  /** runner/runner.cjs requires the entry once; the artifact's node_modules links into the layer. */
+  /** runner/runner.cjs requires the entry once; the artifact's node_modules links into the layer; runner/lib holds the client. */
   runner(ctx: RunnerContext) {
     return {
       argv: [NODE, `${RUNNER_INSIDE.harness}/runner.cjs`],
       env: {
         ALGOHOST_ALGORITHM_NAME: ctx.algorithmName,
-        // A fallback for trees that brought their own node_modules (then the build made no link).
-        ...(ctx.hasLayer ? { NODE_PATH: `${RUNNER_INSIDE.deps}/node_modules` } : {}),
+        // A fallback for trees that brought their own node_modules (then the build made no link),
+        // then the harness's lib/, where require('algorithmia') finds the in-sandbox client.
+        NODE_PATH: [...(ctx.hasLayer ? [`${RUNNER_INSIDE.deps}/node_modules`] : []), `${RUNNER_INSIDE.harness}/lib`].join(':'),
         ...(fs.existsSync(SYSTEM_CA) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA } : {}),
       },
     };

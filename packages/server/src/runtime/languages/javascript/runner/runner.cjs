@@ -207,11 +207,22 @@ async function handle(line, algorithm, loadError) {
       throw new HarnessError('InputError', `the request is not JSON: ${messageOf(err)}`);
     }
     const input = convertInput(request);
+    // The service passes a key scoped to this call (pipeline_enabled algorithms only):
+    // require('algorithmia').client() reads it from the environment while the call runs.
+    const key = typeof request.api_key === 'string' && request.api_key ? request.api_key : undefined;
+    const previous = process.env.ALGORITHMIA_API_KEY;
+    if (key) process.env.ALGORITHMIA_API_KEY = key;
     let result;
     try {
       result = await invoke(algorithm, input);
     } catch (err) {
       response = errorResponse(err, 'AlgorithmError');
+    } finally {
+      if (key) {
+        // The call's key must not outlive the call.
+        if (previous === undefined) delete process.env.ALGORITHMIA_API_KEY;
+        else process.env.ALGORITHMIA_API_KEY = previous;
+      }
     }
     if (response === undefined) response = successResponse(result);
   } catch (err) {

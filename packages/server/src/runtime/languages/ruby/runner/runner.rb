@@ -146,7 +146,9 @@ module AlgohostRunner
           error_response(load_error, "LoadingError", type: "LoadingError")
         else
           begin
-            success_response(TOPLEVEL_BINDING.receiver.__send__(:apply, convert_input(parse_request(line))))
+            request = parse_request(line)
+            input = convert_input(request)
+            success_response(with_call_key(request["api_key"]) { TOPLEVEL_BINDING.receiver.__send__(:apply, input) })
           rescue SystemExit, SignalException
             raise
           rescue Exception => e # any failure of apply (NoMemoryError, SystemStackError…) is the call's error
@@ -155,6 +157,20 @@ module AlgohostRunner
         end
       flush_output
       respond(response)
+    end
+
+    # The service passes a key scoped to this call (pipeline_enabled algorithms only):
+    # Algorithmia.client reads it from the environment while the call runs, and not after.
+    def with_call_key(key)
+      return yield unless key.is_a?(String) && !key.empty?
+
+      previous = ENV.fetch("ALGORITHMIA_API_KEY", nil)
+      ENV["ALGORITHMIA_API_KEY"] = key
+      begin
+        yield
+      ensure
+        ENV["ALGORITHMIA_API_KEY"] = previous
+      end
     end
 
     def parse_request(line)
@@ -180,6 +196,8 @@ module AlgohostRunner
       # The requests are the harness's alone: the algorithm's STDIN reads /dev/null from now on.
       requests = STDIN.dup
       STDIN.reopen(File::NULL)
+      # `require "algorithmia"` finds the in-sandbox client (a Gemfile's own gems come first).
+      $LOAD_PATH.unshift(File.join(HARNESS_DIR, "lib"))
       load_error = load_algorithm
       flush_output
       STDOUT.write("#{SENTINEL}\n")
