@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { environmentId } from './support/algorithms.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { selectedFixtures } from './support/fixtures-algorithms.js';
 import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
@@ -20,17 +21,11 @@ describe('builds of the fixture algorithms', () => {
     test(`${fx.language}: push builds the fixture; a broken push fails with ${fx.brokenError} and the good build stays`, async () => {
       // One owner per language: the fixture's entry points are named after fixture.json's name.
       const owner: TestUser = await createUser(api, srv.adminKey, `u_${fx.language.replace(/\W/g, '_')}`);
-      const envs = await api.get(
-        `/v1/algorithm-environments/edge/languages/${await languageOf(api, owner.key, fx.environment)}/environments`,
-        {
-          key: owner.key,
-        },
-      );
-      const env = envs.body.find((e: { name: string }) => e.name === fx.environment);
+      const envId = await environmentId(api, owner.key, fx.environment);
       const name = fx.name;
       const created = await api.post(`/v1/algorithms/${owner.name}`, {
         key: owner.key,
-        body: { name, settings: { algorithm_environment: env.id } },
+        body: { name, settings: { algorithm_environment: envId } },
       });
       assert.equal(created.status, 200, created.text);
       const { dir, result } = await clone(gitUrl(srv.url, owner.name, owner.key, owner.name, name));
@@ -68,12 +63,3 @@ describe('builds of the fixture algorithms', () => {
     });
   }
 });
-
-async function languageOf(api: Client, key: string, environment: string): Promise<string> {
-  const langs = await api.get('/v1/algorithm-environments/edge/languages', { key });
-  for (const l of langs.body as { name: string }[]) {
-    const envs = await api.get(`/v1/algorithm-environments/edge/languages/${l.name}/environments`, { key });
-    if (envs.body.some((e: { name: string }) => e.name === environment)) return l.name;
-  }
-  throw new Error(`no language has environment ${environment}`);
-}

@@ -8,18 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Mount } from '../src/runtime/sandbox/supervisor.js';
 import { RunnerFailure, type RunnerProcess } from '../src/runtime/runner/runner-process.js';
-import { algorithmFixtures, type AlgorithmFixture } from './support/fixtures-algorithms.js';
+import { algorithmFixtures, type AlgorithmFixture, expectedOutputs } from './support/fixtures-algorithms.js';
 import { buildFixture, startFixtureRunner } from './support/runners.js';
 import { makeTempDir, startTestServer, type TestServer } from './support/server.js';
 
 const exec = promisify(execFile);
 const CALL_MS = 60_000;
 const fx = algorithmFixtures().find((f) => f.language === 'python')!;
-const expected = JSON.parse(fs.readFileSync(path.join(path.dirname(fx.hello), 'expected-output.json'), 'utf8')) as {
-  input: unknown;
-  content_type: string;
-  result: unknown;
-}[];
+const expected = expectedOutputs(fx);
 const HARNESS_LIB = fileURLToPath(new URL('../src/runtime/languages/python/runner/lib/', import.meta.url));
 
 /** The Python runner harness against real sandboxed runners (compat §4, templates/README.md). */

@@ -5,18 +5,14 @@ import { after, before, describe, test } from 'node:test';
 import type { RunnerProcess } from '../src/runtime/runner/runner-process.js';
 import { environmentId } from './support/algorithms.js';
 import { createUser } from './support/fixtures.js';
-import { algorithmFixtures, type AlgorithmFixture } from './support/fixtures-algorithms.js';
+import { algorithmFixtures, type AlgorithmFixture, expectedOutputs } from './support/fixtures-algorithms.js';
 import { client } from './support/http.js';
 import { startFixtureRunner } from './support/runners.js';
 import { makeTempDir, startTestServer, type TestServer } from './support/server.js';
 
 const CALL_MS = 60_000;
 const fx = algorithmFixtures().find((f) => f.language === 'r')!;
-const expected = JSON.parse(fs.readFileSync(path.join(path.dirname(fx.hello), 'expected-output.json'), 'utf8')) as {
-  input: unknown;
-  content_type: string;
-  result: unknown;
-}[];
+const expected = expectedOutputs(fx);
 
 /** The R runner harness against real sandboxed runners (compat §4, templates/README.md). */
 describe('r runner harness', () => {

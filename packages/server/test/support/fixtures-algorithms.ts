@@ -46,3 +46,14 @@ export function selectedFixtures(): AlgorithmFixture[] {
   const only = process.env.ALGOHOST_TEST_LANGUAGES?.split(',').map((s) => s.trim());
   return algorithmFixtures().filter((f) => !only || only.includes(f.language));
 }
+
+export interface ExpectedOutput {
+  input: unknown;
+  content_type: 'json' | 'text' | 'binary';
+  result: unknown;
+}
+
+/** The fixture's expected-output.json: what each input answers when the algorithm is called. */
+export function expectedOutputs(fx: Pick<AlgorithmFixture, 'hello'>): ExpectedOutput[] {
+  return JSON.parse(fs.readFileSync(path.join(path.dirname(fx.hello), 'expected-output.json'), 'utf8')) as ExpectedOutput[];
+}

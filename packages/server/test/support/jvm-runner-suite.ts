@@ -8,22 +8,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { RunnerProcess } from '../../src/runtime/runner/runner-process.js';
-import { algorithmFixtures, type AlgorithmFixture } from './fixtures-algorithms.js';
+import { algorithmFixtures, expectedOutputs, type AlgorithmFixture, type ExpectedOutput } from './fixtures-algorithms.js';
 import { buildFixture, startFixtureRunner } from './runners.js';
 import { makeTempDir, startTestServer, type TestServer } from './server.js';
 
 export const CALL_MS = 60_000;
 
-export interface Expected {
-  input: unknown;
-  content_type: 'json' | 'text' | 'binary';
-  result: unknown;
-}
+export type Expected = ExpectedOutput;
 
 export function fixtureOf(language: string): { fx: AlgorithmFixture; expected: Expected[] } {
   const fx = algorithmFixtures().find((f) => f.language === language);
   assert.ok(fx, `no fixture for ${language}`);
-  const expected = JSON.parse(fs.readFileSync(path.join(path.dirname(fx.hello), 'expected-output.json'), 'utf8')) as Expected[];
+  const expected = expectedOutputs(fx);
   return { fx, expected };
 }
 

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { RunnerProcess } from '../../src/runtime/runner/runner-process.js';
+import { environmentId } from './algorithms.js';
 import { createUser } from './fixtures.js';
 import type { AlgorithmFixture } from './fixtures-algorithms.js';
 import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './git.js';
@@ -13,13 +14,7 @@ import type { TestServer } from './server.js';
 export async function buildFixture(srv: TestServer, fx: AlgorithmFixture, owner = `r_${fx.language.replace(/\W/g, '_')}`) {
   const api = client(srv.url);
   const user = await createUser(api, srv.adminKey, owner);
-  const langs = await api.get('/v1/algorithm-environments/edge/languages', { key: user.key });
-  let envId: string | undefined;
-  for (const l of langs.body as { name: string }[]) {
-    const envs = await api.get(`/v1/algorithm-environments/edge/languages/${l.name}/environments`, { key: user.key });
-    envId ??= envs.body.find((e: { name: string }) => e.name === fx.environment)?.id;
-  }
-  assert.ok(envId, `no environment ${fx.environment}`);
+  const envId = await environmentId(api, user.key, fx.environment);
   const created = await api.post(`/v1/algorithms/${owner}`, {
     key: user.key,
     body: { name: fx.name, settings: { algorithm_environment: envId } },
