@@ -11,6 +11,7 @@ import { installErrorHandling, installJsonParser } from './errors.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { algorithmRoutes } from './routes/algorithms.js';
 import { buildRoutes } from './routes/builds.js';
+import { versionRoutes } from './routes/versions.js';
 import { callRoutes } from './routes/calls.js';
 import { environmentRoutes } from './routes/environments.js';
 import { keyRoutes } from './routes/keys.js';
@@ -71,6 +72,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   environmentRoutes(app, services);
   algorithmRoutes(app, services);
   buildRoutes(app, services);
+  versionRoutes(app, services);
   await app.register(async (scope) => callRoutes(scope, services));
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>
     reply.type('text/plain; version=0.0.4').send(services.metrics()),

@@ -7,6 +7,7 @@ import type { UserService } from '../domain/accounts/user-service.js';
 import type { Catalog } from '../domain/catalog/catalog.js';
 import type { BuildService } from '../domain/builds/build-service.js';
 import type { CallService } from '../domain/calls/call-service.js';
+import type { VersionService } from '../domain/versions/version-service.js';
 import type { Links } from './presenters.js';
 
 /** What the HTTP layer needs from the domain; built by the composition root. */
@@ -17,6 +18,7 @@ export interface ApiServices {
   algorithms: AlgorithmService;
   catalog: Catalog;
   builds: BuildService;
+  versions: VersionService;
   calls: CallService;
   /** Prometheus text for /metrics. */
   metrics: () => string;

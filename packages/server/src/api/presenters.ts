@@ -3,6 +3,9 @@ import type { Account, ApiKey } from '../domain/accounts/model.js';
 import type { AlgorithmView } from '../domain/algorithms/algorithm-service.js';
 import type { Environment, LanguageSpec } from '../domain/catalog/model.js';
 import type { Page } from '../domain/pagination.js';
+import type { Build } from '../domain/builds/model.js';
+import type { Version } from '../domain/versions/model.js';
+import type { VersionView } from '../domain/versions/version-service.js';
 
 export interface Links {
   publicUrl: string;
@@ -72,7 +75,7 @@ export function environmentJson(e: Environment) {
   };
 }
 
-export function algorithmJson({ algorithm: a, environment: env }: AlgorithmView, l: Links) {
+export function algorithmJson({ algorithm: a, environment: env, latestVersion, latestBuild }: AlgorithmView, l: Links) {
   return {
     id: a.id,
     name: a.name,
@@ -91,11 +94,62 @@ export function algorithmJson({ algorithm: a, environment: env }: AlgorithmView,
       pipeline_enabled: a.settings.pipelineEnabled,
       insights_enabled: a.settings.insightsEnabled,
     },
+    version_info: latestVersion ? versionInfoJson(latestVersion) : latestBuild ? { git_hash: latestBuild.commitSha } : undefined,
+    build: latestBuild ? buildJson(latestBuild) : undefined,
     git_url: `${l.publicUrl}/git/${a.ownerName}/${a.name}.git`,
     created_at: a.createdAt,
     updated_at: a.updatedAt,
     self_link: `${l.publicUrl}/v1/algorithms/${a.ownerName}/${a.name}`,
     resource_type: 'algorithm' as const,
+  };
+}
+
+export function versionInfoJson(v: Version) {
+  return {
+    semantic_version: v.semanticVersion,
+    git_hash: v.commitSha,
+    version_uuid: v.id,
+    release_notes: opt(v.releaseNotes),
+    sample_input: opt(v.sampleInput),
+    sample_output: opt(v.sampleOutput),
+    published_at: v.publishedAt,
+  };
+}
+
+/**
+ * One entry of the versions list (compat §3): the algorithm object as of that version, with
+ * the version's own callability and insights setting. An unpublished build has only a git hash.
+ */
+export function versionJson({ view, version, build }: VersionView, l: Links) {
+  const base = algorithmJson({ algorithm: view.algorithm, environment: view.environment }, l);
+  return {
+    ...base,
+    settings: {
+      ...base.settings,
+      algorithm_callability: version?.algorithmCallability ?? 'private',
+      insights_enabled: version?.insightsEnabled ?? view.algorithm.settings.insightsEnabled,
+    },
+    version_info: version ? versionInfoJson(version) : { git_hash: build.commitSha },
+    build: buildJson(build),
+    git_url: version
+      ? `${l.publicUrl}/git/${view.algorithm.ownerName}/${view.algorithm.name}/${version.semanticVersion}.git`
+      : base.git_url,
+    self_link: `${base.self_link}/versions/${build.commitSha}`,
+  };
+}
+
+export function buildJson(b: Build) {
+  return {
+    build_id: b.id,
+    commit_sha: b.commitSha,
+    status: b.status,
+    trigger: b.trigger,
+    environment: b.environmentName,
+    error: b.error ?? undefined,
+    created_at: b.createdAt,
+    started_at: b.startedAt,
+    finished_at: b.finishedAt,
+    resource_type: 'build' as const,
   };
 }
 

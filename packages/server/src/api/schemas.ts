@@ -127,6 +127,19 @@ export const Environment = Type.Object(
 
 const Details = Type.Object({ label: OptStr, summary: OptStr, tagline: OptStr });
 
+export const VersionInfo = Type.Object(
+  {
+    semantic_version: Type.Optional(Type.String({ description: 'major.minor.patch; absent for a build not yet published.' })),
+    git_hash: Str,
+    version_uuid: OptStr,
+    release_notes: OptStr,
+    sample_input: OptStr,
+    sample_output: OptStr,
+    published_at: OptStr,
+  },
+  { $id: 'VersionInfo' },
+);
+
 export const Algorithm = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -146,6 +159,8 @@ export const Algorithm = Type.Object(
       pipeline_enabled: Type.Boolean(),
       insights_enabled: Type.Boolean(),
     }),
+    version_info: Type.Optional(Type.Ref('VersionInfo')),
+    build: Type.Optional(Type.Ref('Build')),
     git_url: Type.String({ description: 'Clone/push address of the algorithm repository.' }),
     created_at: Str,
     updated_at: Str,
@@ -196,4 +211,13 @@ export const CompileResult = Type.Object({
   compilation: Type.Object({ successful: Type.Boolean(), output: Type.String({ description: 'The build log.' }) }),
 });
 
-export const SHARED_SCHEMAS = [ErrorBody, User, Organization, ApiKey, Language, Environment, Algorithm, Build];
+export const PublishInput = Type.Object(
+  {
+    details: Type.Optional(Loose),
+    settings: Type.Optional(Loose),
+    version_info: Type.Optional(Loose),
+  },
+  { description: 'compat §3: version_info.version_type (or type) major|minor|revision|patch, default minor.' },
+);
+
+export const SHARED_SCHEMAS = [ErrorBody, User, Organization, ApiKey, Language, Environment, VersionInfo, Algorithm, Build];

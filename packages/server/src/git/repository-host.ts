@@ -11,6 +11,8 @@ import { runGit } from './process.js';
 
 export const DEFAULT_BRANCH = 'main';
 const COMMITTER = 'algohost <algohost@localhost>';
+/** Inside each bare repository: one small repository per published version. */
+const VERSIONS_DIR = 'algohost-versions';
 
 export class GitRepositoryHost implements RepositoryHost {
   constructor(
@@ -54,6 +56,46 @@ export class GitRepositoryHost implements RepositoryHost {
     } catch {
       return undefined;
     }
+  }
+
+  async publishVersion(algorithmId: string, version: string, commitSha: string): Promise<void> {
+    const tag = `refs/tags/v${version}`;
+    // update-ref with an expected old value of "" creates the tag only if it does not exist yet.
+    await runGit(this.git, ['update-ref', tag, commitSha, ''], { cwd: this.pathOf(algorithmId) }).catch(async (err: unknown) => {
+      const { stdout } = await runGit(this.git, ['rev-parse', '--verify', '--quiet', tag], { cwd: this.pathOf(algorithmId) });
+      if (stdout.trim() !== commitSha) throw err;
+    });
+    await this.versionRepository(algorithmId, version, commitSha);
+  }
+
+  /**
+   * A version's repository is a few files inside the algorithm's own: HEAD, one branch at the
+   * version's commit, and an alternates file borrowing the objects. Cloning it gives exactly that
+   * version; nothing is copied, and deleting the algorithm deletes it too.
+   */
+  async versionRepository(algorithmId: string, version: string, commitSha: string): Promise<string> {
+    if (!/^\d+\.\d+\.\d+$/.test(version) || !/^[0-9a-f]{40}$/.test(commitSha)) throw new Error(`bad version ${version}@${commitSha}`);
+    const versionsDir = path.join(this.pathOf(algorithmId), VERSIONS_DIR);
+    const final = path.join(versionsDir, `${version}.git`);
+    try {
+      const head = await fs.readFile(path.join(final, 'refs', 'heads', DEFAULT_BRANCH), 'utf8');
+      if (head.trim() === commitSha) return final;
+    } catch {
+      // not made yet (or made before a restore): make it below
+    }
+    const tmp = path.join(versionsDir, `.tmp-${crypto.randomUUID()}`);
+    await fs.mkdir(path.join(tmp, 'objects', 'info'), { recursive: true, mode: 0o700 });
+    await fs.mkdir(path.join(tmp, 'refs', 'heads'), { recursive: true });
+    await fs.mkdir(path.join(tmp, 'refs', 'tags'), { recursive: true });
+    // Relative to this repository's objects directory: survives moving the data directory.
+    await fs.writeFile(path.join(tmp, 'objects', 'info', 'alternates'), '../../../objects\n');
+    await fs.writeFile(path.join(tmp, 'HEAD'), `ref: refs/heads/${DEFAULT_BRANCH}\n`);
+    await fs.writeFile(path.join(tmp, 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = true\n');
+    await fs.writeFile(path.join(tmp, 'refs', 'heads', DEFAULT_BRANCH), `${commitSha}\n`);
+    await fs.writeFile(path.join(tmp, 'refs', 'tags', `v${version}`), `${commitSha}\n`);
+    await fs.rm(final, { recursive: true, force: true });
+    await fs.rename(tmp, final);
+    return final;
   }
 
   async delete(algorithmId: string): Promise<void> {

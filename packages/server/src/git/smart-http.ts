@@ -17,6 +17,7 @@ import { DomainError } from '../domain/errors.js';
 import type { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
 import type { Principal } from '../domain/auth/principal.js';
+import type { VersionService } from '../domain/versions/version-service.js';
 import type { GitRepositoryHost } from './repository-host.js';
 
 export interface PushEvent {
@@ -34,6 +35,7 @@ export interface PushListener {
 export interface SmartHttpDeps {
   keys: KeyService;
   algorithms: AlgorithmService;
+  versions: VersionService;
   repositories: GitRepositoryHost;
   pushes: PushListener;
   git: string;
@@ -120,11 +122,10 @@ async function serveGit(req: FastifyRequest, reply: FastifyReply, deps: SmartHtt
         `the versioned address ${owner}/${name}/${version}.git is read-only; push to /git/${owner}/${name}.git`,
       );
     const algorithm = await deps.algorithms.authorizeSource(principal, owner, name, write ? 'write' : 'read');
-    if (version !== undefined) {
-      // Published versions arrive with publishing; until then no version exists.
-      throw new DomainError('not_found', 1001, `version ${version} of ${owner}/${name} is not published`);
-    }
-    repoPath = deps.repositories.pathOf(algorithm.id);
+    repoPath =
+      version === undefined
+        ? deps.repositories.pathOf(algorithm.id)
+        : await deps.versions.repositoryForVersion(principal, algorithm, version);
     await serviceProcess(req, reply, deps, {
       service,
       repoPath,

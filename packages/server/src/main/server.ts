@@ -33,6 +33,7 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
       gitRoutes(scope, {
         keys: services.keys,
         algorithms: services.algorithms,
+        versions: services.versions,
         repositories: services.repositories,
         pushes: { pushed: (event, say) => services.builds.pushed(event.algorithmId, event.updates, event.pushOptions, say) },
         git: config.gitBinary,

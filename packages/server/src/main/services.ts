@@ -20,6 +20,8 @@ import { Supervisor } from '../runtime/sandbox/supervisor.js';
 import { RunnerFactory } from '../runtime/runner/runner-factory.js';
 import { RunnerPool } from '../runtime/runner/runner-pool.js';
 import { CallService } from '../domain/calls/call-service.js';
+import { VersionService } from '../domain/versions/version-service.js';
+import { SqlVersionStore } from '../storage/version-store.js';
 import { renderMetrics } from './metrics.js';
 import { FileBuildLogStore, SqlBuildStore } from '../storage/build-store.js';
 import { GitRepositoryHost } from '../git/repository-host.js';
@@ -53,6 +55,7 @@ export async function buildServices(config: Config): Promise<Services> {
   const access = new OwnerAccess(accounts);
   const algorithmStore = new SqlAlgorithmStore(db);
   const buildStore = new SqlBuildStore(db);
+  const versionStore = new SqlVersionStore(db);
   const algorithms = new AlgorithmService(
     algorithmStore,
     accounts,
@@ -61,6 +64,7 @@ export async function buildServices(config: Config): Promise<Services> {
     repositories,
     { environmentName: config.defaultEnvironment, networkAccess: config.defaultNetworkAccess },
     clock,
+    { versions: versionStore, builds: buildStore },
   );
   const cleanup = (account: Account) => algorithms.deleteAllOf(account);
   const keys = new KeyService(accounts, new SqlKeyStore(db), new SqlClusterSettingsStore(db), clock, config.sessionTtlSeconds);
@@ -96,7 +100,8 @@ export async function buildServices(config: Config): Promise<Services> {
     maxTotal: Math.max(1, config.maxRunners),
     idleMs: config.runnerIdleSeconds * 1000,
   });
-  const calls = new CallService(accounts, algorithmStore, buildStore, access, catalog, pool, keys, {
+  const versions = new VersionService(versionStore, buildStore, algorithms, accounts, access, repositories, clock);
+  const calls = new CallService(accounts, algorithmStore, versions, access, catalog, pool, keys, {
     maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
     gpuAvailable: fs.existsSync('/dev/nvidia0'),
   });
@@ -109,6 +114,8 @@ export async function buildServices(config: Config): Promise<Services> {
     { concurrency: Math.max(1, config.buildConcurrency), timeoutMs: config.buildTimeoutSeconds * 1000, publicUrl: () => links.publicUrl },
     clock,
   );
+
+  versions.onPublished(() => calls.forgetResolutions());
 
   if (!catalog.environmentByName(config.defaultEnvironment)) {
     throw new Error(`ALGOHOST_DEFAULT_ENVIRONMENT "${config.defaultEnvironment}" is not an environment of the catalog`);
@@ -124,6 +131,7 @@ export async function buildServices(config: Config): Promise<Services> {
     algorithms,
     catalog,
     builds,
+    versions,
     builder,
     runners,
     pool,

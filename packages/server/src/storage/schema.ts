@@ -83,6 +83,28 @@ export interface BuildsTable {
   finished_at: string | null;
 }
 
+export interface VersionsTable {
+  id: string;
+  algorithm_id: string;
+  build_id: string;
+  commit_sha: string;
+  environment_name: string;
+  artifact: string;
+  semantic_version: string;
+  major: number;
+  minor: number;
+  patch: number;
+  sort_key: string;
+  algorithm_callability: string;
+  insights_enabled: number;
+  release_notes: string | null;
+  sample_input: string | null;
+  sample_output: string | null;
+  request_fingerprint: string;
+  published_by: string;
+  published_at: string;
+}
+
 export interface ClusterSettingsTable {
   key: string;
   value: string;
@@ -96,6 +118,7 @@ export interface Database {
   algorithms: AlgorithmsTable;
   cluster_settings: ClusterSettingsTable;
   builds: BuildsTable;
+  versions: VersionsTable;
 }
 
 // Kept for later tables with database-generated columns.

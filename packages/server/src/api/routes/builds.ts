@@ -1,30 +1,14 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { Build } from '../../domain/builds/model.js';
 import { parsePageRequest } from '../../domain/pagination.js';
 import { principalOf } from '../auth.js';
 import { type Api, type ApiServices, requestUrl } from '../context.js';
-import { algorithmJson, pageJson } from '../presenters.js';
+import { algorithmJson, buildJson, pageJson } from '../presenters.js';
 import { AUTH_ERRORS, CompileResult, errorResponses, PageQuery, Paged } from '../schemas.js';
 
 const AlgoParams = Type.Object({ owner: Type.String(), name: Type.String() });
 const BuildParams = Type.Object({ owner: Type.String(), name: Type.String(), build_id: Type.String() });
 const BuildRef = Type.Ref('Build');
-
-export function buildJson(b: Build) {
-  return {
-    build_id: b.id,
-    commit_sha: b.commitSha,
-    status: b.status,
-    trigger: b.trigger,
-    environment: b.environmentName,
-    error: b.error ?? undefined,
-    created_at: b.createdAt,
-    started_at: b.startedAt,
-    finished_at: b.finishedAt,
-    resource_type: 'build' as const,
-  };
-}
 
 export function buildRoutes(app: Api, s: ApiServices): void {
   app.get('/v1/algorithms/:owner/:name/builds', {

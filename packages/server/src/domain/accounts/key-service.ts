@@ -35,6 +35,7 @@ const JWT_SECRET_SETTING = 'session_jwt_secret';
 export class KeyService {
   private readonly cache = new Map<string, { principal: Principal; until: number }>();
   private readonly callKeys = new Map<string, { principal: Principal; until: number }>();
+  private readonly sessionEndListeners: ((session: string) => void)[] = [];
   private jwtSecret: string | undefined;
 
   constructor(
@@ -109,15 +110,31 @@ export class KeyService {
 
   /**
    * A key for one call of a pipeline_enabled algorithm: it acts as the caller (calls and data,
-   * no management) and lives only in this node's memory until `revoke` or its expiry.
+   * no management) and lives only in this node's memory until `revoke` or its expiry. It also
+   * names the algorithm (its own data space) and the request tree: a call made with a call key
+   * stays in that key's session, which ends when the outermost call's key is revoked.
    */
-  issueCallKey(caller: Principal, ttlMs: number): { secret: string; revoke: () => void } {
+  issueCallKey(caller: Principal, ttlMs: number, algorithm?: { id: string; ownerId: string }): { secret: string; revoke: () => void } {
     const secret = generateApiKey();
     const hash = hashApiKey(secret);
     const capabilities = new Set([...caller.capabilities].filter((c) => c !== 'manage_algorithms'));
-    const principal: Principal = { account: caller.account, via: 'standard_key', capabilities, keyId: null };
+    const session = caller.call?.session ?? crypto.randomUUID();
+    const call = algorithm ? { algorithmId: algorithm.id, algorithmOwnerId: algorithm.ownerId, session } : undefined;
+    const principal: Principal = { account: caller.account, via: 'standard_key', capabilities, keyId: null, ...(call ? { call } : {}) };
     this.callKeys.set(hash, { principal, until: Date.now() + ttlMs });
-    return { secret, revoke: () => this.callKeys.delete(hash) };
+    const outermost = !caller.call;
+    return {
+      secret,
+      revoke: () => {
+        this.callKeys.delete(hash);
+        if (outermost) for (const listener of this.sessionEndListeners) listener(session);
+      },
+    };
+  }
+
+  /** Called with the session id when a request tree ends (its outermost call key is revoked). */
+  onSessionEnd(listener: (session: string) => void): void {
+    this.sessionEndListeners.push(listener);
   }
 
   /** Resolves an API key; throws 401 for an unknown one. */

@@ -12,6 +12,10 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { Environment } from '../catalog/model.js';
 import { type Algorithm, type AlgorithmSettings, CALLABILITIES, LICENSES, NETWORK_ACCESS, SOURCE_VISIBILITIES } from './model.js';
 import type { AlgorithmStore, RepositoryHost } from './ports.js';
+import type { Build } from '../builds/model.js';
+import type { BuildStore } from '../builds/ports.js';
+import type { Version } from '../versions/model.js';
+import type { VersionStore } from '../versions/ports.js';
 
 /** The request shape of spec endpoint 2 and of PUT/PATCH (compat §3); all fields optional here. */
 export interface AlgorithmInput {
@@ -29,6 +33,15 @@ export interface AlgorithmDefaults {
 export interface AlgorithmView {
   algorithm: Algorithm;
   environment: Environment;
+  /** The newest published version and the newest build, shown in the algorithm object. */
+  latestVersion?: Version;
+  latestBuild?: Build;
+}
+
+/** Where the algorithm object's version_info and build come from. */
+export interface AlgorithmStatusSource {
+  versions: Pick<VersionStore, 'latest'>;
+  builds: Pick<BuildStore, 'listForAlgorithm'>;
 }
 
 export class AlgorithmService {
@@ -40,6 +53,7 @@ export class AlgorithmService {
     private readonly repositories: RepositoryHost,
     private readonly defaults: AlgorithmDefaults,
     private readonly clock: Clock,
+    private readonly status?: AlgorithmStatusSource,
   ) {}
 
   async create(p: Principal, ownerName: string, input: AlgorithmInput): Promise<AlgorithmView> {
@@ -99,14 +113,16 @@ export class AlgorithmService {
 
   async get(p: Principal, ownerName: string, name: string): Promise<AlgorithmView> {
     const { algorithm } = await this.requireVisible(p, ownerName, name);
-    return this.view(algorithm);
+    return this.describe(algorithm);
   }
 
   async list(p: Principal, ownerName: string, page: PageRequest): Promise<Page<AlgorithmView>> {
     const owner = await this.requireOwner(ownerName);
     const includePrivate = await this.access.canManage(p, owner);
     const result = await this.algorithms.listByOwner(owner.id, { includePrivate, page });
-    return { items: result.items.map((a) => this.view(a)), nextMarker: result.nextMarker };
+    const items: AlgorithmView[] = [];
+    for (const a of result.items) items.push(await this.describe(a));
+    return { items, nextMarker: result.nextMarker };
   }
 
   /** PUT and PATCH both merge: the Python client sends empty objects for what it leaves alone. */
@@ -116,7 +132,7 @@ export class AlgorithmService {
     applyChanges(algorithm, input, true, this.catalog);
     algorithm.updatedAt = isoNow(this.clock);
     await this.algorithms.update(algorithm);
-    return this.view(algorithm);
+    return this.describe(algorithm);
   }
 
   async delete(p: Principal, ownerName: string, name: string): Promise<void> {
@@ -163,6 +179,17 @@ export class AlgorithmService {
       await this.algorithms.delete(algorithm.id);
       await this.repositories.delete(algorithm.id);
     }
+  }
+
+  /** The view with the latest version and build, for responses that show the algorithm object. */
+  private async describe(algorithm: Algorithm): Promise<AlgorithmView> {
+    const view = this.view(algorithm);
+    if (!this.status) return view;
+    const [latestVersion, builds] = await Promise.all([
+      this.status.versions.latest(algorithm.id),
+      this.status.builds.listForAlgorithm(algorithm.id, { limit: 1, after: undefined }),
+    ]);
+    return { ...view, latestVersion, latestBuild: builds.items[0] };
   }
 
   private view(algorithm: Algorithm): AlgorithmView {

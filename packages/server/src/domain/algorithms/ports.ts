@@ -21,4 +21,8 @@ export interface RepositoryHost {
   /** The commit the default branch points at, or undefined for an empty repository. */
   head(algorithmId: string): Promise<string | undefined>;
   pathOf(algorithmId: string): string;
+  /** Tags a published version's commit (`v1.2.3`) and makes its read-only repository; idempotent. */
+  publishVersion(algorithmId: string, version: string, commitSha: string): Promise<void>;
+  /** The bare repository that serves exactly one published version, made again if missing. */
+  versionRepository(algorithmId: string, version: string, commitSha: string): Promise<string>;
 }

@@ -12,6 +12,17 @@ export interface Principal {
   via: CredentialKind;
   capabilities: ReadonlySet<Capability>;
   keyId: string | null;
+  /** Set for the key of one call of an algorithm (pipelines and hosted data inside it). */
+  call?: CallContext;
+}
+
+/** What a per-call key knows beyond the caller it acts for. */
+export interface CallContext {
+  /** The algorithm running: its own data://.algo space, and its owner's "my algorithms" ACLs. */
+  algorithmId: string;
+  algorithmOwnerId: string;
+  /** The request tree (a call and the calls it makes): data://.session. */
+  session: string;
 }
 
 /** Cluster administrators: an admin key, or a signed-in admin account. */

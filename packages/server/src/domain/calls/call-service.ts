@@ -4,13 +4,13 @@
  * (HTTP 200 with `error`), platform failures are DomainErrors.
  */
 import crypto from 'node:crypto';
-import { DomainError, ErrorCodes, forbidden, invalid } from '../errors.js';
+import { DomainError, ErrorCodes, invalid } from '../errors.js';
 import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { AccountStore } from '../accounts/ports.js';
 import type { AlgorithmStore } from '../algorithms/ports.js';
 import type { Catalog } from '../catalog/catalog.js';
-import type { BuildStore } from '../builds/ports.js';
+import type { VersionService } from '../versions/version-service.js';
 import type { KeyService } from '../accounts/key-service.js';
 import type { Algorithm } from '../algorithms/model.js';
 import type { Environment } from '../catalog/model.js';
@@ -44,7 +44,6 @@ export interface CallSettings {
   gpuAvailable: boolean;
 }
 
-const SHA = /^[0-9a-f]{40}$/;
 const RESOLVE_TTL_MS = 2000;
 
 interface Resolved {
@@ -52,6 +51,7 @@ interface Resolved {
   environment: Environment;
   member: boolean;
   artifact: string;
+  semanticVersion?: string;
 }
 
 export class CallService {
@@ -61,7 +61,7 @@ export class CallService {
   constructor(
     private readonly accounts: AccountStore,
     private readonly algorithms: AlgorithmStore,
-    private readonly builds: BuildStore,
+    private readonly versions: VersionService,
     private readonly access: OwnerAccess,
     private readonly catalog: Catalog,
     private readonly runtime: AlgorithmRuntime,
@@ -93,7 +93,9 @@ export class CallService {
     const mayDebug = member && isTrue(input.stdout);
     const maySeeSource = member || algorithm.settings.sourceVisibility === 'open';
     const pipeline = algorithm.settings.pipelineEnabled;
-    const callKey = pipeline ? this.keys.issueCallKey(p, timeoutS * 1000 + 60_000) : undefined;
+    const callKey = pipeline
+      ? this.keys.issueCallKey(p, timeoutS * 1000 + 60_000, { id: algorithm.id, ownerId: algorithm.ownerId })
+      : undefined;
     if (callKey) request.api_key = callKey.secret;
     try {
       const exec = await this.runtime.execute(
@@ -112,6 +114,7 @@ export class CallService {
         content_type: exec.response.metadata?.content_type ?? 'json',
         duration,
         request_id: `req-${crypto.randomUUID()}`,
+        ...(resolved.semanticVersion ? { algorithm_version: resolved.semanticVersion } : {}),
         queue_ms: exec.queueMs,
         start_ms: exec.startMs,
         run_ms: exec.runMs,
@@ -144,6 +147,11 @@ export class CallService {
     }
   }
 
+  /** A publish changes what `latest` and ranges name: forget cached answers at once. */
+  forgetResolutions(): void {
+    this.resolved.clear();
+  }
+
   /**
    * Which build a call runs and what the caller may see. Cached for a moment per caller and
    * address: the call path is hot, and these answers change rarely (a new build, a permission
@@ -165,29 +173,10 @@ export class CallService {
     const member = isAdmin(p) || (await this.access.isMemberOrSelf(p, owner));
     if (algorithm.settings.algorithmCallability !== 'public' && !member) throw notFound();
 
-    // Until publishing exists, a version is a commit SHA of a successful build (owners and members).
-    if (!version || !SHA.test(version)) {
-      if (version && !/^(latest|latestPrivate|\d+(\.(\d+|\*))?(\.(\d+|\*))?|\d+\.\*)$/.test(version)) {
-        throw invalid(`"${version}" is not a version: use x.y.z, x.y.*, x.*, latest, latestPrivate or a commit SHA`);
-      }
-      throw new DomainError(
-        'not_found',
-        ErrorCodes.algorithmNotFound,
-        `algorithm algo://${ownerName}/${name}${version ? `/${version}` : ''} has no published version; its owner can call a built commit: algo://${ownerName}/${name}/<commit sha>`,
-      );
-    }
-    if (!member)
-      throw forbidden(`calling algo://${ownerName}/${name} by commit is for its owner and organization members; call a published version`);
-    const build = await this.builds.findSucceeded(algorithm.id, version);
-    if (!build?.artifact)
-      throw new DomainError(
-        'not_found',
-        ErrorCodes.algorithmNotFound,
-        `algorithm algo://${ownerName}/${name}/${version} not found: no successful build of that commit`,
-      );
-    const environment = this.catalog.environmentByName(build.environmentName);
+    const target = await this.versions.resolveCall(algorithm, owner.name, member, version);
+    const environment = this.catalog.environmentByName(target.environmentName);
     if (!environment)
-      throw new DomainError('unavailable', ErrorCodes.internal, `environment ${build.environmentName} is no longer in the catalog`);
+      throw new DomainError('unavailable', ErrorCodes.internal, `environment ${target.environmentName} is no longer in the catalog`);
     if (environment.machine_type === 'GPU' && !this.settings.gpuAvailable) {
       throw new DomainError(
         'unavailable',
@@ -195,7 +184,7 @@ export class CallService {
         `${environment.name} needs a GPU and no worker of this cluster reports one`,
       );
     }
-    const value: Resolved = { algorithm, environment, member, artifact: build.artifact };
+    const value: Resolved = { algorithm, environment, member, artifact: target.artifact, semanticVersion: target.semanticVersion };
     if (this.resolved.size > 10_000) this.resolved.clear();
     this.resolved.set(cacheKey, { value, until: Date.now() + RESOLVE_TTL_MS });
     return value;

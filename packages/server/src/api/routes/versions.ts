@@ -1,0 +1,78 @@
+import { Type } from 'typebox';
+import { invalid } from '../../domain/errors.js';
+import { parsePageRequest } from '../../domain/pagination.js';
+import { principalOf } from '../auth.js';
+import { type Api, type ApiServices, requestUrl } from '../context.js';
+import { pageJson, versionJson } from '../presenters.js';
+import { AUTH_ERRORS, errorResponses, Paged, PublishInput } from '../schemas.js';
+
+const AlgoParams = Type.Object({ owner: Type.String(), name: Type.String() });
+const VersionParams = Type.Object({ owner: Type.String(), name: Type.String(), git_hash: Type.String() });
+const VersionListQuery = Type.Object({
+  limit: Type.Optional(Type.String()),
+  marker: Type.Optional(Type.String()),
+  published: Type.Optional(Type.String({ description: 'true (default): published versions; false: successful builds not yet published.' })),
+  callable: Type.Optional(Type.String({ description: 'true: public versions; false: private ones.' })),
+});
+// A version is shown as the algorithm object as of that version (compat §3).
+const VersionRef = Type.Ref('Algorithm');
+
+export function versionRoutes(app: Api, s: ApiServices): void {
+  // compat §3: one client publishes at /version (singular); both paths do the same.
+  for (const url of ['/v1/algorithms/:owner/:name/versions', '/v1/algorithms/:owner/:name/version']) {
+    app.post(url, {
+      schema: {
+        operationId: url.endsWith('versions') ? 'version.publish' : 'version.publishSingular',
+        tags: ['versions'],
+        summary:
+          'Publish the latest successful build as the next version (1007 when it is already published or there is none). A retried identical request returns the same version.',
+        params: AlgoParams,
+        body: Type.Optional(Type.Union([PublishInput, Type.Null()])),
+        response: { 200: VersionRef, ...errorResponses(...AUTH_ERRORS, 404, 409) },
+      },
+      handler: async (req) =>
+        versionJson(await s.versions.publish(principalOf(req), req.params.owner, req.params.name, req.body ?? {}), s.links),
+    });
+  }
+
+  app.get('/v1/algorithms/:owner/:name/versions', {
+    schema: {
+      operationId: 'version.list',
+      tags: ['versions'],
+      summary: 'List versions, highest first (non-members see public versions only).',
+      params: AlgoParams,
+      querystring: VersionListQuery,
+      response: { 200: Paged(VersionRef), ...errorResponses(...AUTH_ERRORS, 404) },
+    },
+    handler: async (req) => {
+      const page = parsePageRequest(req.query.limit, req.query.marker);
+      const result = await s.versions.list(principalOf(req), req.params.owner, req.params.name, {
+        published: flag('published', req.query.published),
+        callable: flag('callable', req.query.callable),
+        page,
+      });
+      return pageJson(result, (v) => versionJson(v, s.links), requestUrl(s.links, req.url), page.limit);
+    },
+  });
+
+  app.get('/v1/algorithms/:owner/:name/versions/:git_hash', {
+    schema: {
+      operationId: 'version.get',
+      tags: ['versions'],
+      summary: 'A version by the commit it was built from (members also see builds not yet published).',
+      params: VersionParams,
+      response: { 200: VersionRef, ...errorResponses(...AUTH_ERRORS, 404) },
+    },
+    handler: async (req) =>
+      versionJson(await s.versions.get(principalOf(req), req.params.owner, req.params.name, req.params.git_hash), s.links),
+  });
+}
+
+/** Booleans in query strings, case-insensitively (the Python client sends `True`). */
+function flag(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  const v = value.toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw invalid(`${name} must be true or false; got "${value}"`);
+}
