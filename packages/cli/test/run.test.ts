@@ -165,4 +165,30 @@ describe('algo run against a built algorithm', () => {
     assertOk(r, 'run --async');
     assert.match(r.stdout, /^req-\S+\n$/);
   });
+
+  test('publish, versions, then run and clone by version', async () => {
+    const published = await run(['publish', 'alice/Hello', '--type', 'major', '--release-notes', 'First', '--callability', 'public']);
+    assertOk(published, 'publish');
+    assert.match(published.stdout, new RegExp(`^Published alice/Hello 1\\.0\\.0 \\(commit ${sha.slice(0, 12)}\\)`));
+    const again = await run(['publish', 'alice/Hello']);
+    assertOneLineFailure(again, /already published as 1\.0\.0/);
+    const list = await run(['versions', 'alice/Hello']);
+    assertOk(list, 'versions');
+    assert.match(list.stdout, /^VERSION\s+GIT HASH\s+CALLABILITY\s+RELEASE NOTES$/m);
+    assert.match(list.stdout, new RegExp(`^1\\.0\\.0\\s+${sha}\\s+public\\s+First$`, 'm'));
+    const json = await run(['versions', 'alice/Hello', '--json']);
+    assertOk(json, 'versions --json');
+    assert.deepEqual(
+      (JSON.parse(json.stdout) as { version_info: { semantic_version: string } }[]).map((v) => v.version_info.semantic_version),
+      ['1.0.0'],
+    );
+    for (const address of ['alice/Hello', 'alice/Hello/1.0.0', 'alice/Hello/1.*']) {
+      const r = await run(['run', address, '-d', 'there']);
+      assertOk(r, `run ${address}`);
+      assert.equal(r.stdout, 'hello there\n');
+    }
+    const cloned = await run(['clone', 'alice/Hello/1.0.0', path.join(work, 'v1')]);
+    assertOk(cloned, 'clone a version');
+    assert.ok(fs.existsSync(path.join(work, 'v1', 'src', 'Hello.py')));
+  });
 });

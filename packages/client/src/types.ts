@@ -57,7 +57,7 @@ export interface PageOptions {
 /** One event of the build log stream (`GET …/builds/{id}/logs/stream`). */
 export type BuildLogEvent = { type: 'log'; text: string } | { type: 'finished'; build: Build };
 
-// ---- Versions (compat §3; not served yet) ----
+// ---- Versions (compat §3) ----
 
 export type VersionType = 'major' | 'minor' | 'revision' | 'patch';
 
@@ -72,20 +72,14 @@ export interface PublishInput {
   };
 }
 
-/** A published (or unpublished) version: an algorithm object with its version_info. */
-export interface AlgorithmVersion extends Partial<Omit<Algorithm, 'resource_type'>> {
-  version_info: {
-    semantic_version?: string;
-    git_hash: string;
-    version_uuid?: string;
-    release_notes?: string;
-    sample_input?: string;
-    sample_output?: string;
-  };
-  build?: { build_id: string; status: string; commit_sha: string; started_at?: string; finished_at?: string };
-  resource_type?: string;
-  [key: string]: unknown;
-}
+/**
+ * A published version (or, for members, a build not yet published): the algorithm object as of
+ * that version, with its version_info and build always present.
+ */
+export type AlgorithmVersion = Algorithm & {
+  version_info: NonNullable<Algorithm['version_info']>;
+  build: NonNullable<Algorithm['build']>;
+};
 
 export interface VersionListOptions extends PageOptions {
   published?: boolean;
