@@ -356,6 +356,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/algorithms/{owner}/{name}/versions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List versions, highest first (non-members see public versions only). */
+    get: operations['version.list'];
+    put?: never;
+    /** Publish the latest successful build as the next version (1007 when it is already published or there is none). A retried identical request returns the same version. */
+    post: operations['version.publish'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/algorithms/{owner}/{name}/version': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Publish the latest successful build as the next version (1007 when it is already published or there is none). A retried identical request returns the same version. */
+    post: operations['version.publishSingular'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/algorithms/{owner}/{name}/versions/{git_hash}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A version by the commit it was built from (members also see builds not yet published). */
+    get: operations['version.get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/algo/{*}': {
     parameters: {
       query?: never;
@@ -465,6 +517,16 @@ export interface components {
         version: string;
       };
     };
+    VersionInfo: {
+      /** @description major.minor.patch; absent for a build not yet published. */
+      semantic_version?: string;
+      git_hash: string;
+      version_uuid?: string;
+      release_notes?: string;
+      sample_input?: string;
+      sample_output?: string;
+      published_at?: string;
+    };
     Algorithm: {
       /** Format: uuid */
       id: string;
@@ -489,6 +551,8 @@ export interface components {
         pipeline_enabled: boolean;
         insights_enabled: boolean;
       };
+      version_info?: components['schemas']['VersionInfo'];
+      build?: components['schemas']['Build'];
       /** @description Clone/push address of the algorithm repository. */
       git_url: string;
       created_at: string;
@@ -2439,6 +2503,10 @@ export interface operations {
               pipeline_enabled: boolean;
               insights_enabled: boolean;
             };
+            version_info: {
+              git_hash: string;
+            };
+            build: components['schemas']['Build'];
             /** @description Clone/push address of the algorithm repository. */
             git_url: string;
             created_at: string;
@@ -2446,16 +2514,306 @@ export interface operations {
             self_link: string;
             /** @enum {string} */
             resource_type: 'algorithm';
-            version_info: {
-              git_hash: string;
-            };
-            build: components['schemas']['Build'];
             compilation: {
               successful: boolean;
               /** @description The build log. */
               output: string;
             };
           };
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'version.list': {
+    parameters: {
+      query?: {
+        limit?: string;
+        marker?: string;
+        /** @description true (default): published versions; false: successful builds not yet published. */
+        published?: string;
+        /** @description true: public versions; false: private ones. */
+        callable?: string;
+      };
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            marker: string | null;
+            next_link: string | null;
+            results: components['schemas']['Algorithm'][];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'version.publish': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          details?: {
+            [key: string]: unknown;
+          } | null;
+          settings?: {
+            [key: string]: unknown;
+          } | null;
+          version_info?: {
+            [key: string]: unknown;
+          } | null;
+        } | null;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Algorithm'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'version.publishSingular': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          details?: {
+            [key: string]: unknown;
+          } | null;
+          settings?: {
+            [key: string]: unknown;
+          } | null;
+          version_info?: {
+            [key: string]: unknown;
+          } | null;
+        } | null;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Algorithm'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'version.get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+        git_hash: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Algorithm'];
         };
       };
       /** @description Every failure: a numeric code (compat §1) and a message. */
