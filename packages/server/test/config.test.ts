@@ -10,8 +10,8 @@ test('every field of Config has exactly one setting (env var, flag, default, des
   const fields = [...iface.matchAll(/^\s+(\w+):/gm)].map((m) => m[1]).sort();
   assert.deepEqual([...SETTINGS.map((s) => s.key)].sort(), fields);
   for (const s of SETTINGS) {
-    assert.match(s.env, /^ALGOHOST_[A-Z_]+$/);
-    assert.match(s.flag, /^--[a-z-]+$/);
+    assert.match(s.env, /^ALGOHOST_[A-Z0-9_]+$/);
+    assert.match(s.flag, /^--[a-z0-9-]+$/);
     assert.ok(s.describe.length > 10, s.key);
   }
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +7,28 @@ import { createAndBuild } from './support/algorithms.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { client, request, type Client } from './support/http.js';
 import { startTestServer, type TestServer } from './support/server.js';
+
+/** cpu.cfs_quota_us (or the cpu.max quota) of every runner cgroup on this machine. */
+function cpuQuotas(): number[] {
+  const quotas: number[] = [];
+  const visit = (dir: string, depth: number) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.isFile() && (e.name === 'cpu.cfs_quota_us' || e.name === 'cpu.max') && dir.includes('/algohost/')) {
+        const quota = Number(fs.readFileSync(path.join(dir, e.name), 'utf8').trim().split(' ')[0]);
+        if (Number.isFinite(quota)) quotas.push(quota);
+      }
+      if (e.isDirectory() && depth < 8) visit(path.join(dir, e.name), depth + 1);
+    }
+  };
+  visit(fs.existsSync('/sys/fs/cgroup/cpu') ? '/sys/fs/cgroup/cpu' : '/sys/fs/cgroup', 0);
+  return quotas;
+}
 
 const HOSTILE = fileURLToPath(new URL('../../../test/fixtures/hostile/python/', import.meta.url));
 
@@ -20,7 +43,16 @@ describe('sandbox and limits (hostile Python algorithm)', () => {
     request(srv.url, 'POST', `/v1/algo/mallory/${name}/${commit}${query}`, { key: mallory.key, body: input });
 
   before(async () => {
-    srv = await startTestServer({ env: { ALGOHOST_RUNNER_MEMORY: '256', ALGOHOST_RUNNER_PIDS: '64' } });
+    // The environment's own memory limit (192 MiB) overrides the cluster's (256 MiB); the CPU
+    // quota has an odd value so that this server's runner groups can be told from others'.
+    srv = await startTestServer({
+      env: {
+        ALGOHOST_RUNNER_MEMORY: '256',
+        ALGOHOST_ENVIRONMENT_MEMORY: 'python311=192',
+        ALGOHOST_RUNNER_PIDS: '64',
+        ALGOHOST_RUNNER_CPUS: '0.37',
+      },
+    });
     api = client(srv.url);
     mallory = await createUser(api, srv.adminKey, 'mallory');
     sha = await createAndBuild(srv.url, api, mallory, 'mallory', 'Hostile', HOSTILE, { environment: 'python311' });
@@ -81,8 +113,13 @@ describe('sandbox and limits (hostile Python algorithm)', () => {
   test('unbounded allocation is an OutOfMemoryError naming the limit', async () => {
     const res = await run({ op: 'alloc' });
     assert.equal(res.body.error.error_type, 'OutOfMemoryError');
-    assert.match(res.body.error.message, /256 MiB/);
+    assert.match(res.body.error.message, /192 MiB/);
     assert.equal((await run({ op: 'echo' })).status, 200);
+  });
+
+  test('a warm runner sits in a cgroup with the configured CPU quota', async () => {
+    assert.equal((await run({ op: 'echo' })).status, 200);
+    assert.ok(cpuQuotas().includes(37_000), `no runner cgroup with cpu.cfs_quota_us 37000: ${cpuQuotas().join(', ')}`);
   });
 
   test('a fork bomb hits the process limit; a full /tmp is ENOSPC; both only fail that call', async () => {

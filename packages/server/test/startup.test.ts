@@ -303,4 +303,18 @@ describe('the command line', { concurrency: true }, () => {
     assert.equal(code, 2, `signal ${signal}: ${proc.output()}`);
     assert.equal(proc.stderr().trim().split('\n').length, 1, proc.stderr());
   });
+
+  for (const [value, pattern] of [
+    ['python311', /not name=MiB/],
+    ['nosuchenv=512', /no environment named "nosuchenv"/],
+    ['python311=4', /at least 16 MiB/],
+  ] as const) {
+    test(`ALGOHOST_ENVIRONMENT_MEMORY=${value} exits with code 2 and says what is wrong`, async () => {
+      const proc = run({ ALGOHOST_ENVIRONMENT_MEMORY: value, ALGOHOST_DATA_DIR: path.join(await tempDir(), 'data') });
+      const { code, signal } = await proc.exited;
+      assert.equal(code, 2, `signal ${signal}: ${proc.output()}`);
+      assert.equal(proc.stderr().trim().split('\n').length, 1, proc.stderr());
+      assert.match(proc.stderr(), pattern);
+    });
+  }
 });

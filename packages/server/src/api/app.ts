@@ -6,13 +6,15 @@ import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installAuth } from './auth.js';
+import { installCors } from './cors.js';
 import type { Api, ApiServices } from './context.js';
-import { installErrorHandling, installJsonParser } from './errors.js';
+import { frameworkError, installErrorHandling, installJsonParser } from './errors.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { algorithmRoutes } from './routes/algorithms.js';
 import { buildRoutes } from './routes/builds.js';
 import { versionRoutes } from './routes/versions.js';
 import { callRoutes } from './routes/calls.js';
+import { dataRoutes } from './routes/data.js';
 import { environmentRoutes } from './routes/environments.js';
 import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
@@ -24,6 +26,8 @@ export interface ApiOptions {
   version: string;
   /** One log line per request (debug level): off by default, it costs more than a warm call. */
   logRequests?: boolean;
+  /** Origins whose web pages may call the API (`*` for any); none by default. */
+  corsOrigins?: string[];
 }
 
 export async function buildApi(services: ApiServices, opts: ApiOptions): Promise<Api> {
@@ -37,9 +41,11 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
     // by the error handler, and ALGOHOST_LOG_LEVEL=debug brings per-request lines back.
     logController: new LogController({ disableRequestLogging: !opts.logRequests }),
     return503OnClosing: true,
+    frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  installCors(app, opts.corsOrigins ?? []);
   installJsonParser(app);
   installErrorHandling(app, opts.bodyLimit);
   installAuth(app, services.keys);
@@ -74,6 +80,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   buildRoutes(app, services);
   versionRoutes(app, services);
   await app.register(async (scope) => callRoutes(scope, services));
+  await app.register(async (scope) => dataRoutes(scope, services));
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>
     reply.type('text/plain; version=0.0.4').send(services.metrics()),
   );

@@ -82,6 +82,19 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
 }
 
 /**
+ * Errors Fastify raises before a route runs (a URL whose percent-encoding does not decode, an
+ * over-long parameter): the same envelope as every other error instead of Fastify's own.
+ */
+export function frameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_BAD_URL') {
+    sendError(reply, 400, ErrorCodes.invalidRequest, `malformed percent-encoding in the URL: ${err.message}`);
+    return;
+  }
+  const known = err.code ? FASTIFY_ERRORS[err.code] : undefined;
+  sendError(reply, known?.status ?? 400, known?.code ?? ErrorCodes.invalidRequest, known ? known.message(err) : err.message);
+}
+
+/**
  * JSON bodies: an empty body counts as no body (compat §6 sends `PUT …/members/{user}` empty,
  * some clients with a JSON Content-Type), and `__proto__`/`constructor` keys are refused.
  */

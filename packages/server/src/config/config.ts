@@ -32,14 +32,28 @@ export interface Config {
   buildCacheShared: boolean;
   runnerMemoryMiB: number;
   runnerPids: number;
+  runnerCpus: number;
+  environmentMemory: string | undefined;
+  corsOrigins: string | undefined;
   runnersPerAlgorithm: number;
   maxRunners: number;
   runnerIdleSeconds: number;
   maxCallsPerAccount: number;
   cargoRegistry: string | undefined;
+  dataQuotaBytes: number;
+  dataTempTtlSeconds: number;
+  dataSweepSeconds: number;
+  blobStore: 'disk' | 's3';
+  blobDir: string | undefined;
+  s3Endpoint: string | undefined;
+  s3Region: string;
+  s3Bucket: string | undefined;
+  s3AccessKeyId: string | undefined;
+  s3SecretAccessKey: string | undefined;
+  s3ForcePathStyle: boolean;
 }
 
-type Kind = 'string' | 'int' | 'optional' | 'bool';
+type Kind = 'string' | 'int' | 'number' | 'optional' | 'bool';
 
 interface Setting {
   key: keyof Config;
@@ -244,6 +258,28 @@ export const SETTINGS: readonly Setting[] = [
     describe: 'Most processes and threads one runner may have (stops fork bombs).',
   },
   {
+    key: 'runnerCpus',
+    env: 'ALGOHOST_RUNNER_CPUS',
+    flag: '--runner-cpus',
+    kind: 'number',
+    default: '1',
+    describe: 'CPU cores one runner may use, as a CFS quota (0.5 = half a core; 0 = no quota).',
+  },
+  {
+    key: 'environmentMemory',
+    env: 'ALGOHOST_ENVIRONMENT_MEMORY',
+    flag: '--environment-memory',
+    kind: 'optional',
+    describe: 'Runner memory per environment in MiB, overriding ALGOHOST_RUNNER_MEMORY: "java17=3072,python311=1024".',
+  },
+  {
+    key: 'corsOrigins',
+    env: 'ALGOHOST_CORS_ORIGINS',
+    flag: '--cors-origins',
+    kind: 'optional',
+    describe: 'Origins whose web pages may call the API, comma-separated ("https://app.example"), or * for any. Unset: none.',
+  },
+  {
     key: 'runnersPerAlgorithm',
     env: 'ALGOHOST_RUNNERS_PER_ALGORITHM',
     flag: '--runners-per-algorithm',
@@ -298,6 +334,91 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'optional',
     describe: "RubyGems source for Bundler; unset = the Gemfile's own source.",
   },
+  {
+    key: 'dataQuotaBytes',
+    env: 'ALGOHOST_DATA_QUOTA',
+    flag: '--data-quota',
+    kind: 'int',
+    default: '0',
+    describe: "Bytes of hosted data each account may store (its collections and its algorithms' .algo spaces); 0 = unlimited.",
+  },
+  {
+    key: 'dataTempTtlSeconds',
+    env: 'ALGOHOST_DATA_TEMP_TTL',
+    flag: '--data-temp-ttl',
+    kind: 'int',
+    default: '86400',
+    describe: 'Seconds a file under data://.algo/…/temp lives after its last change (default one day).',
+  },
+  {
+    key: 'dataSweepSeconds',
+    env: 'ALGOHOST_DATA_SWEEP_INTERVAL',
+    flag: '--data-sweep-interval',
+    kind: 'int',
+    default: '300',
+    describe: 'Seconds between sweeps deleting expired temp files and ended .session data; 0 = no sweeps.',
+  },
+  {
+    key: 'blobStore',
+    env: 'ALGOHOST_BLOB_STORE',
+    flag: '--blob-store',
+    kind: 'string',
+    default: 'disk',
+    oneOf: ['disk', 's3'],
+    describe: 'Where hosted data files live: disk (a local directory) or s3 (an S3-compatible bucket, ALGOHOST_S3_*).',
+  },
+  {
+    key: 'blobDir',
+    env: 'ALGOHOST_BLOB_DIR',
+    flag: '--blob-dir',
+    kind: 'optional',
+    describe: 'Directory of the disk blob store; unset = <data dir>/blobs. Uploads are written beside it, so keep it on one file system.',
+  },
+  {
+    key: 's3Endpoint',
+    env: 'ALGOHOST_S3_ENDPOINT',
+    flag: '--s3-endpoint',
+    kind: 'optional',
+    describe: 'URL of an S3-compatible service (MinIO, Ceph…) for ALGOHOST_BLOB_STORE=s3; unset = AWS S3.',
+  },
+  {
+    key: 's3Region',
+    env: 'ALGOHOST_S3_REGION',
+    flag: '--s3-region',
+    kind: 'string',
+    default: 'us-east-1',
+    describe: 'Region of the S3 bucket (most self-hosted stores accept any).',
+  },
+  {
+    key: 's3Bucket',
+    env: 'ALGOHOST_S3_BUCKET',
+    flag: '--s3-bucket',
+    kind: 'optional',
+    describe: 'Bucket holding hosted data with ALGOHOST_BLOB_STORE=s3; created on start if missing and allowed.',
+  },
+  {
+    key: 's3AccessKeyId',
+    env: 'ALGOHOST_S3_ACCESS_KEY_ID',
+    flag: '--s3-access-key-id',
+    kind: 'optional',
+    describe: "Access key id for S3; unset = the AWS SDK's default credential chain (instance roles…).",
+  },
+  {
+    key: 's3SecretAccessKey',
+    env: 'ALGOHOST_S3_SECRET_ACCESS_KEY',
+    flag: '--s3-secret-access-key',
+    kind: 'optional',
+    describe: 'Secret access key belonging to ALGOHOST_S3_ACCESS_KEY_ID.',
+  },
+  {
+    key: 's3ForcePathStyle',
+    env: 'ALGOHOST_S3_FORCE_PATH_STYLE',
+    flag: '--s3-force-path-style',
+    kind: 'bool',
+    default: (c) => (c.s3Endpoint ? 'true' : 'false'),
+    describe:
+      'Address the bucket in the path (http://host/bucket/key), as self-hosted stores need; default true with ALGOHOST_S3_ENDPOINT.',
+  },
 ];
 
 export class ConfigError extends Error {}
@@ -322,6 +443,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, argv: readonly string[]): Con
     if (s.kind === 'bool') {
       if (!['true', 'false', '1', '0'].includes(raw)) throw new ConfigError(`${s.env} (${s.flag}) must be true or false; got "${raw}"`);
       out[s.key] = raw === 'true' || raw === '1';
+    } else if (s.kind === 'number') {
+      const n = Number(raw);
+      if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${s.env} (${s.flag}) must be a non-negative number; got "${raw}"`);
+      out[s.key] = n;
     } else if (s.kind === 'int') {
       const n = Number(raw);
       if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${s.env} (${s.flag}) must be a non-negative integer; got "${raw}"`);
@@ -342,6 +467,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, argv: readonly string[]): Con
   } catch {
     throw new ConfigError(`ALGOHOST_PUBLIC_URL must be an absolute URL; got "${config.publicUrl}"`);
   }
+  if (config.blobStore === 's3' && !config.s3Bucket) {
+    throw new ConfigError('ALGOHOST_BLOB_STORE=s3 needs ALGOHOST_S3_BUCKET (and usually ALGOHOST_S3_ENDPOINT and credentials)');
+  }
+  if (config.blobDir) config.blobDir = path.resolve(config.blobDir);
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     throw new ConfigError('ALGOHOST_DATABASE_URL must start with postgres:// (leave it unset for SQLite)');
   }

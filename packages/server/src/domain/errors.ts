@@ -25,6 +25,11 @@ export const ErrorCodes = {
   invalidMarker: 5002,
   invalidLimit: 5003,
   validation: 6001,
+  // Hosted data: the platform's own codes are not known (compat §5 names none); clients read
+  // the status and X-Error-Message.
+  dataNotFound: 7001,
+  dataExists: 7002,
+  dataQuota: 7003,
 } as const;
 
 export class DomainError extends Error {

@@ -27,6 +27,10 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
       bodyLimit: config.bodyLimitBytes,
       version: VERSION,
       logRequests: config.logLevel === 'debug' || config.logLevel === 'trace',
+      corsOrigins: (config.corsOrigins ?? '')
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
     });
     let selfUrl = '';
     await app.register(async (scope) =>
@@ -56,6 +60,8 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
     await new Promise<void>((resolve) => socketServer.listen(apiSocket, resolve));
     fs.chmodSync(apiSocket, 0o666);
     await services.builds.start();
+    services.data.reportTo((message, err) => app.log.warn({ err }, message));
+    services.data.start();
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -65,9 +71,11 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
       close: () =>
         (closing ??= (async () => {
           await services.builds.stop();
+          await services.data.stop();
           await services.pool.stopAll();
           await new Promise((resolve) => socketServer.close(resolve));
           await app.close();
+          await services.blobs.close();
           await services.db.destroy();
         })()),
     };

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config/config.js';
+import { type Config, ConfigError } from '../config/config.js';
 import { systemClock } from '../domain/clock.js';
 import { OwnerAccess } from '../domain/accounts/access.js';
 import { KeyService } from '../domain/accounts/key-service.js';
@@ -23,6 +23,10 @@ import { CallService } from '../domain/calls/call-service.js';
 import { VersionService } from '../domain/versions/version-service.js';
 import { SqlVersionStore } from '../storage/version-store.js';
 import { renderMetrics } from './metrics.js';
+import { openBlobStore } from './blob-store.js';
+import { DataService } from '../domain/data/data-service.js';
+import type { BlobStore } from '../domain/data/ports.js';
+import { SqlDataStore } from '../storage/data-store.js';
 import { FileBuildLogStore, SqlBuildStore } from '../storage/build-store.js';
 import { GitRepositoryHost } from '../git/repository-host.js';
 import type { ApiServices } from '../api/context.js';
@@ -38,6 +42,7 @@ export interface Services extends ApiServices {
   builder: SandboxBuilder;
   runners: RunnerFactory;
   pool: RunnerPool;
+  blobs: BlobStore;
 }
 
 export async function buildServices(config: Config): Promise<Services> {
@@ -66,10 +71,15 @@ export async function buildServices(config: Config): Promise<Services> {
     clock,
     { versions: versionStore, builds: buildStore },
   );
-  const cleanup = (account: Account) => algorithms.deleteAllOf(account);
+  const cleanup = async (account: Account) => {
+    await algorithms.deleteAllOf(account);
+    await data.deleteAllOf(account);
+  };
   const keys = new KeyService(accounts, new SqlKeyStore(db), new SqlClusterSettingsStore(db), clock, config.sessionTtlSeconds);
 
   const links = { publicUrl: config.publicUrl };
+  // Settings that name catalog entries are checked before anything touches the disk.
+  const environmentMemory = parseEnvironmentMemory(config.environmentMemory, catalog);
   const supervisor = new Supervisor();
   const builder = new SandboxBuilder(supervisor, LANGUAGE_ADAPTERS, {
     root: path.join(config.dataDir, 'builds'),
@@ -90,7 +100,9 @@ export async function buildServices(config: Config): Promise<Services> {
   builder.prepare();
   const runners = new RunnerFactory(supervisor, builder, {
     memoryBytes: config.runnerMemoryMiB * 1024 * 1024,
+    memoryBytesByEnvironment: environmentMemory,
     pids: config.runnerPids,
+    cpus: config.runnerCpus > 0 ? config.runnerCpus : undefined,
     outputLimitBytes: 15 * 1000 * 1000,
     startTimeoutMs: 10 * 60 * 1000,
   });
@@ -117,6 +129,22 @@ export async function buildServices(config: Config): Promise<Services> {
 
   versions.onPublished(() => calls.forgetResolutions());
 
+  const blobs = await openBlobStore(config);
+  const data = new DataService(
+    new SqlDataStore(db),
+    blobs,
+    accounts,
+    algorithmStore,
+    access,
+    {
+      quotaBytes: config.dataQuotaBytes,
+      tempTtlMs: config.dataTempTtlSeconds * 1000,
+      sweepIntervalMs: config.dataSweepSeconds * 1000,
+    },
+    clock,
+  );
+  keys.onSessionEnd((session) => data.sessionEnded(session));
+
   if (!catalog.environmentByName(config.defaultEnvironment)) {
     throw new Error(`ALGOHOST_DEFAULT_ENVIRONMENT "${config.defaultEnvironment}" is not an environment of the catalog`);
   }
@@ -138,7 +166,23 @@ export async function buildServices(config: Config): Promise<Services> {
     calls,
     metrics: () => renderMetrics(pool.stats),
     links,
+    data,
+    blobs,
   };
+}
+
+/** `ALGOHOST_ENVIRONMENT_MEMORY`: "name=MiB,…", every name an environment of the catalog. */
+function parseEnvironmentMemory(value: string | undefined, catalog: Catalog): Map<string, number> {
+  const byEnvironment = new Map<string, number>();
+  for (const entry of splitList(value)) {
+    const m = /^([^=\s]+)\s*=\s*(\d+)$/.exec(entry);
+    if (!m) throw new ConfigError(`ALGOHOST_ENVIRONMENT_MEMORY: "${entry}" is not name=MiB (for example python311=1024)`);
+    if (!catalog.environmentByName(m[1]!)) throw new ConfigError(`ALGOHOST_ENVIRONMENT_MEMORY: no environment named "${m[1]}"`);
+    const mib = Number(m[2]);
+    if (mib < 16) throw new ConfigError(`ALGOHOST_ENVIRONMENT_MEMORY: ${m[1]} needs at least 16 MiB; got ${mib}`);
+    byEnvironment.set(m[1]!, mib * 1024 * 1024);
+  }
+  return byEnvironment;
 }
 
 const splitList = (v: string | undefined) =>

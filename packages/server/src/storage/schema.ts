@@ -110,6 +110,31 @@ export interface ClusterSettingsTable {
   value: string;
 }
 
+export interface DataFoldersTable {
+  id: string;
+  space: 'account' | 'algo' | 'session';
+  space_id: string;
+  account_id: string;
+  path: string;
+  parent: string;
+  name: string;
+  acl_read: string | null; // JSON array
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DataFilesTable {
+  space: 'account' | 'algo' | 'session';
+  space_id: string;
+  folder: string;
+  name: string;
+  account_id: string;
+  /** bigint: PostgreSQL returns it as a string. */
+  size: number | string;
+  blob_key: string;
+  last_modified: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   memberships: MembershipsTable;
@@ -119,6 +144,8 @@ export interface Database {
   cluster_settings: ClusterSettingsTable;
   builds: BuildsTable;
   versions: VersionsTable;
+  data_folders: DataFoldersTable;
+  data_files: DataFilesTable;
 }
 
 // Kept for later tables with database-generated columns.

@@ -12,6 +12,8 @@ import { RunnerProcess } from './runner-process.js';
 
 export interface RunnerLimits {
   memoryBytes: number;
+  /** Per-environment memory overriding `memoryBytes`, by environment name. */
+  memoryBytesByEnvironment?: ReadonlyMap<string, number>;
   pids: number;
   cpus?: number;
   outputLimitBytes: number;
@@ -85,7 +87,7 @@ export class RunnerFactory {
         ...(req.extraMounts ?? []),
       ],
       network: req.network,
-      memoryBytes: this.limits.memoryBytes,
+      memoryBytes: this.limits.memoryBytesByEnvironment?.get(req.environment.name) ?? this.limits.memoryBytes,
       pids: this.limits.pids,
       cpus: this.limits.cpus,
       outputLimitBytes: this.limits.outputLimitBytes,

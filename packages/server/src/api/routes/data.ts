@@ -1,0 +1,237 @@
+/**
+ * Hosted data (compat §5) at `/v1/data/…` and, the same, `/v1/connector/data/…`. The path
+ * after the prefix is taken from the raw URL (still percent-encoded) so the domain sees every
+ * name as sent and can refuse encoded traversal. Uploads are streamed: PUT bodies of any
+ * Content-Type reach the data service as the request stream itself, never buffered.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import type { Listing } from '../../domain/data/data-service.js';
+import { principalOf } from '../auth.js';
+import type { ApiServices } from '../context.js';
+import { errorResponses } from '../schemas.js';
+
+const PREFIXES = [
+  { prefix: '/v1/data', op: 'data', hide: false },
+  // The connector path of the original platform: the same resource, kept out of the OpenAPI document.
+  { prefix: '/v1/connector/data', op: 'connector.data', hide: true },
+];
+
+const Listing_ = Type.Object(
+  {
+    folders: Type.Optional(Type.Array(Type.Object({ name: Type.String() }))),
+    files: Type.Optional(
+      Type.Array(
+        Type.Object({
+          filename: Type.String(),
+          size: Type.Integer(),
+          last_modified: Type.String({ description: 'YYYY-MM-DDTHH:MM:SS.mmmZ' }),
+        }),
+      ),
+    ),
+    marker: Type.Optional(Type.String({ description: 'Pass as ?marker= for the next page; absent on the last page.' })),
+    acl: Type.Optional(Type.Object({ read: Type.Array(Type.String()) })),
+  },
+  { description: 'A directory (X-Data-Type: directory). Folders come before files, never on the same page; empty arrays are omitted.' },
+);
+
+const GetQuery = Type.Object({
+  marker: Type.Optional(Type.String({ description: 'The marker of the previous page.' })),
+  limit: Type.Optional(Type.String({ description: 'Entries per page, 1–1000 (default 50).' })),
+  acl: Type.Optional(Type.String({ description: "true: add the collection's read ACL to the listing." })),
+});
+
+const Result = Type.Object({ result: Type.String({ description: 'The data:// address.' }) });
+const DATA_ERRORS = [400, 401, 403, 404] as const;
+const PATH_DOC =
+  'The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm).';
+
+export async function dataRoutes(app: FastifyInstance, s: ApiServices): Promise<void> {
+  for (const { prefix, op, hide } of PREFIXES) {
+    const pathOf = (req: FastifyRequest) => {
+      const url = req.url.split('?')[0]!;
+      return url.slice(prefix.length);
+    };
+    const doc = (schema: Record<string, unknown>): Record<string, unknown> => ({ tags: ['data'], ...schema, ...(hide ? { hide } : {}) });
+    // `/v1/data` and `/v1/data/` are both the caller's root (data://.my).
+    for (const url of [prefix, `${prefix}/*`]) {
+      const opSuffix = url === prefix ? '.root' : '';
+      const hidden = hide || url === prefix;
+      const schema = (s_: Record<string, unknown>) => ({ ...doc(s_), ...(hidden ? { hide: true } : {}) });
+
+      // Declared before GET so that Fastify does not derive a HEAD from GET (which would open the file).
+      app.head(url, {
+        schema: schema({
+          operationId: `${op}.head${opSuffix}`,
+          summary: 'Whether a file or directory exists: 200 with X-Data-Type, else the status with X-Error-Message.',
+          description: PATH_DOC,
+        }),
+        handler: async (req, reply) => {
+          const st = await s.data.stat(principalOf(req), pathOf(req));
+          reply.header('x-data-type', st.type);
+          if (st.type === 'file') {
+            reply.header('content-length', String(st.size));
+            reply.header('last-modified', new Date(st.lastModified!).toUTCString());
+            reply.type('application/octet-stream');
+          }
+          return reply.code(200).send();
+        },
+      });
+
+      app.get(url, {
+        schema: schema({
+          operationId: `${op}.get${opSuffix}`,
+          summary:
+            "A directory listing (JSON, X-Data-Type: directory) or a file's bytes (X-Data-Type: file, Content-Type following Accept). HEAD: 200 with X-Data-Type, or the status with X-Error-Message.",
+          description: PATH_DOC,
+          querystring: GetQuery,
+          response: {
+            200: {
+              description: 'A listing, or the file',
+              content: {
+                'application/json': { schema: Listing_ },
+                'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+                'text/plain': { schema: { type: 'string' } },
+              },
+            },
+            ...errorResponses(...DATA_ERRORS),
+          },
+        }),
+        handler: async (req, reply) => {
+          const q = req.query as { marker?: string; limit?: string; acl?: string };
+          const entry = await s.data.get(principalOf(req), pathOf(req), { marker: q.marker, limit: q.limit, acl: q.acl === 'true' });
+          if (entry.type === 'directory') {
+            return reply
+              .header('x-data-type', 'directory')
+              .type('application/json; charset=utf-8')
+              .send(JSON.stringify(listingJson(entry.listing)));
+          }
+          return reply
+            .header('x-data-type', 'file')
+            .header('content-length', String(entry.size))
+            .header('last-modified', new Date(entry.lastModified).toUTCString())
+            .type(fileContentType(req.headers.accept))
+            .send(entry.body);
+        },
+      });
+
+      app.post(url, {
+        schema: schema({
+          operationId: `${op}.create${opSuffix}`,
+          summary:
+            'Create a folder in this directory; at an account\'s root a collection, with an optional read ACL (default ["algo://.my/*"]).',
+          description: PATH_DOC,
+          body: Type.Object({
+            name: Type.String(),
+            acl: Type.Optional(Type.Object({ read: Type.Array(Type.String()) })),
+          }),
+          response: { 200: Result, ...errorResponses(...DATA_ERRORS, 409) },
+        }),
+        handler: async (req) => ({
+          result: await s.data.createFolder(principalOf(req), pathOf(req), req.body as { name?: unknown; acl?: unknown }),
+        }),
+      });
+    }
+
+    app.patch(`${prefix}/*`, {
+      schema: doc({
+        operationId: `${op}.update`,
+        summary: 'Replace a collection\'s read ACL: [] private, ["algo://.my/*"] my algorithms, ["user://*"] public.',
+        description: PATH_DOC,
+        body: Type.Object({ acl: Type.Object({ read: Type.Array(Type.String()) }) }),
+        response: { 200: Result, ...errorResponses(...DATA_ERRORS) },
+      }),
+      handler: async (req) => ({ result: await s.data.updateAcl(principalOf(req), pathOf(req), req.body as { acl?: unknown }) }),
+    });
+
+    app.delete(`${prefix}/*`, {
+      schema: doc({
+        operationId: `${op}.delete`,
+        summary: 'Delete a file, or a folder (?force=true when it is not empty); answers the number of files deleted.',
+        description: PATH_DOC,
+        querystring: Type.Object({ force: Type.Optional(Type.String({ description: 'true: delete a folder with its contents.' })) }),
+        response: { 200: Type.Object({ result: Type.Object({ deleted: Type.Integer() }) }), ...errorResponses(...DATA_ERRORS, 409) },
+      }),
+      handler: async (req) => {
+        const force = (req.query as { force?: string }).force === 'true';
+        return { result: { deleted: await s.data.delete(principalOf(req), pathOf(req), force) } };
+      },
+    });
+
+    // PUT in its own scope: there the body is the raw request stream, whatever its Content-Type.
+    await app.register(async (raw) => {
+      raw.removeAllContentTypeParsers();
+      raw.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+      // Any Content-Type, even a malformed one, is stored as is: Fastify never sees it.
+      raw.addHook('onRequest', async (req) => {
+        delete req.headers['content-type'];
+      });
+      raw.put(`${prefix}/*`, {
+        schema: doc({
+          operationId: `${op}.put`,
+          summary: 'Store the body as the file (any Content-Type, streamed), replacing it atomically when it exists.',
+          description: PATH_DOC,
+          body: {
+            description: "The file's bytes",
+            content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+          } as unknown as TSchema,
+          response: { 200: Result, ...errorResponses(...DATA_ERRORS, 409, 413) },
+        }),
+        handler: async (req, reply) => {
+          const body = (req.body as Readable | undefined) ?? Readable.from([]);
+          const length = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
+          try {
+            return reply.send({ result: await s.data.put(principalOf(req), pathOf(req), body, length) });
+          } catch (err) {
+            drain(req);
+            throw err;
+          }
+        },
+      });
+    });
+  }
+}
+
+/**
+ * After a refused or failed upload, the rest of the body is read and dropped so that the
+ * client can finish sending and read the answer; past a bound the connection is closed instead.
+ */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+function drain(req: FastifyRequest): void {
+  const raw = req.raw;
+  if (raw.complete || raw.destroyed) return;
+  raw.unpipe();
+  let drained = 0;
+  raw.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_LIMIT) raw.destroy();
+  });
+  raw.resume();
+}
+
+function listingJson(l: Listing) {
+  return {
+    ...(l.folders.length ? { folders: l.folders } : {}),
+    ...(l.files.length ? { files: l.files.map((f) => ({ filename: f.name, size: f.size, last_modified: f.lastModified })) } : {}),
+    ...(l.nextMarker ? { marker: l.nextMarker } : {}),
+    ...(l.acl ? { acl: l.acl } : {}),
+  };
+}
+
+const FILE_TYPES = ['application/json', 'text/plain', 'application/octet-stream'];
+
+/** The first of JSON, text or bytes the Accept header prefers (by q, then order); bytes otherwise. */
+export function fileContentType(accept: string | undefined): string {
+  if (!accept) return 'application/octet-stream';
+  const ranked = accept
+    .split(',')
+    .map((part, i) => {
+      const [type = '', ...params] = part.split(';').map((x) => x.trim().toLowerCase());
+      const q = params.find((p) => p.startsWith('q='));
+      return { type, q: q ? Number(q.slice(2)) : 1, i };
+    })
+    .filter((r) => r.q > 0 && FILE_TYPES.includes(r.type))
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  return ranked[0]?.type ?? 'application/octet-stream';
+}

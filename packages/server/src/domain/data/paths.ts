@@ -1,0 +1,91 @@
+/**
+ * Data addresses (compat §5): the path after `/v1/data/`, still percent-encoded, becomes one of
+ * the data spaces and the names inside it. Every name is checked here, once, so nothing later
+ * can meet a relative segment, a NUL byte or an over-long name: storage keys never derive from
+ * names anyway, but a refused name is a clear 400 instead of a surprise further down.
+ */
+import { invalid } from '../errors.js';
+
+/** Bytes (UTF-8) of one folder or file name: the usual file-system limit. */
+export const MAX_NAME_BYTES = 255;
+/** Bytes (UTF-8) of a whole path inside its space. */
+export const MAX_PATH_BYTES = 1024;
+
+export type DataAddress =
+  /** `data://.my/…` and the bare `/v1/data/`: the caller's own account. */
+  | { form: 'my'; segments: string[] }
+  /** `data://{owner}/{collection}/…` */
+  | { form: 'owner'; owner: string; segments: string[] }
+  /** `data://.algo/{owner}/{algorithm}/temp|perm/…` */
+  | { form: 'algo'; owner: string; algorithm: string; segments: string[] }
+  /** `data://.algo/temp|perm/…`: the algorithm that is running (only inside a call). */
+  | { form: 'algo-self'; segments: string[] }
+  /** `data://.session/…`: the request tree of the running call. */
+  | { form: 'session'; segments: string[] };
+
+export const ALGO_ROOTS = ['perm', 'temp'] as const;
+
+export function parseDataPath(raw: string): DataAddress {
+  if (raw.length > MAX_PATH_BYTES * 3 + 64) throw invalid(`data path too long: at most ${MAX_PATH_BYTES} bytes`);
+  const trimmed = raw.replace(/^\/+/, '').replace(/\/$/, '');
+  const segments = trimmed === '' ? [] : trimmed.split('/').map(decodeSegment);
+  const first = segments[0];
+  if (first === undefined || first === '.my') return checked({ form: 'my', segments: segments.slice(1) });
+  if (first === '.session') return checked({ form: 'session', segments: segments.slice(1) });
+  if (first === '.algo') {
+    const second = segments[1];
+    if (second === 'temp' || second === 'perm') return checked({ form: 'algo-self', segments: segments.slice(1) });
+    if (second === undefined || segments[2] === undefined) {
+      throw invalid('data://.algo needs an algorithm: data://.algo/{owner}/{algorithm}/temp|perm/… (inside an algorithm: data://.algo/temp|perm/…)');
+    }
+    return checked({ form: 'algo', owner: second, algorithm: segments[2], segments: segments.slice(3) });
+  }
+  if (first.startsWith('.')) throw invalid(`unknown data space "${first}": use .my, .algo or .session, or an account name`);
+  return checked({ form: 'owner', owner: first, segments: segments.slice(1) });
+}
+
+/** A name given in a body (POST {"name"}): the same rules as a path segment. */
+export function checkName(name: unknown): string {
+  if (typeof name !== 'string') throw invalid('name is required: {"name": "<folder name>"}');
+  if (name.includes('/')) throw invalid(`name "${printable(name)}" must not contain "/": create one folder at a time`);
+  return checkSegment(name);
+}
+
+export const joinPath = (segments: readonly string[]) => segments.join('/');
+
+function decodeSegment(encoded: string): string {
+  let name: string;
+  try {
+    name = decodeURIComponent(encoded);
+  } catch {
+    throw invalid(`malformed percent-encoding in data path segment "${printable(encoded)}"`);
+  }
+  if (name.includes('/')) throw invalid(`a data name cannot contain "/" (sent as %2F in "${printable(encoded)}")`);
+  return checkSegment(name);
+}
+
+function checkSegment(name: string): string {
+  if (name === '') throw invalid('empty name in data path: remove the doubled "/"');
+  if (name === '.' || name === '..') throw invalid(`"${name}" is not allowed in a data path: paths are absolute, never relative`);
+  if (name.includes('\u0000')) throw invalid('data names cannot contain NUL bytes');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0001-\u001f\u007f]/.test(name)) throw invalid(`data name "${printable(name)}" contains a control character`);
+  const bytes = Buffer.byteLength(name, 'utf8');
+  if (bytes > MAX_NAME_BYTES) {
+    throw invalid(`data name "${printable(name.slice(0, 40))}…" is ${bytes} bytes long: at most ${MAX_NAME_BYTES} bytes (UTF-8) per name`);
+  }
+  return name;
+}
+
+function checked<T extends DataAddress>(address: T): T {
+  const bytes = Buffer.byteLength(joinPath(address.segments), 'utf8');
+  if (bytes > MAX_PATH_BYTES) throw invalid(`data path is ${bytes} bytes long: at most ${MAX_PATH_BYTES} bytes (UTF-8)`);
+  return address;
+}
+
+/** For messages: a name cut short, with control characters shown as "?". */
+function printable(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = s.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return clean.length > 60 ? `${clean.slice(0, 60)}…` : clean;
+}

@@ -1,0 +1,64 @@
+/**
+ * A real S3-compatible server on loopback for tests: s3rver (an npm devDependency) in a child
+ * process of its own, on a free port, storing in a temporary directory removed on stop.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { makeTempDir } from './server.js';
+
+const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
+
+// Prints the bound address as one JSON line, then serves until killed.
+const CHILD = `
+const S3rver = require('s3rver');
+new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: process.argv[1] })
+  .run()
+  .then((a) => console.log(JSON.stringify(a)), (e) => { console.error(e); process.exit(1); });
+`;
+
+export interface S3TestServer {
+  endpoint: string;
+  /** Settings that point an algohost node at a fresh bucket of this server. */
+  env(bucket: string): Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startS3Server(): Promise<S3TestServer> {
+  const dir = await makeTempDir('algohost-s3-');
+  // s3rver makes ListObjectsV2 continuation tokens with DES, which OpenSSL 3 keeps in its legacy provider.
+  const child: ChildProcess = spawn(process.execPath, ['--openssl-legacy-provider', '-e', CHILD, dir], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve((JSON.parse(line) as { port: number }).port);
+    });
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.once('exit', (code) => reject(new Error(`s3rver exited (${code}) before listening: ${err}`)));
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    endpoint,
+    env: (bucket) => ({
+      ALGOHOST_BLOB_STORE: 's3',
+      ALGOHOST_S3_ENDPOINT: endpoint,
+      ALGOHOST_S3_BUCKET: bucket,
+      ALGOHOST_S3_ACCESS_KEY_ID: 'S3RVER',
+      ALGOHOST_S3_SECRET_ACCESS_KEY: 'S3RVER',
+    }),
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
