@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
+bash scripts/install-test-deps.sh
 echo "== typecheck"; npm run --silent typecheck
 echo "== lint"; npm run --silent lint
 echo "== dependency rules"; npm run --silent depcheck
