@@ -18,7 +18,7 @@ import { AlgohostError, type Algorithm, type AlgohostClient, type Environment } 
 import { Context } from '../context.js';
 import { CliError } from '../errors.js';
 import { git, gitCloneUrl, gitFailure } from '../lib/git.js';
-import { line, notice, printJson, printTable } from '../lib/output.js';
+import { notice, printJson, printTable } from '../lib/output.js';
 import { oneOf, optionsOf, parseAlgorithm, withJson, withProfile } from './common.js';
 
 interface MigrateOptions {
