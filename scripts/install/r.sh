@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # R builds and runs: R 4.2 from Debian 12 (r-base-core; Rscript), r-base-dev so that
-# install.packages can compile CRAN packages with C/C++/Fortran code, and r-cran-jsonlite, which
-# the R runner needs. Idempotent: installs only what is missing.
+# install.packages can compile CRAN packages with C/C++/Fortran code, r-cran-jsonlite, which the R
+# runner needs, and r-cran-curl, with which the in-algorithm client reaches the service's API over
+# its Unix socket. Idempotent: installs only what is missing.
 set -euo pipefail
 
 installed() { [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) == "install ok installed" ]]; }
 
 need=()
-for pkg in r-base-core r-base-dev r-cran-jsonlite; do
+for pkg in r-base-core r-base-dev r-cran-jsonlite r-cran-curl; do
   installed "$pkg" || need+=("$pkg")
 done
 ((${#need[@]})) || exit 0

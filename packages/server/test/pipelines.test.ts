@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -6,25 +7,35 @@ import { createAndBuild } from './support/algorithms.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { FIXTURES_DIR } from './support/fixtures-algorithms.js';
 import { client, request, type Client } from './support/http.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { makeTempDir, startTestServer, type TestServer } from './support/server.js';
 
-const CALLER = fileURLToPath(new URL('../../../test/fixtures/pipeline/python/', import.meta.url));
-/** The same Caller in the other languages with an in-sandbox client. */
-const OTHER_CALLERS = [
-  { language: 'javascript', environment: 'nodejs20', name: 'JsCaller' },
-  { language: 'ruby', environment: 'ruby31', name: 'RbCaller' },
-].map((c) => ({ ...c, dir: fileURLToPath(new URL(`../../../test/fixtures/pipeline/${c.language}/`, import.meta.url)) }));
+/**
+ * The same Caller (test/fixtures/pipeline/<dir>/) in every language with an in-sandbox client.
+ * ALGOHOST_TEST_LANGUAGES selects one by `language` (as for the algorithm fixtures) or by `dir`.
+ * `lonelyWithout`: files the copy without pipeline_enabled leaves out, so that it also covers
+ * another way of building (Java: javac instead of Maven, both putting the client on the class path).
+ */
+const CALLERS: { language: string; dir: string; environment: string; name: string; lonelyWithout?: string[] }[] = [
+  { language: 'python', dir: 'python', environment: 'python311', name: 'Caller' },
+  { language: 'javascript', dir: 'javascript', environment: 'nodejs20', name: 'JsCaller' },
+  { language: 'ruby', dir: 'ruby', environment: 'ruby31', name: 'RbCaller' },
+  { language: 'r', dir: 'r', environment: 'r42', name: 'RCaller' },
+  { language: 'java', dir: 'java', environment: 'java17', name: 'JavaCaller', lonelyWithout: ['pom.xml'] },
+  { language: 'scala2', dir: 'scala', environment: 'scala-2.13', name: 'ScalaCaller' },
+  { language: 'rust', dir: 'rust', environment: 'rust-stable', name: 'RustCaller' },
+];
+const PIPELINE_FIXTURES = fileURLToPath(new URL('../../../test/fixtures/pipeline/', import.meta.url));
+
+const only = process.env.ALGOHOST_TEST_LANGUAGES?.split(',').map((s) => s.trim());
+const selected = CALLERS.filter((c) => !only || only.includes(c.language) || only.includes(c.dir));
 
 /** An algorithm calling another through the in-sandbox client, with a key scoped to the call. */
-describe('pipelines (Algorithmia.client() inside the sandbox)', () => {
+describe('pipelines (the in-sandbox client of each language)', () => {
   let srv: TestServer;
   let api: Client;
   let alice: TestUser;
+  /** The Python fixture algorithm every Caller calls. */
   let hello: string;
-  let withPipeline: string;
-  let without: string;
-  /** name → version of every other-language Caller, with and without pipeline_enabled. */
-  const others = new Map<string, string>();
 
   before(async () => {
     srv = await startTestServer();
@@ -33,75 +44,95 @@ describe('pipelines (Algorithmia.client() inside the sandbox)', () => {
     hello = await createAndBuild(srv.url, api, alice, 'alice', 'Hello', path.join(FIXTURES_DIR, 'python', 'hello'), {
       environment: 'python311',
     });
-    withPipeline = await createAndBuild(srv.url, api, alice, 'alice', 'Caller', CALLER, {
-      environment: 'python311',
-      settings: { pipeline_enabled: true },
-    });
-    without = await createAndBuild(srv.url, api, alice, 'alice', 'Lonely', CALLER, {
-      environment: 'python311',
-      settings: { pipeline_enabled: false },
-    });
-    for (const c of OTHER_CALLERS) {
-      for (const enabled of [true, false]) {
-        const name = enabled ? c.name : `${c.name}Lonely`;
-        const version = await createAndBuild(srv.url, api, alice, 'alice', name, c.dir, {
-          environment: c.environment,
-          settings: { pipeline_enabled: enabled },
-        });
-        others.set(name, version);
-      }
-    }
   });
   after(() => srv.stop());
 
-  test('with pipeline_enabled it calls another algorithm as the caller, over an isolated network', async () => {
-    const res = await request(srv.url, 'POST', `/v1/algo/alice/Caller/${withPipeline}`, {
-      key: alice.key,
-      body: { algo: `alice/Hello/${hello}`, input: 'pipes' },
-    });
-    assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.result, { ok: true, result: 'hello pipes' });
-  });
+  for (const c of selected) {
+    describe(c.language, () => {
+      /** name → built commit: the Caller with pipeline_enabled, and the same tree without. */
+      const versions = new Map<string, string>();
+      const lonely = `${c.name}Lonely`;
+      const call = (input: unknown, name = c.name) =>
+        request(srv.url, 'POST', `/v1/algo/alice/${name}/${versions.get(name)}`, { key: alice.key, body: input });
 
-  test('without pipeline_enabled there is no key, and the client says so', async () => {
-    const res = await request(srv.url, 'POST', `/v1/algo/alice/Lonely/${without}`, {
-      key: alice.key,
-      body: { algo: `alice/Hello/${hello}`, input: 'x' },
-    });
-    assert.equal(res.body.result.ok, false);
-    assert.match(res.body.result.error, /pipeline_enabled/);
-  });
-
-  test('the scoped key dies with the call', async () => {
-    const res = await request(srv.url, 'POST', `/v1/algo/alice/Caller/${withPipeline}`, {
-      key: alice.key,
-      body: { algo: `alice/Hello/${hello}`, input: 'again' },
-    });
-    assert.equal(res.body.result.result, 'hello again');
-    // Every key the service knows is listed for alice; the call key is not among them and not stored.
-    const keys = await api.get('/v1/users/alice/keys', { key: alice.key });
-    assert.equal(keys.body.results.length, 1);
-  });
-
-  for (const c of OTHER_CALLERS) {
-    test(`${c.language}: with pipeline_enabled require the client and call another algorithm`, async () => {
-      const res = await request(srv.url, 'POST', `/v1/algo/alice/${c.name}/${others.get(c.name)}`, {
-        key: alice.key,
-        body: { algo: `alice/Hello/${hello}`, input: 'pipes' },
+      before(async () => {
+        const tree = path.join(PIPELINE_FIXTURES, c.dir);
+        let lonelyTree = tree;
+        if (c.lonelyWithout) {
+          lonelyTree = await makeTempDir('algohost-pipeline-');
+          await fs.promises.cp(tree, lonelyTree, { recursive: true, filter: (f) => !c.lonelyWithout!.includes(path.relative(tree, f)) });
+        }
+        try {
+          for (const [name, enabled, from] of [
+            [c.name, true, tree],
+            [lonely, false, lonelyTree],
+          ] as const) {
+            const version = await createAndBuild(srv.url, api, alice, 'alice', name, from, {
+              environment: c.environment,
+              settings: { pipeline_enabled: enabled },
+            });
+            versions.set(name, version);
+          }
+        } finally {
+          if (lonelyTree !== tree) await fs.promises.rm(lonelyTree, { recursive: true, force: true });
+        }
       });
-      assert.equal(res.status, 200, res.text);
-      assert.deepEqual(res.body.result, { ok: true, result: 'hello pipes' });
-    });
 
-    test(`${c.language}: without pipeline_enabled there is no key, and the client says so`, async () => {
-      const name = `${c.name}Lonely`;
-      const res = await request(srv.url, 'POST', `/v1/algo/alice/${name}/${others.get(name)}`, {
-        key: alice.key,
-        body: { algo: `alice/Hello/${hello}`, input: 'x' },
+      test('with pipeline_enabled it calls another algorithm as the caller, over an isolated network', async () => {
+        const res = await call({ algo: `alice/Hello/${hello}`, input: 'pipes' });
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual(res.body.result, { ok: true, result: 'hello pipes' });
       });
-      assert.equal(res.status, 200, res.text);
-      assert.equal(res.body.result.ok, false);
-      assert.match(res.body.result.error, /pipeline_enabled/);
+
+      test('an error of the algorithm called comes back with its message', async () => {
+        // Hello raises an error with the message it is given (a hook of the Python fixture).
+        const res = await call({ algo: `alice/Hello/${hello}`, input: { probe: 'raise', arg: 'the callee says no' } });
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.body.result.ok, false, res.text);
+        assert.match(res.body.result.error, /the callee says no/);
+      });
+
+      test('the scoped key dies with the call: no key is stored, a second call gets a fresh one', async () => {
+        const res = await call({ algo: `alice/Hello/${hello}`, input: 'again' });
+        assert.deepEqual(res.body.result, { ok: true, result: 'hello again' });
+        const keys = await api.get('/v1/users/alice/keys', { key: alice.key });
+        assert.equal(keys.body.results.length, 1);
+      });
+
+      test('hosted data: files and folders in data://.my (the caller) through the client, written then read', async () => {
+        const collection = `Pipe_${c.language}`;
+        const text = `héllo ✓ from ${c.language}`;
+        const res = await call({ data: `data://.my/${collection}`, text });
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual(res.body.result, {
+          created: true,
+          exists: true,
+          text,
+          size: Buffer.byteLength(text),
+          bytes: [0, 255, 1, 128],
+          files: ['blob.bin', 'greeting.txt'],
+          dirs: ['sub'],
+          file_deleted: true,
+          dir_deleted: true,
+        });
+        // data://.my was alice, the caller: what the algorithm left is in her collection.
+        const blob = await fetch(`${srv.url}/v1/data/alice/${collection}/blob.bin`, { headers: { authorization: `Simple ${alice.key}` } });
+        assert.equal(blob.status, 200);
+        assert.deepEqual([...new Uint8Array(await blob.arrayBuffer())], [0, 255, 1, 128]);
+        const listing = await api.get(`/v1/data/alice/${collection}`, { key: alice.key });
+        assert.deepEqual(
+          listing.body.files.map((f: { filename: string }) => f.filename),
+          ['blob.bin'],
+        );
+        assert.equal(listing.body.folders, undefined);
+      });
+
+      test('without pipeline_enabled there is no key, and the client says so', async () => {
+        const res = await call({ algo: `alice/Hello/${hello}`, input: 'x' }, lonely);
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.body.result.ok, false, res.text);
+        assert.match(res.body.result.error, /pipeline_enabled/);
+      });
     });
   }
 });

@@ -8,12 +8,17 @@
  * the runtime dependency jars to target/lib for the runner.
  * Without a pom.xml: `javac --release 17` over src/main/java (else src), then `jar`.
  *
+ * In-algorithm client (runner/client/, package com.algorithmia, shared with Scala): the first
+ * compile step makes target/algohost-client.jar, which is on the class path of the algorithm's
+ * compilation without a pom line (javac: -cp; Maven: the core extension runner/maven/, loaded
+ * with -Dmaven.ext.class.path, adds it as a system-scoped dependency) and of the runner.
+ *
  * Runner: the harness (runner/src/algohost/runner/*.java, shared with Scala) is compiled by a
  * last compile step into target/algohost-runner, so the artifact holds everything its runner
- * needs; the runner is `java -cp target/algohost-runner:target/algorithm.jar:target/lib/*
- * algohost.runner.Main <Name>`. The harness has its own small JSON codec (no library of its own
- * on the algorithm's class path). An artifact built before the harness existed gets it compiled
- * into /tmp when its runner starts.
+ * needs; the runner is `java -cp target/algohost-runner:target/algohost-client.jar:
+ * target/algorithm.jar:target/lib/* algohost.runner.Main <Name>`. The harness has its own small
+ * JSON codec (no library of its own on the algorithm's class path; the client has its own too).
+ * An artifact built before the harness existed gets it compiled into /tmp when its runner starts.
  */
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +68,14 @@ function settingsEnv(registries: RegistrySettings): Record<string, string> {
 
 const q = (args: string[]) => args.map((a) => `'${a}'`).join(' ');
 
+/** The JVM harness's sources (this folder's runner/), seen read-only at HARNESS_INSIDE by Java and Scala steps and runners. */
+export const JAVA_HARNESS_DIR = fileURLToPath(new URL('./runner/', import.meta.url));
+const HARNESS_INSIDE = '/opt/algohost/harness/java';
+/** The in-algorithm client's jar, made by the first compile step (relative to the tree, then the artifact). */
+export const CLIENT_JAR = 'target/algohost-client.jar';
+/** The Maven extension putting the client on the compile class path (made only for pom.xml builds). */
+const MAVEN_EXTENSION_JAR = 'target/algohost-maven.jar';
+
 // Every pom of the tree (modules too) with a one-class probe instead of the sources: the layer
 // depends on the poms only, and code errors belong to the compile step.
 const RESOLVE = `set -euo pipefail
@@ -77,7 +90,8 @@ mvn "\${SETTINGS[@]}" ${q(MAVEN_FLAGS)} ${q(PACKAGE_GOALS)}
 // Without <finalName>algorithm</finalName> in the pom, the jar Maven made is copied to target/algorithm.jar.
 const MAVEN_PACKAGE = `set -euo pipefail
 ${SETTINGS_PRELUDE}rm -rf target/lib target/algorithm.jar
-mvn -o "\${SETTINGS[@]}" ${q(MAVEN_FLAGS)} ${q(PACKAGE_GOALS)}
+mvn -o "\${SETTINGS[@]}" ${q(MAVEN_FLAGS)} ${q(PACKAGE_GOALS)} \
+  -Dmaven.ext.class.path=${INSIDE.src}/${MAVEN_EXTENSION_JAR} -Dalgohost.client.jar=${INSIDE.src}/${CLIENT_JAR}
 if [ ! -f target/algorithm.jar ]; then
   built=$(find target -maxdepth 1 -name '*.jar' -not -name '*-sources.jar' -not -name '*-javadoc.jar' -not -name '*-tests.jar' | head -n 1)
   if [ -z "$built" ]; then echo 'error: mvn package made no jar in target/ (is <packaging> jar?)' >&2; exit 1; fi
@@ -93,8 +107,8 @@ mapfile -t sources < <(find "$root" -name '*.java' -type f 2>/dev/null | sort)
 if [ \${#sources[@]} -eq 0 ]; then echo "error: no pom.xml and no .java file under $root/: nothing to compile" >&2; exit 1; fi
 rm -rf target/classes target/lib target/algorithm.jar
 mkdir -p target/classes
-classpath=()
-if compgen -G 'lib/*.jar' >/dev/null; then classpath=(-cp 'lib/*'); mkdir -p target/lib; cp lib/*.jar target/lib/; fi
+classpath=(-cp '${CLIENT_JAR}')
+if compgen -G 'lib/*.jar' >/dev/null; then classpath=(-cp 'lib/*:${CLIENT_JAR}'); mkdir -p target/lib; cp lib/*.jar target/lib/; fi
 echo "javac --release 17: \${#sources[@]} source files under $root"
 javac --release 17 -encoding UTF-8 -d target/classes "\${classpath[@]}" "\${sources[@]}"
 if [ -d src/main/resources ]; then cp -R src/main/resources/. target/classes/; fi
@@ -104,9 +118,6 @@ echo 'built target/algorithm.jar'
 
 const BASH = '/usr/bin/bash';
 
-/** The JVM harness's sources (this folder's runner/), seen read-only at HARNESS_INSIDE by Java and Scala steps and runners. */
-export const JAVA_HARNESS_DIR = fileURLToPath(new URL('./runner/', import.meta.url));
-const HARNESS_INSIDE = '/opt/algohost/harness/java';
 /** Where the compile step leaves the harness's classes, relative to the artifact. */
 const HARNESS_CLASSES = 'target/algohost-runner';
 
@@ -126,6 +137,34 @@ echo 'compiled the runner harness into ${HARNESS_CLASSES}'
 /** The last compile step of Java and Scala builds: the runner harness into target/algohost-runner. */
 export function compileHarnessStep(): BuildStep {
   return { title: 'compile the runner harness', argv: [BASH, '-c', COMPILE_HARNESS], network: false };
+}
+
+// $1 = "maven": also the Maven extension, compiled against the Maven that runs the build.
+const COMPILE_CLIENT = `set -euo pipefail
+rm -rf target/algohost-client ${CLIENT_JAR} target/algohost-maven ${MAVEN_EXTENSION_JAR}
+mkdir -p target/algohost-client
+${HARNESS_JAVAC} -d target/algohost-client $(find ${HARNESS_INSIDE}/client -name '*.java' | sort)
+jar --create --file ${CLIENT_JAR} -C target/algohost-client .
+rm -rf target/algohost-client
+echo 'compiled the in-algorithm client (com.algorithmia) into ${CLIENT_JAR}'
+if [ "\${1:-}" = maven ]; then
+  lib=$(dirname "$(readlink -f "$(command -v mvn)")")/../lib
+  mkdir -p target/algohost-maven/META-INF
+  ${HARNESS_JAVAC} -cp "$lib/*" -d target/algohost-maven ${HARNESS_INSIDE}/maven/algohost/maven/*.java
+  cp -R ${HARNESS_INSIDE}/maven/META-INF/. target/algohost-maven/META-INF/
+  jar --create --file ${MAVEN_EXTENSION_JAR} -C target/algohost-maven .
+  rm -rf target/algohost-maven
+  echo 'compiled the Maven extension that puts it on the class path into ${MAVEN_EXTENSION_JAR}'
+fi
+`;
+
+/** The first compile step of Java and Scala builds: the in-algorithm client, before the code that uses it. */
+export function compileClientStep(maven = false): BuildStep {
+  return {
+    title: 'compile the in-algorithm client (com.algorithmia)',
+    argv: [BASH, '-c', COMPILE_CLIENT, 'algohost-client', ...(maven ? ['maven'] : [])],
+    network: false,
+  };
 }
 
 /**
@@ -152,7 +191,7 @@ if [ ! -f "$h/algohost/runner/Main.class" ]; then
   echo "this build has no compiled runner harness (it predates it): compiling it into $h" >&2
   mkdir -p "$h" && ${JAVA_BIN}/${HARNESS_JAVAC} -d "$h" ${HARNESS_INSIDE}/src/algohost/runner/*.java >&2 || exit 1
 fi
-exec ${JAVA_BIN}/java ${JVM_FLAGS.join(' ')} -cp "$h:${RUNNER_INSIDE.app}/target/algorithm.jar:${RUNNER_INSIDE.app}/target/lib/*" algohost.runner.Main "$1"
+exec ${JAVA_BIN}/java ${JVM_FLAGS.join(' ')} -cp "$h:${RUNNER_INSIDE.app}/${CLIENT_JAR}:${RUNNER_INSIDE.app}/target/algorithm.jar:${RUNNER_INSIDE.app}/target/lib/*" algohost.runner.Main "$1"
 `;
 
 /** The runner of a Java or Scala artifact: the harness on the JVM with the algorithm's jars. */
@@ -183,6 +222,7 @@ export const javaAdapter: LanguageAdapter = {
   compile(ctx: StepContext): BuildStep[] {
     if (ctx.files.has('pom.xml')) {
       return [
+        compileClientStep(true),
         {
           title: 'mvn package (offline) and copy the runtime dependencies to target/lib',
           argv: [BASH, '-c', MAVEN_PACKAGE],
@@ -192,7 +232,11 @@ export const javaAdapter: LanguageAdapter = {
         compileHarnessStep(),
       ];
     }
-    return [{ title: 'javac --release 17 and jar (no pom.xml)', argv: [BASH, '-c', JAVAC], network: false }, compileHarnessStep()];
+    return [
+      compileClientStep(),
+      { title: 'javac --release 17 and jar (no pom.xml)', argv: [BASH, '-c', JAVAC], network: false },
+      compileHarnessStep(),
+    ];
   },
 
   runner: jvmRunner,

@@ -6,11 +6,23 @@
  * repository is used with no network). install.packages only warns about a package it cannot
  * find or build: the step checks that every listed package loads and fails naming the others.
  * Then every .r/.R file is parsed, which reports syntax errors with file, line and column.
- * The runner puts /deps/library first on the library path (R_LIBS).
+ * Last, the in-algorithm client (runner/lib/algorithmia, `library(algorithmia)`) is installed into
+ * the artifact's .algohost/R-library, so that it always matches the harness the build was made
+ * with and user code needs no packages.txt line for it.
+ * The runner puts that library first on the library path (R_LIBS), then /deps/library: the
+ * service's client wins over a CRAN package of the same name, which could not reach the API.
  */
+import { fileURLToPath } from 'node:url';
+import type { Mount } from '../../sandbox/supervisor.js';
 import { INSIDE, RUNNER_INSIDE, type LanguageAdapter, type RunnerContext, type StepContext } from '../adapter.js';
 
 const RSCRIPT = '/usr/bin/Rscript';
+const R = '/usr/bin/R';
+/** The client package's source (runner/lib/algorithmia), mounted read-only into build steps. */
+const CLIENT_DIR = fileURLToPath(new URL('./runner/lib/algorithmia/', import.meta.url));
+const CLIENT_INSIDE = '/opt/algohost/harness/r/algorithmia';
+/** Where the compile step installs the client, relative to the tree (then the artifact). */
+const CLIENT_LIBRARY = '.algohost/R-library';
 const LIBRARY = `${INSIDE.deps}/library`;
 const DEFAULT_CRAN = 'https://cloud.r-project.org';
 /** A CRAN package name: letters, digits and dots, starting with a letter, not ending with a dot. */
@@ -69,13 +81,16 @@ export const rAdapter: LanguageAdapter = {
   dependencyFiles: ['packages.txt'],
 
   /**
-   * runner/runner.r (needs jsonlite, installed system-wide). --vanilla: no .Rprofile, .RData or
-   * .Renviron of the algorithm's tree takes part; the layer's library comes first on R_LIBS.
+   * runner/runner.r (needs jsonlite; the client needs curl: both Debian packages, system-wide). --vanilla: no .Rprofile, .RData or
+   * .Renviron of the algorithm's tree takes part; the client's library, then the layer's, come first on R_LIBS.
    */
   runner(ctx: RunnerContext) {
     return {
       argv: [RSCRIPT, '--vanilla', `${RUNNER_INSIDE.harness}/runner.r`],
-      env: { ALGOHOST_ALGORITHM_NAME: ctx.algorithmName, ...(ctx.hasLayer ? { R_LIBS: `${RUNNER_INSIDE.deps}/library` } : {}) },
+      env: {
+        ALGOHOST_ALGORITHM_NAME: ctx.algorithmName,
+        R_LIBS: [`${RUNNER_INSIDE.app}/${CLIENT_LIBRARY}`, ...(ctx.hasLayer ? [`${RUNNER_INSIDE.deps}/library`] : [])].join(':'),
+      },
     };
   },
 
@@ -110,7 +125,20 @@ export const rAdapter: LanguageAdapter = {
         env: { ALGOHOST_R_SCRIPT: PARSE },
         network: false,
       },
+      {
+        title: 'install the in-algorithm client (library(algorithmia))',
+        argv: [
+          '/bin/sh',
+          '-c',
+          `rm -rf ${CLIENT_LIBRARY} && mkdir -p ${CLIENT_LIBRARY} && exec ${R} CMD INSTALL --no-docs --no-multiarch --no-test-load --library=${CLIENT_LIBRARY} ${CLIENT_INSIDE}`,
+        ],
+        network: false,
+      },
     ];
+  },
+
+  toolchainMounts(): Mount[] {
+    return [{ host: CLIENT_DIR, inside: CLIENT_INSIDE }];
   },
 
   env() {

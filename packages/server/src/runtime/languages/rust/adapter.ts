@@ -20,6 +20,13 @@
  * than the commit's file times, for up to date), then `cargo build --release --offline
  * --locked` with CARGO_HOME read-only (cargo 1.95 needs no write there offline).
  *
+ * In-algorithm client: runner/algorithmia/ is the crate `algorithmia` (standard library only). A
+ * compile step builds it with rustc into target/algohost-client/libalgorithmia.rlib, and every
+ * cargo command runs with RUSTC_WRAPPER=runner/rustc-wrapper, which hands it to the crates of the
+ * algorithm's tree (`--extern algorithmia=…`), so `use algorithmia::…` needs no Cargo.toml line.
+ * Cargo does not count the wrapper in fingerprints, and registry crates are left alone, so the
+ * layer's compiled dependencies stay fresh.
+ *
  * Runner: the harness (runner/src/main.rs) is a binary crate made by the last compile step in
  * target/algohost-runner, with the algorithm's package as its dependency `algorithm` (a path
  * dependency renamed, so any package and lib name works) and the package's own serde_json; it
@@ -73,6 +80,9 @@ echo "stubbed $(find ${WORK} -name '*.rs' ! -type d | wc -l) .rs files of the wo
 const KEEP_LOCK = `set -eu
 cp ${WORK}/Cargo.lock ${LAYER_LOCK}
 rm -rf ${WORK}`;
+
+/** The client crate as an rlib, built with the toolchain that builds the algorithm. */
+const CLIENT_DIR = 'target/algohost-client';
 
 const USE_LAYER = `set -eu
 rm -f Cargo.lock && cp ${LAYER_LOCK} Cargo.lock
@@ -164,6 +174,15 @@ export const rustAdapter: LanguageAdapter = {
     }
     return [
       { title: 'reuse the compiled dependencies', argv: [SH, '-c', USE_LAYER], network: false },
+      {
+        title: 'compile the in-algorithm client (crate algorithmia)',
+        argv: [
+          SH,
+          '-c',
+          `mkdir -p ${CLIENT_DIR} && exec "$RUSTC" --edition 2021 --crate-type rlib --crate-name algorithmia -C opt-level=3 --cap-lints allow --out-dir ${CLIENT_DIR} ${HARNESS_INSIDE}/algorithmia/lib.rs`,
+        ],
+        network: false,
+      },
       { title: 'cargo build --release', argv: cargo(ctx, 'build', '--release', '--offline', '--locked'), network: false },
       { title: 'build the runner harness', argv: [SH, '-c', BUILD_HARNESS, 'sh', ...cargo(ctx)], network: false },
     ];
@@ -183,6 +202,7 @@ export const rustAdapter: LanguageAdapter = {
       CARGO_TERM_COLOR: 'never',
       CARGO_TERM_PROGRESS_WHEN: 'never',
       CARGO_INCREMENTAL: '0',
+      RUSTC_WRAPPER: `${HARNESS_INSIDE}/rustc-wrapper`,
     };
   },
 

@@ -10,6 +10,11 @@
  * and copies the runtime classpath's jars (Scala library, dependencies) to target/lib.
  * Only Maven Central (or the cluster's Maven repository) is used, for sbt and for the build.
  *
+ * In-algorithm client: the Java one (com.algorithmia, ../java/runner/client), compiled by the
+ * first compile step into target/algohost-client.jar; a global sbt settings file adds that jar
+ * to every project's unmanaged jars, so code using it compiles without a build.sbt line. The jar
+ * lies under target/, so it is not copied to target/lib (the runner adds it itself).
+ *
  * Runner: the Java harness (../java/runner, see the Java adapter) runs Scala classes as they
  * are (a Scala class is a Java class; the Scala library is in target/lib). It is compiled into
  * target/algohost-runner by the last compile step; this folder's runner/ only points there.
@@ -17,10 +22,12 @@
 import fs from 'node:fs';
 import type { Mount } from '../../sandbox/supervisor.js';
 import { INSIDE, type BuildStep, type LanguageAdapter, type StepContext } from '../adapter.js';
-import { compileHarnessStep, JAVA_HOME, javaHarnessMount, jvmRunner, JVM_PATH } from '../java/adapter.js';
+import { CLIENT_JAR, compileClientStep, compileHarnessStep, JAVA_HOME, javaHarnessMount, jvmRunner, JVM_PATH } from '../java/adapter.js';
 
 export const TOOLS_DIR = '/opt/algohost/tools';
 const SBT_HOME = `${TOOLS_DIR}/sbt`;
+/** sbt's global base: *.sbt files there are settings of every project of the build. */
+const SBT_GLOBAL = '/tmp/sbt-global';
 
 const SBT_OPTS = [
   '-XX:+UseSerialGC',
@@ -29,7 +36,7 @@ const SBT_OPTS = [
   `-Dsbt.boot.directory=${INSIDE.deps}/sbt/boot`,
   '-Dsbt.boot.lock=false',
   `-Dsbt.ivy.home=${INSIDE.deps}/ivy2`,
-  '-Dsbt.global.base=/tmp/sbt-global',
+  `-Dsbt.global.base=${SBT_GLOBAL}`,
   '-Dsbt.server.autostart=false',
   '-Dsbt.supershell=false',
   '-Dsbt.color=false',
@@ -61,6 +68,8 @@ sbt package
 // `export Runtime/fullClasspath` prints the runtime classpath as the last line starting with '/'.
 // Without `Compile / packageBin / artifactPath` in build.sbt, the jar sbt made is copied.
 const PACKAGE = `${PRELUDE}rm -rf target/lib target/algorithm.jar
+mkdir -p ${SBT_GLOBAL}
+printf 'Compile / unmanagedJars += Attributed.blank(file("%s"))\\n' "${INSIDE.src}/${CLIENT_JAR}" > ${SBT_GLOBAL}/algohost-client.sbt
 sbt package 'export Runtime/fullClasspath' 2>&1 | tee /tmp/algohost-sbt.log
 classpath=$(grep -E '^/' /tmp/algohost-sbt.log | tail -n 1 || true)
 if [ ! -f target/algorithm.jar ]; then
@@ -107,6 +116,7 @@ export const scalaAdapter: LanguageAdapter = {
 
   compile(ctx: StepContext): BuildStep[] {
     return [
+      compileClientStep(),
       {
         title: 'sbt package (offline) and copy the runtime jars to target/lib',
         argv: [BASH, '-c', PACKAGE],

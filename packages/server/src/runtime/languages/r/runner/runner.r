@@ -143,6 +143,18 @@ local({
     )
   }
 
+  # The service passes a key scoped to this call (pipeline_enabled algorithms only): the client
+  # (library(algorithmia)) reads it from the environment while the call runs, and not after.
+  with_call_key <- function(key, code) {
+    if (!is.character(key) || length(key) != 1L || is.na(key) || !nzchar(key)) {
+      return(code)
+    }
+    previous <- Sys.getenv("ALGORITHMIA_API_KEY", unset = NA)
+    Sys.setenv(ALGORITHMIA_API_KEY = key)
+    on.exit(if (is.na(previous)) Sys.unsetenv("ALGORITHMIA_API_KEY") else Sys.setenv(ALGORITHMIA_API_KEY = previous))
+    code
+  }
+
   handle <- function(line, algorithm) {
     response <- tryCatch(
       {
@@ -155,7 +167,7 @@ local({
             jsonlite::parse_json(line, simplifyVector = FALSE),
             error = function(e) stop(failure("InputError", paste("the request is not JSON:", conditionMessage(e))))
           )
-          out <- invoke(algorithm, convert_input(request))
+          out <- with_call_key(request[["api_key"]], invoke(algorithm, convert_input(request)))
           if (!is.null(out$error)) {
             error_response(out$error, if (is.null(own_error_type(out$error))) "AlgorithmError" else own_error_type(out$error), out$trace)
           } else {

@@ -3,10 +3,13 @@
 # The in-algorithm API client for Ruby algorithms: `require "algorithmia"` finds it (the harness
 # puts this directory on $LOAD_PATH). `Algorithmia.client.algo("owner/name/version").pipe(input)`
 # calls another algorithm and returns a response with #result and #metadata; an error envelope
-# raises Algorithmia::AlgorithmError with its message (and error_type). Address: the api_address
-# argument, else $ALGORITHMIA_API; when $ALGOHOST_API_SOCKET names a Unix socket every request
-# goes over it. Key: the api_key argument, else $ALGORITHMIA_API_KEY, which the service sets only
-# for algorithms with pipeline_enabled. Only the standard library (net/http loads on first use).
+# raises Algorithmia::AlgorithmError with its message (and error_type). `client.file(uri)` and
+# `client.dir(uri)` reach hosted data (data://owner/collection/..., data://.my/... = the caller;
+# compat §5). Address: the api_address argument, else $ALGORITHMIA_API; when $ALGOHOST_API_SOCKET
+# names a Unix socket every request goes over it. Key: the api_key argument, else
+# $ALGORITHMIA_API_KEY read at each request: the runner sets it only while a call runs
+# (pipeline_enabled algorithms only), so a client made when the file loads still uses the key of
+# the call in progress. Only the standard library (net/http loads on first use).
 require "json"
 require "uri"
 
@@ -110,6 +113,161 @@ module Algorithmia
     end
   end
 
+  # `data://owner/collection/x` (or `owner/...`) -> `owner/collection/x`.
+  def self.data_path(uri)
+    uri.to_s.sub(%r{\Adata://}, "").gsub(%r{\A/+|/+\z}, "")
+  end
+
+  # The HTTP path of a data path, each segment percent-encoded.
+  def self.data_url(path)
+    "/v1/data/" + path.split("/").map { |part| URI.encode_www_form_component(part).gsub("+", "%20") }.join("/")
+  end
+
+  # What files and directories share: the path, the name, exists?.
+  class DataObject
+    attr_reader :client, :path
+
+    def initialize(client, uri)
+      @client = client
+      @path = Algorithmia.data_path(uri)
+    end
+
+    def basename
+      path.split("/").last
+    end
+
+    def data_uri
+      "data://#{path}"
+    end
+
+    # HEAD: true for 200, false for 404, an error otherwise.
+    def exists?
+      status, headers, body = client.request("HEAD", Algorithmia.data_url(path))
+      return true if status == 200
+      return false if status == 404
+
+      raise ApiError, Algorithmia.error_message(status, headers, body)
+    end
+
+    private
+
+    def check(response, exactly200: false)
+      status, headers, body = response
+      raise ApiError, Algorithmia.error_message(status, headers, body) if exactly200 ? status != 200 : status >= 300
+
+      response
+    end
+  end
+
+  # A hosted file, data://owner/collection/path (compat §5).
+  class DataFile < DataObject
+    # Set for files listed by DataDirectory#files.
+    attr_accessor :size, :last_modified
+
+    # The content as an ASCII-8BIT String.
+    def get_bytes
+      _, headers, body = check(client.request("GET", Algorithmia.data_url(path), accept: "application/octet-stream"),
+                               exactly200: true)
+      raise ApiError, "#{data_uri} is a directory, not a file" if headers["x-data-type"] == "directory"
+
+      body
+    end
+
+    # The content as UTF-8 text.
+    def get_string
+      get_bytes.force_encoding(Encoding::UTF_8)
+    end
+    alias get get_string
+
+    # Stores an ASCII-8BIT String as bytes and any other String as UTF-8 text, replacing the file.
+    def put(data)
+      raise TypeError, "put takes a String" unless data.is_a?(String)
+
+      binary = data.encoding == Encoding::ASCII_8BIT
+      check(client.request("PUT", Algorithmia.data_url(path), body: binary ? data : data.encode(Encoding::UTF_8),
+                                                              content_type: binary ? "application/octet-stream" : "text/plain; charset=utf-8"))
+      self
+    end
+
+    def delete
+      check(client.request("DELETE", Algorithmia.data_url(path)))
+      true
+    end
+  end
+
+  # A hosted directory or collection, data://owner/collection[/path] (compat §5).
+  class DataDirectory < DataObject
+    def file(name)
+      DataFile.new(client, "#{path}/#{name}")
+    end
+
+    def dir(name)
+      DataDirectory.new(client, "#{path}/#{name}")
+    end
+
+    # Creates it in its parent (under data://.my a collection of the caller).
+    def create
+      parent, _, name = path.rpartition("/")
+      raise ApiError, "#{data_uri} has no parent to create it in" if parent.empty?
+
+      check(client.request("POST", Algorithmia.data_url(parent), body: JSON.generate({ "name" => name }),
+                                                                 content_type: "application/json"), exactly200: true)
+      self
+    end
+
+    # Deletes it; force deletes what it holds too.
+    def delete(force = false)
+      check(client.request("DELETE", Algorithmia.data_url(path), query: force ? { "force" => "true" } : nil))
+      true
+    end
+
+    # Every file in it (DataFile with size and last_modified); an Enumerator without a block.
+    def each_file
+      return enum_for(:each_file) unless block_given?
+
+      pages.each do |page|
+        (page["files"] || []).each do |entry|
+          f = file(entry["filename"])
+          f.size = entry["size"]
+          f.last_modified = entry["last_modified"]
+          yield f
+        end
+      end
+    end
+
+    # Every directory in it; an Enumerator without a block.
+    def each_dir
+      return enum_for(:each_dir) unless block_given?
+
+      pages.each { |page| (page["folders"] || []).each { |entry| yield dir(entry["name"]) } }
+    end
+
+    def files
+      each_file.to_a
+    end
+
+    def dirs
+      each_dir.to_a
+    end
+
+    private
+
+    # Every page of the listing (folders and files may come on separate pages).
+    def pages
+      result = []
+      marker = nil
+      loop do
+        _, _, body = check(client.request("GET", Algorithmia.data_url(path), query: marker ? { "marker" => marker } : nil),
+                           exactly200: true)
+        page = JSON.parse(body.force_encoding(Encoding::UTF_8))
+        result << page
+        marker = page["marker"]
+        break unless marker.is_a?(String) && !marker.empty?
+      end
+      result
+    end
+  end
+
   # Net::HTTP over a Unix stream socket.
   def self.unix_http_class
     @unix_http_class ||= Class.new(Net::HTTP) do
@@ -146,7 +304,7 @@ module Algorithmia
     attr_reader :api_key, :api_address, :socket_path
 
     def initialize(api_key = nil, api_address = nil)
-      @api_key = api_key || non_empty(ENV["ALGORITHMIA_API_KEY"])
+      @api_key = non_empty(api_key)
       @api_address = api_address || non_empty(ENV["ALGORITHMIA_API"])
       @socket_path = non_empty(ENV["ALGOHOST_API_SOCKET"])
     end
@@ -155,10 +313,21 @@ module Algorithmia
       Algorithm.new(self, ref)
     end
 
+    # A hosted file, data://owner/collection/path.
+    def file(uri)
+      DataFile.new(self, uri)
+    end
+
+    # A hosted directory or collection, data://owner/collection[/path].
+    def dir(uri)
+      DataDirectory.new(self, uri)
+    end
+
     # One HTTP request to the service; returns [status, headers (lower-case names), body] whatever
     # its status.
-    def request(method, path, body: nil, content_type: nil, query: nil, timeout: DEFAULT_TIMEOUT + 60)
-      raise ApiKeyMissingError if api_key.nil? || api_key.empty?
+    def request(method, path, body: nil, content_type: nil, accept: nil, query: nil, timeout: DEFAULT_TIMEOUT + 60)
+      key = api_key || non_empty(ENV["ALGORITHMIA_API_KEY"])
+      raise ApiKeyMissingError if key.nil?
       raise ApiError, "no API address: ALGORITHMIA_API is not set" if api_address.nil? && socket_path.nil?
 
       require "net/http"
@@ -171,11 +340,13 @@ module Algorithmia
       http = connection(address)
       http.open_timeout = 30
       http.read_timeout = timeout
-      req = Net::HTTPGenericRequest.new(method, !body.nil?, true, target)
-      req["Authorization"] = "Simple #{api_key}"
+      # A HEAD answer announces the length of the body it does not send.
+      req = Net::HTTPGenericRequest.new(method, !body.nil?, method != "HEAD", target)
+      req["Authorization"] = "Simple #{key}"
       req["Accept-Encoding"] = "identity"
       req["Connection"] = "close"
       req["Content-Type"] = content_type if content_type
+      req["Accept"] = accept if accept
       req.body = body if body
       res = http.start { |h| h.request(req) }
       headers = res.each_header.to_h { |k, v| [k.downcase, v] }

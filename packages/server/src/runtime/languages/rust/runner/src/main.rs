@@ -16,6 +16,7 @@ use std::panic::{self, AssertUnwindSafe};
 use serde_json::{json, Value};
 
 const SENTINEL: &str = "PIPE_INIT_COMPLETE";
+const CALL_KEY: &str = "ALGORITHMIA_API_KEY";
 
 /// What `apply` may return: the template's `Result<Value, String>`, any `Result<Value, E>`
 /// whose error displays (Box<dyn Error>, anyhow…), or a bare `Value`.
@@ -71,9 +72,23 @@ fn handle(line: &str) -> Value {
         other => return error("InputError", &format!("unknown content_type {other:?} (json, text or binary)"), ""),
     };
 
+    // The service passes a key scoped to this call (pipeline_enabled algorithms only): the
+    // in-algorithm client (crate `algorithmia`) reads it from the environment while the call
+    // runs, and not after.
+    let key = request.get("api_key").and_then(Value::as_str).filter(|k| !k.is_empty());
+    let previous_key = std::env::var_os(CALL_KEY);
+    if let Some(k) = key {
+        std::env::set_var(CALL_KEY, k);
+    }
     PANIC.with(|p| *p.borrow_mut() = Some(None));
     let result = panic::catch_unwind(AssertUnwindSafe(|| algorithm::apply(input).outcome()));
     let panicked = PANIC.with(|p| p.borrow_mut().take()).flatten();
+    if key.is_some() {
+        match previous_key {
+            Some(v) => std::env::set_var(CALL_KEY, v),
+            None => std::env::remove_var(CALL_KEY),
+        }
+    }
     match result {
         Ok(Ok(Value::String(s))) => json!({ "result": s, "metadata": { "content_type": "text" } }),
         Ok(Ok(v)) => json!({ "result": v, "metadata": { "content_type": "json" } }),

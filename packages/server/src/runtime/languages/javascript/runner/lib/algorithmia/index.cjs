@@ -3,9 +3,12 @@
  * (the harness puts /opt/algohost/runner/lib on NODE_PATH, after the algorithm's own
  * node_modules). `algorithmia.client().algo('owner/name/version').pipe(input)` calls another
  * algorithm and resolves to {result, metadata}; an error envelope rejects with an Error carrying
- * its message (and error_type). Address: the apiAddress argument, else $ALGORITHMIA_API; when
- * $ALGOHOST_API_SOCKET names a Unix socket every request goes over it. Key: the apiKey argument,
- * else $ALGORITHMIA_API_KEY, which the service sets only for algorithms with pipeline_enabled.
+ * its message (and error_type). `client.file('data://.my/c/f')` and `client.dir('data://.my/c')`
+ * reach hosted data (compat §5), every method returning a promise. Address: the apiAddress
+ * argument, else $ALGORITHMIA_API; when $ALGOHOST_API_SOCKET names a Unix socket every request
+ * goes over it. Key: the apiKey argument, else $ALGORITHMIA_API_KEY read at each request: the
+ * runner sets it only while a call runs (pipeline_enabled algorithms only), so a client made
+ * when the module loads still uses the key of the call in progress.
  * No dependencies: only node: modules.
  */
 'use strict';
@@ -110,9 +113,154 @@ class Algorithm {
   }
 }
 
+/** `data://owner/collection/x` (or `owner/...`) → `owner/collection/x`. */
+function dataPath(uri) {
+  return String(uri)
+    .replace(/^data:\/\//, '')
+    .replace(/^\/+|\/+$/g, '');
+}
+
+/** The HTTP path of a data path, each segment percent-encoded. */
+function dataUrl(path) {
+  return `/v1/data/${path.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** HEAD: true for 200, false for 404, an error otherwise. */
+async function existsAt(client, path) {
+  const res = await client.request('HEAD', dataUrl(path));
+  if (res.status === 200) return true;
+  if (res.status === 404) return false;
+  throw new AlgorithmError(errorMessage(res));
+}
+
+function check(res, exactly200 = false) {
+  if (exactly200 ? res.status !== 200 : res.status >= 300) throw new AlgorithmError(errorMessage(res));
+  return res;
+}
+
+/** A hosted file, data://owner/collection/path (compat §5). */
+class DataFile {
+  constructor(client, uri) {
+    this.client = client;
+    this.path = dataPath(uri);
+    this.name = this.path.split('/').pop();
+    /** Set for files listed by DataDirectory#files(). */
+    this.size = undefined;
+    this.lastModified = undefined;
+  }
+
+  exists() {
+    return existsAt(this.client, this.path);
+  }
+
+  /** The content as a Buffer. */
+  async getBytes() {
+    const res = check(await this.client.request('GET', dataUrl(this.path), { accept: 'application/octet-stream' }), true);
+    if (res.headers['x-data-type'] === 'directory') throw new AlgorithmError(`data://${this.path} is a directory, not a file`);
+    return res.body;
+  }
+
+  /** The content as UTF-8 text. */
+  async getString() {
+    return (await this.getBytes()).toString('utf8');
+  }
+
+  /** Stores a string (as UTF-8 text) or a Buffer/Uint8Array, replacing the file if it exists. */
+  async put(content) {
+    let body;
+    let contentType;
+    if (typeof content === 'string') {
+      body = Buffer.from(content, 'utf8');
+      contentType = 'text/plain; charset=utf-8';
+    } else if (content instanceof Uint8Array) {
+      body = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+      contentType = 'application/octet-stream';
+    } else {
+      throw new TypeError('put() takes a string or a Buffer');
+    }
+    check(await this.client.request('PUT', dataUrl(this.path), { body, contentType }));
+    return this;
+  }
+
+  async delete() {
+    check(await this.client.request('DELETE', dataUrl(this.path)));
+    return true;
+  }
+}
+
+/** A hosted directory or collection, data://owner/collection[/path] (compat §5). */
+class DataDirectory {
+  constructor(client, uri) {
+    this.client = client;
+    this.path = dataPath(uri);
+    this.name = this.path.split('/').pop();
+  }
+
+  file(name) {
+    return new DataFile(this.client, `${this.path}/${name}`);
+  }
+
+  dir(name) {
+    return new DataDirectory(this.client, `${this.path}/${name}`);
+  }
+
+  exists() {
+    return existsAt(this.client, this.path);
+  }
+
+  /** Creates it in its parent (under data://.my a collection of the caller). */
+  async create() {
+    const slash = this.path.lastIndexOf('/');
+    if (slash < 0) throw new AlgorithmError(`data://${this.path} has no parent to create it in`);
+    const body = Buffer.from(JSON.stringify({ name: this.name }), 'utf8');
+    check(await this.client.request('POST', dataUrl(this.path.slice(0, slash)), { body, contentType: 'application/json' }), true);
+    return this;
+  }
+
+  /** Deletes it; force deletes what it holds too. */
+  async delete(force = false) {
+    check(await this.client.request('DELETE', dataUrl(this.path), { query: force ? { force: 'true' } : undefined }));
+    return true;
+  }
+
+  /** Every page of the listing (folders and files may come on separate pages). */
+  async pages() {
+    const pages = [];
+    let marker;
+    do {
+      const res = check(await this.client.request('GET', dataUrl(this.path), { query: marker ? { marker } : undefined }), true);
+      const page = JSON.parse(res.body.toString('utf8'));
+      pages.push(page);
+      marker = page && typeof page.marker === 'string' && page.marker ? page.marker : undefined;
+    } while (marker);
+    return pages;
+  }
+
+  /** Every file in it, each with size and lastModified. */
+  async files() {
+    const files = [];
+    for (const page of await this.pages()) {
+      for (const entry of page.files || []) {
+        const f = this.file(entry.filename);
+        f.size = entry.size;
+        f.lastModified = entry.last_modified;
+        files.push(f);
+      }
+    }
+    return files;
+  }
+
+  /** Every directory in it. */
+  async dirs() {
+    const dirs = [];
+    for (const page of await this.pages()) for (const entry of page.folders || []) dirs.push(this.dir(entry.name));
+    return dirs;
+  }
+}
+
 class Client {
   constructor(apiKey, apiAddress) {
-    this.apiKey = apiKey !== undefined && apiKey !== null ? apiKey : process.env.ALGORITHMIA_API_KEY || undefined;
+    this.apiKey = apiKey || undefined;
     this.apiAddress = apiAddress || process.env.ALGORITHMIA_API || undefined;
     this.socketPath = process.env.ALGOHOST_API_SOCKET || undefined;
   }
@@ -121,20 +269,33 @@ class Client {
     return new Algorithm(this, ref);
   }
 
+  /** A hosted file, data://owner/collection/path (data://.my/... = the caller). */
+  file(uri) {
+    return new DataFile(this, uri);
+  }
+
+  /** A hosted directory or collection, data://owner/collection[/path]. */
+  dir(uri) {
+    return new DataDirectory(this, uri);
+  }
+
   /** One HTTP request to the service; resolves to {status, headers, body: Buffer} whatever its status. */
-  request(method, path, { body, contentType, query, timeoutMs } = {}) {
+  request(method, path, { body, contentType, accept, query, timeoutMs } = {}) {
     return new Promise((resolve, reject) => {
-      if (!this.apiKey) throw new AlgorithmError(KEY_MISSING, 'AlgorithmError');
+      const apiKey = this.apiKey || process.env.ALGORITHMIA_API_KEY;
+      if (!apiKey) throw new AlgorithmError(KEY_MISSING, 'AlgorithmError');
       if (!this.apiAddress && !this.socketPath) throw new AlgorithmError('no API address: ALGORITHMIA_API is not set');
       const address = new URL(this.apiAddress || 'http://localhost');
       let target = address.pathname.replace(/\/+$/, '') + path;
       const params = new URLSearchParams();
       for (const [k, v] of Object.entries(query || {})) if (v !== undefined && v !== null) params.append(k, String(v));
       if ([...params.keys()].length) target += `?${params}`;
-      const headers = { 'Accept-Encoding': 'identity', Connection: 'close', Authorization: `Simple ${this.apiKey}` };
+      const headers = { 'Accept-Encoding': 'identity', Connection: 'close', Authorization: `Simple ${apiKey}` };
       if (contentType) headers['Content-Type'] = contentType;
+      if (accept) headers.Accept = accept;
       if (body) headers['Content-Length'] = String(body.length);
-      const options = { method, path: target, headers, timeout: timeoutMs || (DEFAULT_TIMEOUT_SECONDS + 60) * 1000 };
+      // agent: false = one connection per request, never a pooled socket the service may have closed.
+      const options = { method, path: target, headers, agent: false, timeout: timeoutMs || (DEFAULT_TIMEOUT_SECONDS + 60) * 1000 };
       let transport = http;
       if (this.socketPath) {
         options.socketPath = this.socketPath;
@@ -166,3 +327,5 @@ module.exports = client;
 module.exports.client = client;
 module.exports.Client = Client;
 module.exports.AlgorithmError = AlgorithmError;
+module.exports.DataFile = DataFile;
+module.exports.DataDirectory = DataDirectory;

@@ -26,16 +26,12 @@ def client(api_key=None, api_address=None, ca_cert=None, bearer_token=None):
 
 
 def getDefaultClient():
+    """The client of Algorithmia.algo/file/dir, made again when Algorithmia.apiKey or .apiAddress change
+    (without them it reads the call's key at each request)."""
     global _default_client
-    if _default_client is None or _default_client.apiKey != (apiKey or _env_key()) or (apiAddress and _default_client.apiAddress != apiAddress):
+    if _default_client is None or _default_client.apiKey != (apiKey or None) or (apiAddress and _default_client.apiAddress != apiAddress):
         _default_client = client(apiKey, apiAddress)
     return _default_client
-
-
-def _env_key():
-    import os
-
-    return os.environ.get("ALGORITHMIA_API_KEY") or None
 
 
 def algo(algoRef):

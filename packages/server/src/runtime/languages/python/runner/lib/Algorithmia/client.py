@@ -3,7 +3,9 @@
 Address: the api_address argument, else $ALGORITHMIA_API. When $ALGOHOST_API_SOCKET names a Unix
 socket (the network of an isolated algorithm reaches nothing else), every request goes over it;
 the address then only gives the Host header and a path prefix. Key: the api_key argument, else
-$ALGORITHMIA_API_KEY, which the service sets only for algorithms with pipeline_enabled.
+$ALGORITHMIA_API_KEY read at each request: the runner sets it only while a call runs (algorithms
+with pipeline_enabled), so a client made at import time, or kept from an earlier call, uses the
+key of the call in progress.
 """
 
 import json
@@ -78,7 +80,8 @@ class HttpResponse(object):
 
 class Client(object):
     def __init__(self, api_key=None, api_address=None, ca_cert=None, bearer_token=None):
-        self.apiKey = api_key if api_key is not None else os.environ.get("ALGORITHMIA_API_KEY") or None
+        # Only a key given here; otherwise the call's key is read at each request (see _auth_header).
+        self.apiKey = api_key or None
         self.apiAddress = api_address or os.environ.get("ALGORITHMIA_API") or None
         self.socketPath = os.environ.get("ALGOHOST_API_SOCKET") or None
         self.bearerToken = bearer_token
@@ -112,8 +115,9 @@ class Client(object):
     # --- HTTP -----------------------------------------------------------------------------------
 
     def _auth_header(self):
-        if self.apiKey:
-            return "Simple " + self.apiKey
+        key = self.apiKey or os.environ.get("ALGORITHMIA_API_KEY")
+        if key:
+            return "Simple " + key
         if self.bearerToken:
             return "Bearer " + self.bearerToken
         raise ApiKeyMissingError()

@@ -35,6 +35,8 @@ import java.util.Map;
  */
 public final class Main {
   private static final String SENTINEL = "PIPE_INIT_COMPLETE";
+  /** Read by com.algorithmia.AlgorithmiaClient (runner/client/), which names it the same. */
+  private static final String CALL_KEY_PROPERTY = "algorithmia.api.key";
 
   private Object instance;
   private Method apply;
@@ -218,6 +220,13 @@ public final class Main {
       return failure(t, "InputError");
     }
 
+    // The service passes a key scoped to this call (pipeline_enabled algorithms only). A JVM
+    // cannot change its environment, so the in-algorithm client (com.algorithmia) reads it from
+    // this system property, set only while the call runs.
+    Object key = req.get("api_key");
+    boolean keyed = key instanceof String && !((String) key).isEmpty();
+    String previousKey = System.getProperty(CALL_KEY_PROPERTY);
+    if (keyed) System.setProperty(CALL_KEY_PROPERTY, (String) key);
     Object result;
     try {
       result = apply.invoke(Modifier.isStatic(apply.getModifiers()) ? null : instance, input);
@@ -225,6 +234,11 @@ public final class Main {
       return failure(e.getCause(), null);
     } catch (Throwable t) {
       return failure(t, null);
+    } finally {
+      if (keyed) {
+        if (previousKey == null) System.clearProperty(CALL_KEY_PROPERTY);
+        else System.setProperty(CALL_KEY_PROPERTY, previousKey);
+      }
     }
 
     try {
