@@ -134,6 +134,16 @@ for (const database of DATABASES) {
       assert.equal((await call(alice, '1.0.1')).body.result, 'v3');
     });
 
+    test('making the algorithm private hides its public versions at once; public again shows them', async () => {
+      assert.equal((await call(bob)).body.result, 'v2');
+      const hide = await api.put('/v1/algorithms/alice/Ver', { key: alice.key, body: { settings: { algorithm_callability: 'private' } } });
+      assert.equal(hide.status, 200, hide.text);
+      assertError(await call(bob), 404, 1001);
+      const show = await api.put('/v1/algorithms/alice/Ver', { key: alice.key, body: { settings: { algorithm_callability: 'public' } } });
+      assert.equal(show.status, 200, show.text);
+      assert.equal((await call(bob)).body.result, 'v2');
+    });
+
     test('others cannot publish; bad version types are refused', async () => {
       assertError(await publish({}, bob), 404, 1001);
       const bad = await publish({ version_info: { version_type: 'huge' } });

@@ -127,7 +127,9 @@ export async function buildServices(config: Config): Promise<Services> {
     clock,
   );
 
+  // A publish or a settings change (callability, pipeline_enabled…) applies to the next call.
   versions.onPublished(() => calls.forgetResolutions());
+  algorithms.onChanged(() => calls.forgetResolutions());
 
   const blobs = await openBlobStore(config);
   const data = new DataService(

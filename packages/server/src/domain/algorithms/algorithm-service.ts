@@ -45,6 +45,9 @@ export interface AlgorithmStatusSource {
 }
 
 export class AlgorithmService {
+  /** Called after settings change or an algorithm goes, so that caches of calls can forget. */
+  private readonly changeListeners: Array<(algorithmId: string) => void> = [];
+
   constructor(
     private readonly algorithms: AlgorithmStore,
     private readonly accounts: AccountStore,
@@ -55,6 +58,14 @@ export class AlgorithmService {
     private readonly clock: Clock,
     private readonly status?: AlgorithmStatusSource,
   ) {}
+
+  onChanged(listener: (algorithmId: string) => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private changed(algorithmId: string): void {
+    for (const listener of this.changeListeners) listener(algorithmId);
+  }
 
   async create(p: Principal, ownerName: string, input: AlgorithmInput): Promise<AlgorithmView> {
     requireCapability(p, 'manage_algorithms');
@@ -132,6 +143,7 @@ export class AlgorithmService {
     applyChanges(algorithm, input, true, this.catalog);
     algorithm.updatedAt = isoNow(this.clock);
     await this.algorithms.update(algorithm);
+    this.changed(algorithm.id);
     return this.describe(algorithm);
   }
 
@@ -139,6 +151,7 @@ export class AlgorithmService {
     const { algorithm } = await this.requireManaged(p, ownerName, name);
     await this.algorithms.delete(algorithm.id);
     await this.repositories.delete(algorithm.id);
+    this.changed(algorithm.id);
   }
 
   /**
