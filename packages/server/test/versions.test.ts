@@ -240,3 +240,59 @@ for (const database of DATABASES) {
     });
   });
 }
+
+describe('a new build and publish while a call is in flight', () => {
+  let srv: TestServer;
+  let api: Client;
+  let alice: TestUser;
+  let work: string;
+
+  async function pushAndPublish(label: string): Promise<void> {
+    fs.writeFileSync(
+      path.join(work, 'src', 'Slow.py'),
+      `import time\n\ndef apply(input):\n    if input == "slow":\n        time.sleep(8)\n    return ${JSON.stringify(label)}\n`,
+    );
+    const push = await commitAndPush(work, label, { wait: true });
+    assert.match(push.stderr, /succeeded/, push.stderr);
+    const published = await api.post('/v1/algorithms/alice/Slow/versions', { key: alice.key, body: {} });
+    assert.equal(published.status, 200, published.text);
+  }
+
+  before(async () => {
+    srv = await startTestServer();
+    api = client(srv.url);
+    alice = await createUser(api, srv.adminKey, 'alice');
+    const env = await environmentId(api, alice.key, 'python311');
+    const created = await api.post('/v1/algorithms/alice', {
+      key: alice.key,
+      body: { name: 'Slow', settings: { algorithm_environment: env } },
+    });
+    assert.equal(created.status, 200, created.text);
+    ({ dir: work } = await clone(gitUrl(srv.url, 'alice', alice.key, 'alice', 'Slow')));
+    fs.writeFileSync(path.join(work, 'requirements.txt'), '');
+    await pushAndPublish('v1');
+  });
+  after(async () => {
+    await removeClone(work);
+    await srv.stop();
+  });
+
+  test('the call in flight finishes on the old version; the next call runs the new one', async () => {
+    const call = (input: string) => request(srv.url, 'POST', '/v1/algo/alice/Slow/latestPrivate', { key: alice.key, body: input });
+    assert.equal((await call('warm')).body.result, 'v1');
+    let slowDoneAt = 0;
+    const slow = call('slow').then((res) => {
+      slowDoneAt = Date.now();
+      return res;
+    });
+    await pushAndPublish('v2');
+    const publishedAt = Date.now();
+    const next = await call('fast');
+    assert.equal(next.body.result, 'v2');
+    const inFlight = await slow;
+    assert.equal(inFlight.status, 200, inFlight.text);
+    assert.equal(inFlight.body.result, 'v1');
+    // The slow call was still running when the new version was published and called.
+    assert.ok(slowDoneAt > publishedAt, 'the slow call outlived the publish');
+  });
+});
