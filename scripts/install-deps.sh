@@ -3,6 +3,7 @@
 # the npm packages. Fast when everything is already there: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/apt.sh
 
 need=()
 command -v git >/dev/null || need+=(git)
@@ -15,16 +16,7 @@ command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v setpriv >/dev/null || need+=(util-linux)
 /usr/bin/python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 
-if ((${#need[@]})); then
-  if [[ $(id -u) -ne 0 ]]; then
-    echo "missing Debian packages: ${need[*]} (run as root or install them)" >&2
-    exit 1
-  fi
-  echo "installing Debian packages: ${need[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+apt_install "the service" "${need[@]}"
 
 # Language toolchains for builds and runners: one script per language in scripts/install/.
 for script in scripts/install/*.sh; do

@@ -3,20 +3,11 @@
 # with native extensions (the compilers come with install-deps.sh's g++ and make).
 # Idempotent: installs only what is missing.
 set -euo pipefail
-
-installed() { [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) == "install ok installed" ]]; }
+source "$(dirname "$0")/../lib/apt.sh"
 
 need=()
 for pkg in ruby ruby-bundler ruby-dev; do
   installed "$pkg" || need+=("$pkg")
 done
-((${#need[@]})) || exit 0
 
-if [[ $(id -u) -ne 0 ]]; then
-  echo "missing Debian packages for Ruby builds: ${need[*]} (run as root or install them)" >&2
-  exit 1
-fi
-echo "installing Debian packages for Ruby builds: ${need[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+apt_install "Ruby builds" "${need[@]}"
