@@ -9,6 +9,7 @@ import * as data from './commands/data.js';
 import * as keys from './commands/keys.js';
 import * as languages from './commands/languages.js';
 import * as migrate from './commands/migrate.js';
+import * as migrateData from './commands/migrate-data.js';
 import * as run from './commands/run.js';
 import * as versions from './commands/versions.js';
 
@@ -32,6 +33,6 @@ Profiles live in ~/.algorithmia/config ([profiles.<name>] with api_key, api_serv
 bearer_token); every command takes --profile <name> (default "default"). Start with:
   algo auth --server http://127.0.0.1:8080 --key sim…`,
     );
-  for (const area of [auth, languages, create, clone, builds, run, versions, data, keys, migrate]) area.register(program);
+  for (const area of [auth, languages, create, clone, builds, run, versions, data, keys, migrate, migrateData]) area.register(program);
   return program;
 }

@@ -77,6 +77,8 @@ describe('algo against a running server', () => {
       'cp',
       'cat',
       'keys',
+      'migrate',
+      'migrate-data',
     ]) {
       assert.match(help.stdout, new RegExp(`^  ${cmd}\\b`, 'm'), `help lists ${cmd}`);
     }

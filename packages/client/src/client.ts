@@ -33,6 +33,7 @@ import type {
   DataDeleteResult,
   DataDirectory,
   DataEntry,
+  DataStat,
   Environment,
   KeyInput,
   Language,
@@ -358,9 +359,11 @@ export class KeysApi {
 export class DataApi {
   constructor(private readonly t: Transport) {}
 
-  /** One page of a directory listing. */
-  async list(uri: string, opts: { marker?: string; acl?: boolean } = {}): Promise<DataDirectory> {
-    const res = await this.t.send('GET', dataApiPath(uri), { query: { marker: opts.marker, acl: opts.acl ? 'true' : undefined } });
+  /** One page of a directory listing (`limit`: entries per page, 1–1000, the server's default 50). */
+  async list(uri: string, opts: { marker?: string; limit?: number; acl?: boolean } = {}): Promise<DataDirectory> {
+    const res = await this.t.send('GET', dataApiPath(uri), {
+      query: { marker: opts.marker, limit: opts.limit, acl: opts.acl ? 'true' : undefined },
+    });
     if (res.headers.get('x-data-type') === 'file') {
       await res.body?.cancel();
       throw new AlgohostError(400, 'ENOTDIR', `${uri} is a file, not a directory`);
@@ -369,10 +372,10 @@ export class DataApi {
   }
 
   /** Every folder and file of a directory, across pages (folders first on each page). */
-  async *entries(uri: string): AsyncGenerator<DataEntry> {
+  async *entries(uri: string, opts: { limit?: number } = {}): AsyncGenerator<DataEntry> {
     let marker: string | undefined;
     for (;;) {
-      const page = await this.list(uri, { marker });
+      const page = await this.list(uri, { marker, limit: opts.limit });
       for (const f of page.folders ?? []) yield { type: 'folder', ...f };
       for (const f of page.files ?? []) yield { type: 'file', ...f };
       if (!page.marker || page.marker === marker) return;
@@ -380,46 +383,76 @@ export class DataApi {
     }
   }
 
-  /** `file`, `directory`, or null when nothing is there (HEAD). */
-  async type(uri: string): Promise<'file' | 'directory' | null> {
+  /**
+   * What is at `uri` (HEAD): a file with its size and modification time, a directory, or null
+   * when nothing is there. Other failures (403, 401…) throw.
+   */
+  async stat(uri: string): Promise<DataStat | null> {
+    let res: Response;
     try {
-      const res = await this.t.send('HEAD', dataApiPath(uri));
-      const type = res.headers.get('x-data-type');
-      return type === 'directory' ? 'directory' : 'file';
+      res = await this.t.send('HEAD', dataApiPath(uri));
     } catch (err) {
       if (err instanceof AlgohostError && err.status === 404 && !err.endpointMissing) return null;
       throw err;
     }
+    if (res.headers.get('x-data-type') === 'directory') return { type: 'directory' };
+    const length = res.headers.get('content-length');
+    const modified = res.headers.get('last-modified');
+    return {
+      type: 'file',
+      size: length !== null && /^\d+$/.test(length) ? Number(length) : undefined,
+      lastModified: modified ? new Date(modified).toISOString() : undefined,
+    };
+  }
+
+  /** `file`, `directory`, or null when nothing is there (HEAD). */
+  async type(uri: string): Promise<'file' | 'directory' | null> {
+    return (await this.stat(uri))?.type ?? null;
   }
 
   async exists(uri: string): Promise<boolean> {
     return (await this.type(uri)) !== null;
   }
 
-  /** The bytes of a file. */
+  /** The bytes of a file (held in memory: use `stream` for large files). */
   async get(uri: string, opts: { onProgress?: ProgressListener } = {}): Promise<Uint8Array> {
-    const res = await this.t.send('GET', dataApiPath(uri), { headers: { accept: 'application/octet-stream' } });
+    return this.t.bytes(await this.stream(uri), opts.onProgress);
+  }
+
+  /**
+   * The file as a Response whose body is read as it arrives (for large files); its
+   * Content-Length is the file's size. Throws EISDIR for a directory.
+   */
+  async stream(uri: string, opts: { signal?: AbortSignal } = {}): Promise<Response> {
+    const res = await this.t.send('GET', dataApiPath(uri), { headers: { accept: 'application/octet-stream' }, signal: opts.signal });
     if (res.headers.get('x-data-type') === 'directory') {
       await res.body?.cancel();
       throw new AlgohostError(400, 'EISDIR', `${uri} is a directory, not a file`);
     }
-    return this.t.bytes(res, opts.onProgress);
-  }
-
-  /** The file as a streamed Response (for large files). */
-  async stream(uri: string): Promise<Response> {
-    return this.t.send('GET', dataApiPath(uri), { headers: { accept: 'application/octet-stream' } });
+    return res;
   }
 
   async getText(uri: string): Promise<string> {
     return new TextDecoder().decode(await this.get(uri));
   }
 
-  /** Stores a file (replacing it); answers with its URI. */
-  async put(uri: string, content: Uint8Array | string | Blob, opts: { contentType?: string } = {}): Promise<{ result: string }> {
+  /**
+   * Stores a file (replacing it); answers with its URI. A ReadableStream body is sent as it is
+   * produced, never held whole; give its `size` when known, so that the server can refuse an
+   * upload past the quota before it starts and can tell a cut-off upload from a complete one
+   * (Node's fetch sends it as Content-Length; browsers send streams only over HTTP/2).
+   */
+  async put(
+    uri: string,
+    content: Uint8Array | string | Blob | ReadableStream<Uint8Array>,
+    opts: { contentType?: string; size?: number; signal?: AbortSignal } = {},
+  ): Promise<{ result: string }> {
+    const streamed = typeof ReadableStream !== 'undefined' && content instanceof ReadableStream;
     return this.t.json('PUT', dataApiPath(uri), {
       body: content as BodyInit,
       contentType: opts.contentType ?? (typeof content === 'string' ? 'text/plain' : 'application/octet-stream'),
+      headers: streamed && opts.size !== undefined ? { 'content-length': String(opts.size) } : undefined,
+      signal: opts.signal,
     });
   }
 

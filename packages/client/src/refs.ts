@@ -39,9 +39,18 @@ export function formatDataUri(ref: DataRef): string {
   return `${ref.scheme}://${ref.path}`;
 }
 
-/** The API path of a data URI: `/v1/data/…` for data://, `/v1/connector/{scheme}/…` otherwise (compat §5). */
+/**
+ * The API path of a data URI: `/v1/data/…` for data://, `/v1/connector/{scheme}/…` otherwise
+ * (compat §5). Throws TypeError for a `.` or `..` segment: URL parsing (in fetch) resolves those,
+ * even percent-encoded, so `data://alice/x/../../bob/y` would silently reach `bob/y`.
+ */
 export function dataApiPath(uri: string): string {
   const { scheme, path } = parseDataUri(uri);
+  for (const segment of path.split('/')) {
+    if (segment === '.' || segment === '..') {
+      throw new TypeError(`"${segment}" is not allowed in a data path: paths are absolute, never relative (${uri})`);
+    }
+  }
   const base = scheme === 'data' ? '/v1/data' : `/v1/connector/${encodeURIComponent(scheme)}`;
   return path ? `${base}/${encodePath(path)}` : base;
 }

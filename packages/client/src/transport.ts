@@ -78,9 +78,16 @@ export class Transport {
       body = opts.body;
       if (opts.contentType) headers['content-type'] = opts.contentType;
     }
+    // A stream body needs `duplex: 'half'` (the request is sent while the body is produced;
+    // RequestInit in the DOM types does not know the field yet) and `redirect: 'error'`: with
+    // any other redirect mode fetch clones the request to be able to follow a redirect, and the
+    // clone's copy of the stream keeps every byte sent (a 1 GB upload would take 1 GB of
+    // memory). A stream cannot be sent twice anyway, so no redirect could be followed.
+    const streamed = typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
+    const init = { method, headers, body, signal: opts.signal, ...(streamed ? { duplex: 'half', redirect: 'error' } : {}) } as RequestInit;
     let res: Response;
     try {
-      res = await this.fetchImpl(url, { method, headers, body, signal: opts.signal });
+      res = await this.fetchImpl(url, init);
     } catch (err) {
       throw errorFromFetchFailure(err, method, url);
     }

@@ -162,6 +162,9 @@ export interface DataDirectory {
 
 export type DataEntry = ({ type: 'folder' } & DataFolder) | ({ type: 'file' } & DataFile);
 
+/** What a HEAD says about a data path. */
+export type DataStat = { type: 'directory' } | { type: 'file'; size?: number; lastModified?: string };
+
 export interface DataDeleteResult {
   result: { deleted: number };
 }

@@ -167,6 +167,66 @@ describe('AlgohostClient against a running server', () => {
     }
   });
 
+  test('data: collections, files (bytes, text, streams), stat, paged entries, ACLs, delete; errors', async () => {
+    await as.data.mkdir('data://.my/docs', { acl: { read: [] } });
+    await as.data.mkdir('data://alice/docs/sub');
+    assert.deepEqual(await as.data.put('data://.my/docs/a.txt', 'hello'), { result: 'data://.my/docs/a.txt' });
+    await as.data.put('data://alice/docs/b.bin', new Uint8Array([0, 1, 2, 255]));
+    // A stream goes up as it is produced, with its size as Content-Length.
+    const chunks = [new Uint8Array(70_000).fill(7), new Uint8Array(30_000).fill(9)];
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next) controller.enqueue(next);
+        else controller.close();
+      },
+    });
+    await as.data.put('data://alice/docs/sub/streamed.bin', stream, { size: 100_000 });
+
+    assert.equal(await as.data.getText('data://.my/docs/a.txt'), 'hello');
+    assert.deepEqual([...(await as.data.get('data://alice/docs/b.bin'))], [0, 1, 2, 255]);
+    const res = await as.data.stream('data://alice/docs/sub/streamed.bin');
+    assert.equal(res.headers.get('content-length'), '100000');
+    const back = new Uint8Array(await res.arrayBuffer());
+    assert.deepEqual([back[0], back[69_999], back[70_000], back.length], [7, 7, 9, 100_000]);
+    await assert.rejects(as.data.stream('data://alice/docs'), (e: AlgohostError) => e.code === 'EISDIR');
+    await assert.rejects(as.data.list('data://alice/docs/a.txt'), (e: AlgohostError) => e.code === 'ENOTDIR');
+
+    const stat = await as.data.stat('data://alice/docs/a.txt');
+    assert.equal(stat?.type, 'file');
+    assert.equal(stat?.type === 'file' && stat.size, 5);
+    assert.match(stat?.type === 'file' ? (stat.lastModified ?? '') : '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
+    assert.deepEqual(await as.data.stat('data://alice/docs/sub'), { type: 'directory' });
+    assert.equal(await as.data.stat('data://alice/docs/nope'), null);
+    assert.equal(await as.data.type('data://.my'), 'directory');
+    assert.equal(await as.data.exists('data://alice/docs/nope'), false);
+
+    for (let i = 0; i < 7; i++) await as.data.put(`data://alice/docs/sub/f${i}`, String(i));
+    const page = await as.data.list('data://alice/docs/sub', { limit: 3 });
+    assert.equal(page.files?.length, 3);
+    assert.ok(page.marker);
+    const all = await collect(as.data.entries('data://alice/docs/sub', { limit: 3 }));
+    assert.deepEqual(
+      all.map((e) => (e.type === 'file' ? e.filename : e.name)),
+      ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'streamed.bin'],
+    );
+
+    assert.deepEqual((await as.data.list('data://alice/docs', { acl: true })).acl, { read: [] });
+    await as.data.setAcl('data://alice/docs', { read: ['user://*'] });
+    assert.deepEqual((await as.data.list('data://alice/docs', { acl: true })).acl, { read: ['user://*'] });
+
+    // A folder that is not empty needs force; `.` and `..` never reach the server.
+    await assert.rejects(as.data.delete('data://alice/docs/sub'), (e: AlgohostError) => e.status === 409);
+    assert.deepEqual(await as.data.delete('data://alice/docs/sub', { force: true }), { result: { deleted: 8 } });
+    assert.throws(() => dataApiPath('data://alice/docs/../../bob/x'), /"\.\." is not allowed in a data path/);
+    await assert.rejects(as.data.get('data://alice/docs/./a.txt'), /"\." is not allowed in a data path/);
+    const noRead = new AlgohostClient({
+      server: srv.url,
+      apiKey: (await admin.keys.create('alice', { capabilities: ['call_algorithms'] })).key,
+    });
+    await assert.rejects(noRead.data.list('data://.my'), (e: AlgohostError) => e.status === 403);
+  });
+
   test('calls: an unknown algorithm is an AlgohostError 404 with the platform message', async () => {
     await assert.rejects(
       as.call('alice/Nope', 'x'),

@@ -49,7 +49,9 @@ export function register(program: Command): void {
       program
         .command('migrate')
         .argument('<source>', 'owner/name for one algorithm, or owner for all of its algorithms')
-        .description('copy algorithms to another owner or cluster and publish them there (run again to promote)')
+        .description(
+          'copy algorithms to another owner or cluster and publish them there (run again to promote; hosted data: algo migrate-data)',
+        )
         .option('--to <profile>', 'profile of the destination cluster (default: the source profile)')
         .option('--to-owner <name>', "destination owner (default: the source's owner; must differ on the same cluster)")
         .option('--source-version <version>', 'copy this published version of the source (default: its latest source)')

@@ -4,7 +4,7 @@
  * and stdin closed unless the test gives input.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,8 @@ export interface CliResult {
   code: number;
   stdout: string;
   stderr: string;
+  /** stdout byte for byte (`algo cat` of a binary file). */
+  stdoutBytes: Buffer;
 }
 
 export interface CliOptions {
@@ -24,6 +26,8 @@ export interface CliOptions {
   input?: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** Called with the child once it runs (to watch its memory, or to kill it mid-way). */
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 function baseEnv(home: string): NodeJS.ProcessEnv {
@@ -48,15 +52,17 @@ export function spawnCollect(command: string, args: string[], opts: CliOptions &
       env: { ...baseEnv(opts.home), ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    let stdout = '';
+    const out: Buffer[] = [];
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    opts.onSpawn?.(child);
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+      const stdoutBytes = Buffer.concat(out);
+      resolve({ code: code ?? (signal ? 128 : 1), stdout: stdoutBytes.toString('utf8'), stderr, stdoutBytes });
     });
     child.stdin.end(opts.input ?? '');
   });
