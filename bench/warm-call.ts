@@ -73,7 +73,15 @@ async function startBaseline(appDir: string): Promise<{ url: string; close: () =
   };
 }
 
-async function load(url: string, headers: Record<string, string>) {
+/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime
+}
+
+async function load(url: string, headers: Record<string, string>, serverPid?: number) {
+  const cpu0 = serverPid ? cpuSeconds(serverPid) : 0;
   const r = await autocannon({
     url,
     method: 'POST',
@@ -82,7 +90,9 @@ async function load(url: string, headers: Record<string, string>) {
     connections: CONNECTIONS,
     duration: SECONDS,
   });
-  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, errors: r.errors + r.non2xx };
+  // calls/s swing with whatever else the machine runs; the server's CPU time per call far less.
+  const cpuMsPerCall = serverPid ? ((cpuSeconds(serverPid) - cpu0) * 1000) / r.requests.total : NaN;
+  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, errors: r.errors + r.non2xx, cpuMsPerCall };
 }
 
 const work = tempDir('bench-warm-');
@@ -102,10 +112,11 @@ try {
   const baseline = await startBaseline(dir);
   const b = await load(baseline.url, {});
   baseline.close();
-  const ours = await load(target, { authorization: `Simple ${key}` });
+  const ours = await load(target, { authorization: `Simple ${key}` }, h.process.pid);
   report([
     [`warm calls, ${CONNECTIONS} connections, ${SECONDS} s each`, ''],
     ['algohost p50 / p99', `${ours.p50} ms / ${ours.p99} ms, ${ours.rps.toFixed(0)} calls/s, ${ours.errors} errors`],
+    ['algohost server CPU per call (user + system)', `${ours.cpuMsPerCall.toFixed(3)} ms`],
     ['baseline p50 / p99 (bare Node → warm Python pipe)', `${b.p50} ms / ${b.p99} ms, ${b.rps.toFixed(0)} calls/s, ${b.errors} errors`],
     ['overhead p50 / p99 (budget ≤ 1 ms / ≤ 5 ms)', `${(ours.p50 - b.p50).toFixed(2)} ms / ${(ours.p99 - b.p99).toFixed(2)} ms`],
     ['calls/s ratio to baseline', `${(ours.rps / b.rps).toFixed(2)}`],

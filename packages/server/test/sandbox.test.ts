@@ -140,6 +140,13 @@ describe('sandbox and limits (hostile Python algorithm)', () => {
     assert.equal((await run({ op: 'echo' })).status, 200);
   });
 
+  test('a forged response on the FIFO that is not a JSON object fails that call only', async () => {
+    const forged = await run({ op: 'forge' });
+    assert.equal(forged.status, 200);
+    assert.equal(forged.body.error.error_type, 'SystemExit');
+    assert.deepEqual((await run({ op: 'echo' })).body.result, { echo: { op: 'echo' } });
+  });
+
   test('megabytes of prints do not break the call; stdout is for the owner only', async () => {
     const res = await run({ op: 'print', bytes: 3 * 1024 * 1024 }, '?stdout=True');
     assert.equal(res.body.result, 'printed');

@@ -20,12 +20,32 @@ declare module 'fastify' {
 
 export function installAuth(app: FastifyInstance, keys: KeyService): void {
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (req) => {
-    if (req.routeOptions.config?.auth === 'none') return;
+  // Callback style, not async: a key seen within the cache's lifetime (nearly every request)
+  // is resolved without a promise and the request goes on in the same tick.
+  app.addHook('onRequest', (req, _reply, done) => {
     // Unknown routes fall through to the not-found handler without an auth check.
-    if (!req.routeOptions.url) return;
-    req.principal = await authenticate(req, keys);
+    if (req.is404) return done();
+    if (req.routeOptions.config?.auth === 'none') return done();
+    const cached = cachedKeyOf(req, keys);
+    if (cached) {
+      req.principal = cached;
+      return done();
+    }
+    authenticate(req, keys).then((principal) => {
+      req.principal = principal;
+      done();
+    }, done);
   });
+}
+
+/** The principal of a `Simple <key>` or bare-key header that the key cache answers at once. */
+function cachedKeyOf(req: FastifyRequest, keys: KeyService): Principal | undefined {
+  const header = req.headers.authorization?.trim();
+  if (!header) return undefined;
+  const space = header.indexOf(' ');
+  if (space < 0) return keys.cachedKey(header);
+  if (header.slice(0, space).toLowerCase() !== 'simple') return undefined;
+  return keys.cachedKey(header.slice(space + 1).trim());
 }
 
 async function authenticate(req: FastifyRequest, keys: KeyService): Promise<Principal> {

@@ -139,15 +139,28 @@ export class KeyService {
 
   /** Resolves an API key; throws 401 for an unknown one. */
   async authenticateKey(secret: string): Promise<Principal> {
+    return this.cachedKey(secret) ?? this.lookUpKey(hashApiKey(secret));
+  }
+
+  /**
+   * The principal of a call key or of a key resolved within the cache's lifetime, without
+   * waiting (nearly every request): undefined means ask authenticateKey.
+   */
+  cachedKey(secret: string): Principal | undefined {
     const hash = hashApiKey(secret);
+    const now = Date.now();
     const callKey = this.callKeys.get(hash);
     if (callKey) {
-      if (callKey.until > Date.now()) return callKey.principal;
+      if (callKey.until > now) return callKey.principal;
       this.callKeys.delete(hash);
     }
-    const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) return hit.principal;
+    return undefined;
+  }
+
+  private async lookUpKey(hash: string): Promise<Principal> {
+    const now = Date.now();
     const key = await this.keys.findByHash(hash);
     const account = key && (await this.accounts.findById(key.accountId));
     if (!key || !account) {

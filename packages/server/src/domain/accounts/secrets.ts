@@ -17,7 +17,8 @@ export function generateApiKey(): string {
   return out;
 }
 
-export const hashApiKey = (key: string) => crypto.createHash('sha256').update(key).digest('hex');
+// Every authenticated request hashes its key: the one-shot crypto.hash skips the Hash object.
+export const hashApiKey = (key: string) => crypto.hash('sha256', key, 'hex');
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = crypto.randomBytes(16);

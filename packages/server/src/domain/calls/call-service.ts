@@ -71,11 +71,15 @@ export class CallService {
 
   async call(p: Principal, input: CallInput): Promise<CallResult> {
     requireCapability(p, 'call_algorithms');
-    const { owner: ownerName, name, version } = parseAlgoPath(input.path);
+    // Keyed by the path as sent: a cached answer means the path parsed and resolved before.
+    const cacheKey = `${p.account.id}|${p.via}|${input.path}`;
+    const hit = this.resolved.get(cacheKey);
+    const cached = hit && hit.until > Date.now() ? hit.value : undefined;
+    const address = cached ? undefined : parseAlgoPath(input.path);
     const timeoutS = parseTimeout(input.timeout);
     const request = toPipeRequest(input.contentType, input.body);
 
-    const resolved = await this.resolve(p, ownerName, name, version);
+    const resolved = cached ?? (await this.resolve(p, address!, cacheKey));
     const { algorithm, environment, member, artifact } = resolved;
 
     const accountKey = p.account.id;
@@ -154,13 +158,14 @@ export class CallService {
 
   /**
    * Which build a call runs and what the caller may see. Cached for a moment per caller and
-   * address: the call path is hot, and these answers change rarely (a new build, a permission
-   * change: visible within RESOLVE_TTL_MS).
+   * address (cacheKey): the call path is hot, and these answers change rarely (a new build, a
+   * permission change: visible within RESOLVE_TTL_MS).
    */
-  private async resolve(p: Principal, ownerName: string, name: string, version: string | undefined): Promise<Resolved> {
-    const cacheKey = `${p.account.id}|${p.via}|${ownerName}|${name}|${version ?? ''}`;
-    const hit = this.resolved.get(cacheKey);
-    if (hit && hit.until > Date.now()) return hit.value;
+  private async resolve(
+    p: Principal,
+    { owner: ownerName, name, version }: { owner: string; name: string; version?: string },
+    cacheKey: string,
+  ): Promise<Resolved> {
     const owner = await this.accounts.findByName(ownerName);
     const algorithm = owner && (await this.algorithms.find(owner.id, name));
     const notFound = () =>
@@ -221,7 +226,7 @@ function toPipeRequest(contentType: string | undefined, body: Buffer): PipeReque
       { status: 413 },
     );
   }
-  const type = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+  const type = contentType === 'application/json' ? contentType : (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || type === '') {
     const text = body.toString('utf8');
     try {

@@ -57,8 +57,8 @@ export class RunnerPool implements AlgorithmRuntime {
 
   async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
     const t0 = performance.now();
-    const { runner, cold, startMs } = await this.acquire(target);
     const key = poolKey(target);
+    const { runner, cold, startMs } = await this.acquire(target, key);
     const queueMs = performance.now() - t0 - startMs;
     const t1 = performance.now();
     this.stats.calls++;
@@ -99,8 +99,8 @@ export class RunnerPool implements AlgorithmRuntime {
     return p;
   }
 
-  private async acquire(target: RunTarget): Promise<{ runner: RunnerProcess; cold: boolean; startMs: number }> {
-    const pool = this.pool(poolKey(target));
+  private async acquire(target: RunTarget, key: string): Promise<{ runner: RunnerProcess; cold: boolean; startMs: number }> {
+    const pool = this.pool(key);
     for (;;) {
       const idle = pool.idle.pop();
       if (idle) {

@@ -54,8 +54,16 @@ export class RunnerFailure extends Error {
   }
 }
 
+interface PendingCall {
+  resolve: (o: CallOutcome) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout | undefined;
+}
+
 const SENTINEL = 'PIPE_INIT_COMPLETE';
 const STDOUT_CAP = 1024 * 1024;
+/** What a harness appends to a response line whose output pipes were empty (Python's _pipe.py). */
+const DRAINED_MEMBER = ',"output_drained":true';
 
 export class RunnerProcess {
   readonly id = crypto.randomUUID();
@@ -66,7 +74,7 @@ export class RunnerProcess {
   private dir!: string;
   private stdout = '';
   private responseBuffer = '';
-  private pending: { resolve: (o: CallOutcome) => void; reject: (e: Error) => void } | undefined;
+  private pending: PendingCall | undefined;
   private exited: Outcome | undefined;
   private stderrTail = '';
   busy = false;
@@ -174,22 +182,15 @@ export class RunnerProcess {
     if (this.pending) return Promise.reject(new Error('runner is busy'));
     this.stdout = '';
     this.lastUsed = Date.now();
+    // No per-call named closures here: under tsx every one costs a defineProperty of its name.
     return new Promise<CallOutcome>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending = undefined;
+      const call: PendingCall = { resolve, reject, timer: undefined };
+      call.timer = setTimeout(() => {
+        if (this.pending === call) this.pending = undefined;
         this.proc.kill('timeout');
         reject(new RunnerFailure('TimeoutError', `the call exceeded its timeout of ${timeoutMs / 1000} s`));
       }, timeoutMs);
-      this.pending = {
-        resolve: (o) => {
-          clearTimeout(timer);
-          resolve(o);
-        },
-        reject: (e) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      };
+      this.pending = call;
       this.proc.stdin.write(`${JSON.stringify(request)}\n`);
     });
   }
@@ -208,40 +209,58 @@ export class RunnerProcess {
     if (this.alive) this.proc.kill('cancelled');
   }
 
+  /** The call in flight, now settled one way or the other: its timeout no longer applies. */
+  private takePending(): PendingCall | undefined {
+    const p = this.pending;
+    this.pending = undefined;
+    if (p) clearTimeout(p.timer);
+    return p;
+  }
+
   private captureOutput(d: string): void {
     if (this.stdout.length < STDOUT_CAP) this.stdout += d;
   }
 
   private onResponseData(chunk: string): void {
+    // Only the new chunk can end a line: a big response must not be rescanned per chunk.
+    let from = this.responseBuffer.length;
     this.responseBuffer += chunk;
     if (this.responseBuffer.length > this.spec.outputLimitBytes * 1.4 + 4096) {
       this.responseBuffer = '';
-      const p = this.pending;
-      this.pending = undefined;
+      const p = this.takePending();
       this.proc.kill('output_limit');
       p?.reject(new RunnerFailure('TooLargeError', `the output exceeds the limit of ${this.spec.outputLimitBytes / 1e6} MB`));
       return;
     }
     let nl: number;
-    while ((nl = this.responseBuffer.indexOf('\n')) >= 0) {
+    while ((nl = this.responseBuffer.indexOf('\n', from)) >= 0) {
       const line = this.responseBuffer.slice(0, nl);
       this.responseBuffer = this.responseBuffer.slice(nl + 1);
+      from = 0;
       if (!line.trim()) continue;
-      const p = this.pending;
-      this.pending = undefined;
+      const p = this.takePending();
       if (!p) continue;
-      let response: PipeResponse;
+      let response: PipeResponse & { output_drained?: unknown };
       try {
         response = JSON.parse(line) as PipeResponse;
       } catch {
         p.reject(new RunnerFailure('SystemExit', 'the runner wrote a response that is not JSON'));
         continue;
       }
+      // User code can write to the FIFO too: `null` or `[]` must fail the call, not this process.
+      if (typeof response !== 'object' || response === null || Array.isArray(response)) {
+        p.reject(new RunnerFailure('SystemExit', 'the runner wrote a response that is not a JSON object'));
+        continue;
+      }
+      // The harness's note that its stdout and stderr pipes held nothing unread when it wrote
+      // the response: all the call's output has been captured already (see below).
+      const drained = response.output_drained === true;
+      if (response.output_drained !== undefined) delete response.output_drained;
       // compat §8: output ≤ 15 MB (binary counted as bytes, not base64).
       const size =
         response.metadata?.content_type === 'binary' && typeof response.result === 'string'
           ? (response.result.length * 3) / 4
-          : Buffer.byteLength(line);
+          : Buffer.byteLength(line) - (drained ? DRAINED_MEMBER.length : 0);
       if (size > this.spec.outputLimitBytes) {
         p.reject(
           new RunnerFailure(
@@ -251,19 +270,24 @@ export class RunnerProcess {
         );
         continue;
       }
-      // Output printed just before the response may still be in the stdout pipe: let it land.
-      setImmediate(() => {
-        const stdout = this.stdout;
-        this.stdout = '';
-        p.resolve({ response, stdout });
-      });
+      // Drained: this process already read (and, reads being handled one at a time on this
+      // thread, captured) every byte printed before the response, so answer in this turn.
+      // Otherwise output printed just before the response may still be in the pipes: give
+      // their reads one event-loop turn to land.
+      if (drained) this.answer(p, response);
+      else setImmediate(() => this.answer(p, response));
     }
+  }
+
+  private answer(p: PendingCall, response: PipeResponse): void {
+    const stdout = this.stdout;
+    this.stdout = '';
+    p.resolve({ response, stdout });
   }
 
   private onExit(outcome: Outcome): void {
     this.exited = outcome;
-    const p = this.pending;
-    this.pending = undefined;
+    const p = this.takePending();
     if (p) {
       if (outcome.kind === 'killed' && outcome.reason === 'memory') {
         p.reject(
