@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { CALL_MS, fixtureOf, jvmFixtureSuite } from './support/jvm-runner-suite.js';
+import { jvmFixtureSuite } from './support/jvm-runner-suite.js';
+import { CALL_MS } from './support/runner-suite.js';
 
 /** A Java algorithm without pom.xml (javac path) taking and returning anything. */
 const TYPES = `package algorithmia.Types;
@@ -180,14 +181,10 @@ describe('java runner harness', () => {
     });
 
     test('an artifact built before the harness existed gets it compiled into /tmp when its runner starts', async () => {
-      const artifact = ctx.hello().spec.artifactDir;
-      const classes = path.join(artifact, 'target', 'algohost-runner');
+      const classes = path.join(ctx.hello().spec.artifactDir, 'target', 'algohost-runner');
       fs.renameSync(classes, `${classes}.away`);
       try {
-        const runner = await ctx.startAnother(fixtureOf('java').fx, {
-          environment: path.basename(path.dirname(artifact)),
-          commit_sha: path.basename(artifact),
-        });
+        const runner = await ctx.start(ctx.fx, ctx.helloBuild());
         const { response } = await runner.call({ content_type: 'text', data: 'old' }, CALL_MS);
         assert.deepEqual(JSON.parse(response.result as string), { greeting: 'hello old', chars: 3 });
         await runner.stop();

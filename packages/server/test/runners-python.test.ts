@@ -3,171 +3,118 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { Mount } from '../src/runtime/sandbox/supervisor.js';
 import { RunnerFailure, type RunnerProcess } from '../src/runtime/runner/runner-process.js';
-import { algorithmFixtures, type AlgorithmFixture, expectedOutputs } from './support/fixtures-algorithms.js';
-import { buildFixture, startFixtureRunner } from './support/runners.js';
-import { makeTempDir, startTestServer, type TestServer } from './support/server.js';
+import { CALL_MS, type RunnerExtras } from './support/runner-suite.js';
+import { buildFixture } from './support/runners.js';
+import { scriptRunnerSuite } from './support/script-runner-suite.js';
 
 const exec = promisify(execFile);
-const CALL_MS = 60_000;
-const fx = algorithmFixtures().find((f) => f.language === 'python')!;
-const expected = expectedOutputs(fx);
 const HARNESS_LIB = fileURLToPath(new URL('../src/runtime/languages/python/runner/lib/', import.meta.url));
 
 /** The Python runner harness against real sandboxed runners (compat §4, templates/README.md). */
 describe('python runner harness', () => {
-  let srv: TestServer;
-  let hello: RunnerProcess;
-  const runners: RunnerProcess[] = [];
-  const tempDirs: string[] = [];
+  /** src/<name>.py = code, with requirements.txt and src/__init__.py. */
+  const sourceFiles = (name: string, code: string) => ({
+    'algorithmia.conf': JSON.stringify({ username: 'user', algoname: name, language: 'python3' }),
+    'requirements.txt': '# no dependencies\n',
+    'src/__init__.py': '',
+    [`src/${name}.py`]: code,
+  });
+  const { hello, srv, adHoc, start, tempDir } = scriptRunnerSuite({
+    language: 'python',
+    owner: 'py',
+    sourceFiles,
+    nullKind: 'NoneType',
+    bytesAs: 'bytes',
+    load: { what: 'load()', marker: 'load() ran', loads: { loads: 1, state: { prefix: 'hello' } } },
+    raise: { what: 'an exception', trace: [/Hello\.py", line \d+, in probe/, /ValueError: boom/], harnessFrames: /runner|_pipe\.py/ },
+    inputErrorTrace: /InputError: give me a name/,
+    unwritable: { probe: 'nan', what: 'NaN' },
+    badInputs: [],
+    stdin: true,
+    failingLoad: {
+      what: 'load() raising',
+      code: [
+        'def load():',
+        '    raise RuntimeError("model file missing")',
+        '',
+        '',
+        'def apply(input):',
+        '    return "unreachable"',
+        '',
+      ].join('\n'),
+      message: /load\(\) raised RuntimeError: model file missing/,
+      trace: /LoadFails\.py", line 2, in load/,
+    },
+    template: false,
+  });
   const servers: http.Server[] = [];
 
-  /** A small algorithm written on the fly: src/<name>.py = code (plus an empty .adk if asked). */
-  async function adHoc(name: string, code: string, opts: { adk?: boolean } = {}): Promise<AlgorithmFixture> {
-    const dir = await makeTempDir('algohost-py-algo-');
-    tempDirs.push(dir);
-    fs.mkdirSync(path.join(dir, 'src'));
-    fs.writeFileSync(path.join(dir, 'algorithmia.conf'), JSON.stringify({ username: 'user', algoname: name, language: 'python3' }));
-    fs.writeFileSync(path.join(dir, 'requirements.txt'), '# no dependencies\n');
-    fs.writeFileSync(path.join(dir, 'src', '__init__.py'), '');
-    fs.writeFileSync(path.join(dir, 'src', `${name}.py`), code);
-    if (opts.adk) fs.writeFileSync(path.join(dir, '.adk'), '');
-    return { ...fx, name, hello: dir };
-  }
-
-  /** Builds an ad hoc algorithm and starts a runner for it, optionally with extra env and mounts. */
-  async function startAdHoc(
-    owner: string,
-    name: string,
-    code: string,
-    opts: { adk?: boolean; runners?: { env?: Record<string, string>; extraMounts?: Mount[] }[] } = {},
-  ) {
-    const { build } = await buildFixture(srv, await adHoc(name, code, opts), owner);
-    const services = srv.server.services;
+  /** Builds an ad hoc algorithm (plus an empty .adk if asked) and starts runners for it, optionally with extra env and mounts. */
+  async function startAdHoc(owner: string, name: string, code: string, opts: { adk?: boolean; runners?: RunnerExtras[] } = {}) {
+    const f = await adHoc(name, { ...sourceFiles(name, code), ...(opts.adk ? { '.adk': '' } : {}) });
+    const { build } = await buildFixture(srv(), f, owner);
     const started: RunnerProcess[] = [];
-    for (const extra of opts.runners ?? [{}]) {
-      const runner = services.runners.create({
-        artifact: `${build.environment}/${build.commit_sha}`,
-        algorithmName: name,
-        environment: services.catalog.environmentByName(build.environment)!,
-        network: 'none',
-        ...extra,
-      });
-      assert.ok(runner);
-      runners.push(runner);
-      await runner.start();
-      started.push(runner);
-    }
+    for (const extras of opts.runners ?? [{}]) started.push(await start(f, build, extras));
     return started;
   }
 
-  before(async () => {
-    srv = await startTestServer();
-    hello = await startFixtureRunner(srv, fx);
-    runners.push(hello);
-  });
-
   after(async () => {
-    for (const r of runners) await r.stop();
     for (const s of servers) await new Promise((resolve) => s.close(resolve));
-    await srv?.stop();
-    for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  test('every expected output of the fixture comes back with its content type', async () => {
-    for (const e of expected) {
-      const { response } = await hello.call({ content_type: typeof e.input === 'string' ? 'text' : 'json', data: e.input }, CALL_MS);
-      assert.deepEqual(response, { result: e.result, metadata: { content_type: e.content_type } });
-    }
-    const nullIn = await hello.call({ content_type: 'json', data: null }, CALL_MS);
-    assert.deepEqual(nullIn.response, { result: { echo: null, kind: 'NoneType', json: 'null' }, metadata: { content_type: 'json' } });
-  });
-
-  test('binary in, binary out (base64)', async () => {
-    const bytes = Buffer.from([0, 1, 2, 128, 250, 255]);
-    const { response } = await hello.call({ content_type: 'binary', data: bytes.toString('base64') }, CALL_MS);
-    assert.equal(response.metadata?.content_type, 'binary');
-    assert.deepEqual(Buffer.from(response.result as string, 'base64'), Buffer.from(bytes).reverse());
-    const empty = await hello.call({ content_type: 'binary', data: '' }, CALL_MS);
-    assert.deepEqual(empty.response, { result: '', metadata: { content_type: 'binary' } });
-  });
-
-  test('a print in apply is the stdout of that call only, even without a newline', async () => {
-    for (let i = 0; i < 10; i++) {
-      const printed = await hello.call({ content_type: 'json', data: { probe: 'print', arg: `call ${i} says hi` } }, CALL_MS);
-      assert.equal(printed.response.result, 'printed');
-      assert.equal(printed.stdout, `call ${i} says hi`);
-      const quiet = await hello.call({ content_type: 'text', data: 'quiet' }, CALL_MS);
-      assert.equal(quiet.response.result, 'hello quiet');
-      assert.equal(quiet.stdout, '');
-    }
+  test('a large print (300 kB) is the stdout of that call, whole', async () => {
     const big = 'x'.repeat(300_000);
-    const printed = await hello.call({ content_type: 'json', data: { probe: 'print', arg: big } }, CALL_MS);
+    const printed = await hello().call({ content_type: 'json', data: { probe: 'print', arg: big } }, CALL_MS);
     assert.equal(printed.stdout.length, big.length);
   });
 
-  test('packages from requirements.txt import: the runner uses the venv of the dependency layer', async () => {
-    const { response } = await hello.call({ content_type: 'json', data: { probe: 'six' } }, CALL_MS);
-    assert.deepEqual(response, { result: '1.17.0', metadata: { content_type: 'text' } });
-  });
-
-  test('load() runs once per runner and apply gets its result', async () => {
-    assert.equal(hello.loadOutput.split('Hello: load() ran').length - 1, 1, hello.loadOutput);
-    for (let i = 0; i < 3; i++) await hello.call({ content_type: 'text', data: `n${i}` }, CALL_MS);
-    const { response, stdout } = await hello.call({ content_type: 'json', data: { probe: 'loads' } }, CALL_MS);
-    assert.deepEqual(response.result, { loads: 1, state: { prefix: 'hello' } });
-    assert.ok(!stdout.includes('load() ran'));
-  });
-
-  test('the algorithm reading stdin gets nothing, and the next request still arrives', async () => {
-    const { response } = await hello.call({ content_type: 'json', data: { probe: 'stdin' } }, CALL_MS);
-    assert.deepEqual(response, { result: '', metadata: { content_type: 'text' } });
-    assert.equal((await hello.call({ content_type: 'text', data: 'after' }, CALL_MS)).response.result, 'hello after');
-  });
-
-  test('an exception is an AlgorithmError with its message and stack trace; the runner keeps serving', async () => {
-    const { response } = await hello.call({ content_type: 'json', data: { probe: 'raise', arg: 'boom' } }, CALL_MS);
-    assert.equal(response.result, undefined);
-    assert.equal(response.error?.error_type, 'AlgorithmError');
-    assert.equal(response.error?.message, 'boom');
-    assert.match(response.error?.stacktrace ?? '', /Hello\.py", line \d+, in probe/);
-    assert.match(response.error?.stacktrace ?? '', /ValueError: boom/);
-    assert.doesNotMatch(response.error?.stacktrace ?? '', /runner|_pipe\.py/, 'the harness frames are left out');
-    assert.equal(response.error?.stack_trace, response.error?.stacktrace);
-    assert.equal((await hello.call({ content_type: 'text', data: 'again' }, CALL_MS)).response.result, 'hello again');
-  });
-
-  test("an exception carrying error_type 'InputError' keeps it", async () => {
-    const { response } = await hello.call({ content_type: 'json', data: { probe: 'input_error', arg: 'give me a name' } }, CALL_MS);
-    assert.equal(response.error?.error_type, 'InputError');
-    assert.equal(response.error?.message, 'give me a name');
-    assert.match(response.error?.stacktrace ?? '', /InputError: give me a name/);
-  });
-
-  test('a result that is not JSON (NaN) is an AlgorithmError, not a broken response', async () => {
-    const { response } = await hello.call({ content_type: 'json', data: { probe: 'nan' } }, CALL_MS);
-    assert.equal(response.error?.error_type, 'AlgorithmError');
-    assert.match(response.error?.message ?? '', /JSON/);
-  });
-
-  test('load() raising: the runner starts and every call answers LoadingError', async () => {
-    const [runner] = await startAdHoc(
-      'py_loadfail',
-      'LoadFails',
-      ['def load():', '    raise RuntimeError("model file missing")', '', '', 'def apply(input):', '    return "unreachable"', ''].join(
-        '\n',
-      ),
-    );
-    for (const data of ['a', 'b']) {
-      const { response } = await runner!.call({ content_type: 'text', data }, CALL_MS);
-      assert.equal(response.error?.error_type, 'LoadingError');
-      assert.match(response.error?.message ?? '', /load\(\) raised RuntimeError: model file missing/);
-      assert.match(response.error?.stacktrace ?? '', /LoadFails\.py", line 2, in load/);
+  // The harness marks a response whose stdout and stderr pipes were already read empty, and the
+  // service then answers at once: output written straight to the fds, on both streams, or after
+  // the algorithm pointed its own fd 1 elsewhere must still land in its own call.
+  test('output written to fds 1 and 2 just before the response is that call only, even after fd 1 is redirected', async () => {
+    const code = [
+      'import os',
+      '',
+      '',
+      'def apply(input):',
+      '    if input == "fds":',
+      '        os.write(1, b"out ")',
+      '        os.write(2, b"err")',
+      '        return "wrote"',
+      '    if input == "mute":',
+      '        null = os.open(os.devnull, os.O_WRONLY)',
+      '        os.dup2(null, 1)',
+      '        os.close(null)',
+      '        print("lost", flush=True)',
+      '        os.write(2, b"still here")',
+      '        return "muted"',
+      '    return "quiet"',
+      '',
+    ].join('\n');
+    const [runner] = await startAdHoc('py_fds', 'Fds', code);
+    const sorted = (s: string) => [...s].sort().join('');
+    for (let i = 0; i < 25; i++) {
+      const wrote = await runner!.call({ content_type: 'text', data: 'fds' }, CALL_MS);
+      assert.deepEqual(wrote.response, { result: 'wrote', metadata: { content_type: 'text' } });
+      // Two pipes: the order between them is not kept, the bytes are.
+      assert.equal(sorted(wrote.stdout), sorted('out err'));
+      assert.equal((await runner!.call({ content_type: 'text', data: 'quiet' }, CALL_MS)).stdout, '');
     }
+    const muted = await runner!.call({ content_type: 'text', data: 'mute' }, CALL_MS);
+    assert.deepEqual([muted.response.result, muted.stdout], ['muted', 'still here']);
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await runner!.call({ content_type: 'text', data: 'fds' }, CALL_MS)).stdout, 'err');
+      assert.equal((await runner!.call({ content_type: 'text', data: 'quiet' }, CALL_MS)).stdout, '');
+    }
+  });
+
+  test('packages from requirements.txt import: the runner uses the venv of the dependency layer', async () => {
+    const { response } = await hello().call({ content_type: 'json', data: { probe: 'six' } }, CALL_MS);
+    assert.deepEqual(response, { result: '1.17.0', metadata: { content_type: 'text' } });
   });
 
   test('an import that fails answers LoadingError too', async () => {
@@ -216,8 +163,7 @@ describe('python runner harness', () => {
   });
 
   test('ADK local mode: without the response FIFO, init(sample) runs apply once and prints the result', async () => {
-    const dir = await makeTempDir('algohost-py-adk-local-');
-    tempDirs.push(dir);
+    const dir = await tempDir('algohost-py-adk-local-');
     const script = path.join(dir, 'Local.py');
     fs.writeFileSync(
       script,
@@ -270,8 +216,7 @@ describe('python runner harness', () => {
 
   test('Algorithmia.client() calls other algorithms over $ALGOHOST_API_SOCKET; without a key it asks for pipeline_enabled', async () => {
     const key = 'simTestKeyForThePythonClnt1';
-    const sockDir = await makeTempDir('algohost-py-api-');
-    tempDirs.push(sockDir);
+    const sockDir = await tempDir('algohost-py-api-');
     fs.chmodSync(sockDir, 0o755);
     const sockPath = path.join(sockDir, 'api.sock');
     const seen: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[] = [];

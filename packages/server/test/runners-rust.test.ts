@@ -1,14 +1,7 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { RunnerProcess } from '../src/runtime/runner/runner-process.js';
-import type { AlgorithmFixture } from './support/fixtures-algorithms.js';
-import { CALL_MS, contentTypeOf, fixtureOf } from './support/jvm-runner-suite.js';
-import { buildFixture, startFixtureRunner } from './support/runners.js';
-import { makeTempDir, startTestServer, type TestServer } from './support/server.js';
-
-const { fx, expected } = fixtureOf('rust');
+import { describe, test } from 'node:test';
+import { CALL_MS, contentTypeOf, runnerSuite } from './support/runner-suite.js';
+import { buildFixture } from './support/runners.js';
 
 /** A package named differently from its lib, whose apply returns Result<Value, Box<dyn Error>>, with its own release profile. */
 const OTHER_NAMES = {
@@ -65,64 +58,22 @@ path = "src/lib.rs"
 
 /** The Rust runner harness against real sandboxed runners (compat §4, templates/README.md "Rust"). */
 describe('rust runner harness', () => {
-  let srv: TestServer;
-  let hello: RunnerProcess;
-  const runners: RunnerProcess[] = [];
-  const tempDirs: string[] = [];
-
-  async function adHoc(name: string, files: Record<string, string>): Promise<AlgorithmFixture> {
-    const dir = await makeTempDir('algohost-rust-algo-');
-    tempDirs.push(dir);
-    for (const [file, content] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-      fs.writeFileSync(path.join(dir, file), content);
-    }
-    return { ...fx, name, hello: dir };
-  }
-
-  async function start(f: AlgorithmFixture, build: { environment: string; commit_sha: string }): Promise<RunnerProcess> {
-    const services = srv.server.services;
-    const runner = services.runners.create({
-      artifact: `${build.environment}/${build.commit_sha}`,
-      algorithmName: f.name,
-      environment: services.catalog.environmentByName(build.environment)!,
-      network: 'none',
-    });
-    assert.ok(runner);
-    runners.push(runner);
-    await runner.start();
-    return runner;
-  }
-
-  before(async () => {
-    srv = await startTestServer();
-    const started = Date.now();
-    hello = await startFixtureRunner(srv, fx);
-    runners.push(hello);
-    console.log(`# rust: fixture built and its runner started in ${Date.now() - started} ms`);
-  });
-
-  after(async () => {
-    for (const r of runners) await r.stop();
-    await srv?.stop();
-    for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
-  });
+  const { fx, expected, hello, helloBuild, adHoc, start, srv } = runnerSuite('rust');
 
   test('every expected output of the fixture comes back with its content type', async () => {
     for (const e of expected) {
-      const { response } = await hello.call({ content_type: e.content_type, data: e.input }, CALL_MS);
+      const { response } = await hello().call({ content_type: e.content_type, data: e.input }, CALL_MS);
       assert.deepEqual(response, { result: e.result, metadata: { content_type: contentTypeOf(e.result) } });
     }
-    const nullIn = await hello.call({ content_type: 'json', data: null }, CALL_MS);
+    const nullIn = await hello().call({ content_type: 'json', data: null }, CALL_MS);
     assert.deepEqual(nullIn.response, { result: { echo: null, kind: 'null', json: 'null' }, metadata: { content_type: 'json' } });
-    const jsonString = await hello.call({ content_type: 'json', data: 'Zoë' }, CALL_MS);
+    const jsonString = await hello().call({ content_type: 'json', data: 'Zoë' }, CALL_MS);
     assert.deepEqual(jsonString.response, { result: 'hello Zoë', metadata: { content_type: 'text' } });
   });
 
   test('state made once (OnceLock) is made once per runner; a print in apply is that call’s stdout (cold start measured)', async () => {
-    const artifact = hello.spec.artifactDir;
     const t0 = Date.now();
-    const fresh = await start(fx, { environment: path.basename(path.dirname(artifact)), commit_sha: path.basename(artifact) });
+    const fresh = await start(fx, helloBuild());
     console.log(`# rust: cold start of a runner (sandbox + binary) ${Date.now() - t0} ms`);
     assert.equal(fresh.loadOutput, '');
     const first = await fresh.call({ content_type: 'text', data: 'one' }, CALL_MS);
@@ -140,32 +91,32 @@ describe('rust runner harness', () => {
   });
 
   test('Err(message) is an AlgorithmError with that message; the runner keeps serving', async () => {
-    const { response } = await hello.call({ content_type: 'text', data: '' }, CALL_MS);
+    const { response } = await hello().call({ content_type: 'text', data: '' }, CALL_MS);
     assert.deepEqual(response.error, { message: 'name must not be empty', stacktrace: '', stack_trace: '', error_type: 'AlgorithmError' });
-    const next = await hello.call({ content_type: 'text', data: 'again' }, CALL_MS);
+    const next = await hello().call({ content_type: 'text', data: 'again' }, CALL_MS);
     assert.equal(next.response.result, 'hello again');
   });
 
   test('a panic is an AlgorithmError with its message and location; the runner keeps serving', async () => {
-    const { response, stdout } = await hello.call({ content_type: 'json', data: { panic: 'boom at call' } }, CALL_MS);
+    const { response, stdout } = await hello().call({ content_type: 'json', data: { panic: 'boom at call' } }, CALL_MS);
     assert.equal(response.error?.error_type, 'AlgorithmError');
     assert.equal(response.error?.message, 'boom at call');
     assert.match(response.error?.stacktrace ?? '', /^panicked at src\/lib\.rs:\d+:\d+\n(.*\n)*.*algorithm::apply/);
     // The panic is the call's error, not printed output.
     assert.doesNotMatch(stdout, /panicked/);
-    const next = await hello.call({ content_type: 'text', data: 'after' }, CALL_MS);
+    const next = await hello().call({ content_type: 'text', data: 'after' }, CALL_MS);
     assert.equal(next.response.result, 'hello after');
   });
 
   test('binary input is an InputError (apply takes a serde_json::Value)', async () => {
-    const { response } = await hello.call({ content_type: 'binary', data: Buffer.from([1, 2]).toString('base64') }, CALL_MS);
+    const { response } = await hello().call({ content_type: 'binary', data: Buffer.from([1, 2]).toString('base64') }, CALL_MS);
     assert.equal(response.error?.error_type, 'InputError');
     assert.match(response.error?.message ?? '', /binary input/);
   });
 
   test('any package and lib name, Result<Value, Box<dyn Error>>, and the package’s release profile', async () => {
     const f = await adHoc('OtherNames', OTHER_NAMES);
-    const { build } = await buildFixture(srv, f, 'rs_other');
+    const { build } = await buildFixture(srv(), f, 'rs_other');
     const runner = await start(f, build);
     const ok = await runner.call({ content_type: 'json', data: 21 }, CALL_MS);
     assert.deepEqual(ok.response, { result: { double: 42, debug_assertions: true }, metadata: { content_type: 'json' } });
@@ -181,6 +132,6 @@ describe('rust runner harness', () => {
 
   test('a package without serde_json fails its build with a message saying what to add', async () => {
     const f = await adHoc('NoSerde', NO_SERDE);
-    await assert.rejects(buildFixture(srv, f, 'rs_noserde'), /no-serde does not depend on serde_json[^\n]*serde_json = "1"/);
+    await assert.rejects(buildFixture(srv(), f, 'rs_noserde'), /no-serde does not depend on serde_json[^\n]*serde_json = "1"/);
   });
 });

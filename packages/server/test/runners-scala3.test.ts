@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CALL_MS, jvmFixtureSuite } from './support/jvm-runner-suite.js';
+import { jvmFixtureSuite } from './support/jvm-runner-suite.js';
+import { CALL_MS } from './support/runner-suite.js';
 
 /** Scala values as results: case classes, collections, options, tuples, bytes, BigInt; an Int parameter. */
 const SHAPES = `package algorithmia.Shapes

@@ -1,0 +1,126 @@
+/**
+ * What every runner-harness test file shares: a test server, the language's fixture algorithm
+ * built and served by a real sandboxed runner, and ad hoc algorithms built on the fly, all
+ * stopped and removed after the suite. The per-language suites (jvm-runner-suite.ts,
+ * script-runner-suite.ts, runners-rust.test.ts) register their tests on top of it.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before } from 'node:test';
+import type { RunnerRequest } from '../../src/runtime/runner/runner-factory.js';
+import type { RunnerProcess } from '../../src/runtime/runner/runner-process.js';
+import { algorithmFixtures, expectedOutputs, type AlgorithmFixture, type ExpectedOutput } from './fixtures-algorithms.js';
+import { buildFixture, startFixtureRunner } from './runners.js';
+import { makeTempDir, startTestServer, type TestServer } from './server.js';
+
+export const CALL_MS = 60_000;
+
+export type Expected = ExpectedOutput;
+
+/** Where a build's artifact is: <environment>/<commit_sha>. */
+export interface Build {
+  environment: string;
+  commit_sha: string;
+}
+
+/** What a runner may get besides its artifact: environment variables and mounts. */
+export type RunnerExtras = Pick<RunnerRequest, 'env' | 'extraMounts'>;
+
+export function fixtureOf(language: string): { fx: AlgorithmFixture; expected: Expected[] } {
+  const fx = algorithmFixtures().find((f) => f.language === language);
+  assert.ok(fx, `no fixture for ${language}`);
+  const expected = expectedOutputs(fx);
+  return { fx, expected };
+}
+
+/** Result classification of the contract: string → text, anything else → json. */
+export function contentTypeOf(result: unknown): string {
+  return typeof result === 'string' ? 'text' : 'json';
+}
+
+export interface RunnerSuite {
+  fx: AlgorithmFixture;
+  expected: Expected[];
+  srv: () => TestServer;
+  /** The runner of the fixture algorithm, started before the first test. */
+  hello: () => RunnerProcess;
+  /** The fixture's build (its artifact), for more runners of it. */
+  helloBuild: () => Build;
+  /** A new temporary directory, removed after the suite. */
+  tempDir: (prefix: string) => Promise<string>;
+  /** Writes files (relative path → content) into a new directory: algorithm `name` in the fixture's environment. */
+  adHoc: (name: string, files: Record<string, string>) => Promise<AlgorithmFixture>;
+  /** Starts a runner (stopped after the suite) of algorithm `f` for a build. */
+  start: (f: AlgorithmFixture, build: Build, extras?: RunnerExtras) => Promise<RunnerProcess>;
+  /** Writes files as algorithm `name`, builds it for a new user `owner` and starts a runner for it. */
+  startAdHoc: (owner: string, name: string, files: Record<string, string>) => Promise<RunnerProcess>;
+}
+
+/** Registers the server and fixture runner (before) and their cleanup (after). Call inside a describe(). */
+export function runnerSuite(language: string): RunnerSuite {
+  const { fx, expected } = fixtureOf(language);
+  let srv: TestServer;
+  let hello: RunnerProcess;
+  const runners: RunnerProcess[] = [];
+  const tempDirs: string[] = [];
+
+  const suite: RunnerSuite = {
+    fx,
+    expected,
+    srv: () => srv,
+    hello: () => hello,
+    helloBuild: () => ({
+      environment: path.basename(path.dirname(hello.spec.artifactDir)),
+      commit_sha: path.basename(hello.spec.artifactDir),
+    }),
+    tempDir: async (prefix) => {
+      const dir = await makeTempDir(prefix);
+      tempDirs.push(dir);
+      return dir;
+    },
+    adHoc: async (name, files) => {
+      const dir = await suite.tempDir(`algohost-${language}-algo-`);
+      for (const [file, content] of Object.entries(files)) {
+        fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+        fs.writeFileSync(path.join(dir, file), content);
+      }
+      return { ...fx, name, hello: dir };
+    },
+    start: async (f, build, extras = {}) => {
+      const services = srv.server.services;
+      const runner = services.runners.create({
+        artifact: `${build.environment}/${build.commit_sha}`,
+        algorithmName: f.name,
+        environment: services.catalog.environmentByName(build.environment)!,
+        network: 'none',
+        ...extras,
+      });
+      assert.ok(runner);
+      runners.push(runner);
+      await runner.start();
+      return runner;
+    },
+    startAdHoc: async (owner, name, files) => {
+      const f = await suite.adHoc(name, files);
+      const { build } = await buildFixture(srv, f, owner);
+      return suite.start(f, build);
+    },
+  };
+
+  before(async () => {
+    srv = await startTestServer();
+    const started = Date.now();
+    hello = await startFixtureRunner(srv, fx);
+    runners.push(hello);
+    console.log(`# ${language}: fixture built and its runner started in ${Date.now() - started} ms`);
+  });
+
+  after(async () => {
+    for (const r of runners) await r.stop();
+    await srv?.stop();
+    for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  return suite;
+}
