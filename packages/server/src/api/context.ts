@@ -7,6 +7,7 @@ import type { UserService } from '../domain/accounts/user-service.js';
 import type { Catalog } from '../domain/catalog/catalog.js';
 import type { BuildService } from '../domain/builds/build-service.js';
 import type { CallService } from '../domain/calls/call-service.js';
+import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import type { DataService } from '../domain/data/data-service.js';
 import type { VersionService } from '../domain/versions/version-service.js';
 import type { Links } from './presenters.js';
@@ -21,6 +22,7 @@ export interface ApiServices {
   builds: BuildService;
   versions: VersionService;
   calls: CallService;
+  asyncCalls: AsyncCallService;
   data: DataService;
   /** Prometheus text for /metrics. */
   metrics: () => string;

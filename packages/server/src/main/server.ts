@@ -62,6 +62,7 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
     await services.builds.start();
     services.data.reportTo((message, err) => app.log.warn({ err }, message));
     services.data.start();
+    await services.asyncCalls.start();
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -72,7 +73,9 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
         (closing ??= (async () => {
           await services.builds.stop();
           await services.data.stop();
+          // Runners first: calls still running end (as SystemExit) and their results are written.
           await services.pool.stopAll();
+          await services.asyncCalls.stop();
           await new Promise((resolve) => socketServer.close(resolve));
           await app.close();
           await services.blobs.close();

@@ -20,6 +20,8 @@ import { Supervisor } from '../runtime/sandbox/supervisor.js';
 import { RunnerFactory } from '../runtime/runner/runner-factory.js';
 import { RunnerPool } from '../runtime/runner/runner-pool.js';
 import { CallService } from '../domain/calls/call-service.js';
+import { AsyncCallService } from '../domain/calls/async-calls.js';
+import { SqlAsyncRequestStore } from '../storage/async-request-store.js';
 import { VersionService } from '../domain/versions/version-service.js';
 import { SqlVersionStore } from '../storage/version-store.js';
 import { renderMetrics } from './metrics.js';
@@ -127,6 +129,7 @@ export async function buildServices(config: Config): Promise<Services> {
     clock,
   );
 
+  const asyncCalls = new AsyncCallService(calls, new SqlAsyncRequestStore(db), clock);
   // A publish or a settings change (callability, pipeline_enabled…) applies to the next call.
   versions.onPublished(() => calls.forgetResolutions());
   algorithms.onChanged(() => calls.forgetResolutions());
@@ -166,6 +169,7 @@ export async function buildServices(config: Config): Promise<Services> {
     runners,
     pool,
     calls,
+    asyncCalls,
     metrics: () => renderMetrics(pool.stats),
     links,
     data,

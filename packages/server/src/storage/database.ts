@@ -13,12 +13,14 @@ import * as m0001 from './migrations/0001-initial.js';
 import * as m0002 from './migrations/0002-builds.js';
 import * as m0003 from './migrations/0003-versions.js';
 import * as m0004 from './migrations/0004-data.js';
+import * as m0005 from './migrations/0005-async-requests.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
   '0002-builds': m0002,
   '0003-versions': m0003,
   '0004-data': m0004,
+  '0005-async-requests': m0005,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

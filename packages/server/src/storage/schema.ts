@@ -105,6 +105,15 @@ export interface VersionsTable {
   published_at: string;
 }
 
+export interface AsyncRequestsTable {
+  id: string;
+  account_id: string;
+  status: string;
+  envelope: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface ClusterSettingsTable {
   key: string;
   value: string;
@@ -144,6 +153,7 @@ export interface Database {
   cluster_settings: ClusterSettingsTable;
   builds: BuildsTable;
   versions: VersionsTable;
+  async_requests: AsyncRequestsTable;
   data_folders: DataFoldersTable;
   data_files: DataFilesTable;
 }

@@ -1,10 +1,9 @@
 /**
  * The call API (compat §2): POST /v1/algo/{owner}/{name}[/{version}] with the input as the raw
  * body (JSON, text or binary by Content-Type), `timeout`, `stdout`, `output=raw|void`.
- * Async calls (`output=void`) are kept in memory on this node for an hour and read with
- * GET /v1/algo/requests/{request_id}.
+ * Async calls (`output=void`) are checked at once, run in the background, and their results
+ * kept for an hour (domain/calls/async-calls.ts); GET /v1/algo/requests/{request_id} reads them.
  */
-import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { DomainError, ErrorCodes } from '../../domain/errors.js';
@@ -37,23 +36,7 @@ const AsyncAccepted = Type.Object(
   { description: 'output=void: accepted; poll GET /v1/algo/requests/{request_id}.' },
 );
 
-interface AsyncRequest {
-  accountId: string;
-  status: 'running' | 'completed';
-  envelope?: Record<string, unknown>;
-  expires: number;
-}
-
-const ASYNC_TTL_MS = 60 * 60 * 1000;
-
 export async function callRoutes(app: FastifyInstance, s: ApiServices): Promise<void> {
-  const requests = new Map<string, AsyncRequest>();
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, r] of requests) if (r.status === 'completed' && r.expires < now) requests.delete(id);
-  }, 60_000).unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
-
   // Refuse an oversized input before reading it, naming the limit (compat §2: 10 MiB).
   // Callback style: on every call, an async hook would cost a promise and a tick.
   app.addHook('onRequest', (req, _reply, done) => {
@@ -96,25 +79,8 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices): Promise<
         stdout: query.stdout,
       };
       if (query.output === 'void') {
-        const id = `req-${crypto.randomUUID()}`;
-        const entry: AsyncRequest = { accountId: principal.account.id, status: 'running', expires: Date.now() + ASYNC_TTL_MS };
-        requests.set(id, entry);
-        const finish = (envelope: Record<string, unknown>) =>
-          Object.assign(entry, { status: 'completed', envelope, expires: Date.now() + ASYNC_TTL_MS });
-        s.calls.call(principal, input).then(
-          (r) => finish(r.envelope),
-          (err: unknown) =>
-            finish({
-              error: {
-                message: (err as Error).message,
-                error_type: err instanceof DomainError ? err.kind : 'AlgorithmError',
-                stacktrace: '',
-                stack_trace: '',
-              },
-              metadata: { content_type: 'json', duration: 0 },
-            }),
-        );
-        return reply.send({ async: true, request_id: id });
+        const { requestId } = await s.asyncCalls.submit(principal, input);
+        return reply.send({ async: true, request_id: requestId });
       }
       const result: CallResult = await s.calls.call(principal, input);
       if (query.output === 'raw' && !result.failed) return sendRaw(reply, result);
@@ -133,14 +99,7 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices): Promise<
     handler: async (req, reply) => {
       const principal = principalOf(req);
       const { request_id: id } = req.params as { request_id: string };
-      const entry = requests.get(id);
-      if (!entry || entry.accountId !== principal.account.id) {
-        throw new DomainError(
-          'not_found',
-          ErrorCodes.invalidRequest,
-          `no async request ${id} of yours on this node (results are kept for an hour)`,
-        );
-      }
+      const entry = await s.asyncCalls.get(principal, id);
       return reply.type('application/json').send(JSON.stringify({ request_id: id, status: entry.status, ...(entry.envelope ?? {}) }));
     },
   });

@@ -151,6 +151,19 @@ export class CallService {
     }
   }
 
+  /**
+   * Everything `call` would refuse before running anything (capability, address, version,
+   * callability, timeout, input): async calls answer these at once instead of in the result.
+   */
+  async check(p: Principal, input: CallInput): Promise<void> {
+    requireCapability(p, 'call_algorithms');
+    parseTimeout(input.timeout);
+    toPipeRequest(input.contentType, input.body);
+    const cacheKey = `${p.account.id}|${p.via}|${input.path}`;
+    const hit = this.resolved.get(cacheKey);
+    if (!(hit && hit.until > Date.now())) await this.resolve(p, parseAlgoPath(input.path), cacheKey);
+  }
+
   /** A publish changes what `latest` and ranges name: forget cached answers at once. */
   forgetResolutions(): void {
     this.resolved.clear();

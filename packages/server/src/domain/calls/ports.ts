@@ -49,3 +49,23 @@ export class RuntimeFailure extends Error {
     super(message);
   }
 }
+
+/** An asynchronous call (`output=void`) and, once it has finished, its envelope. */
+export interface AsyncRequest {
+  id: string;
+  accountId: string;
+  status: 'running' | 'completed';
+  envelope: Record<string, unknown> | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** Where async calls and their results are kept (the metadata database), so a restart loses none. */
+export interface AsyncRequestStore {
+  insert(request: AsyncRequest): Promise<void>;
+  complete(id: string, envelope: Record<string, unknown>, expiresAt: string): Promise<void>;
+  get(id: string): Promise<AsyncRequest | undefined>;
+  /** Requests still running when the service stopped: they can never complete. */
+  completeAllRunning(envelope: Record<string, unknown>, expiresAt: string): Promise<number>;
+  deleteExpired(now: string): Promise<number>;
+}

@@ -36,6 +36,10 @@ export interface PoolStats {
 
 export class RunnerPool implements AlgorithmRuntime {
   private readonly pools = new Map<string, Pool>();
+  /** Runners still starting: not in any pool yet, but stopAll must reach them too. */
+  private readonly starting = new Set<RunnerProcess>();
+  /** Set by stopAll: no runner starts or goes back to a pool after it. */
+  private stopped = false;
   private readonly sweeper: NodeJS.Timeout;
   readonly stats: PoolStats = {
     calls: 0,
@@ -83,8 +87,9 @@ export class RunnerPool implements AlgorithmRuntime {
   }
 
   async stopAll(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.sweeper);
-    const all: RunnerProcess[] = [];
+    const all: RunnerProcess[] = [...this.starting];
     for (const pool of this.pools.values()) {
       all.push(...pool.idle, ...pool.busy);
       for (const w of pool.waiters) w(undefined);
@@ -100,6 +105,7 @@ export class RunnerPool implements AlgorithmRuntime {
   }
 
   private async acquire(target: RunTarget, key: string): Promise<{ runner: RunnerProcess; cold: boolean; startMs: number }> {
+    if (this.stopped) throw stopping();
     const pool = this.pool(key);
     for (;;) {
       const idle = pool.idle.pop();
@@ -131,16 +137,24 @@ export class RunnerPool implements AlgorithmRuntime {
         `algorithms of language ${target.environment.language} cannot be run on this cluster yet`,
       );
     pool.starting++;
+    this.starting.add(runner);
     const t = performance.now();
     try {
       await runner.start();
     } catch (err) {
       await runner.stop().catch(() => {});
       this.wakeWaiter(pool);
+      if (this.stopped) throw stopping();
       if (err instanceof RunnerFailure) throw new RuntimeFailure(err.errorType, err.message);
       throw err;
     } finally {
       pool.starting--;
+      this.starting.delete(runner);
+    }
+    if (this.stopped) {
+      // Started while the node was stopping: it would serve this call and then outlive the pool.
+      await runner.stop().catch(() => {});
+      throw stopping();
     }
     this.stats.coldStarts++;
     pool.busy.add(runner);
@@ -148,6 +162,7 @@ export class RunnerPool implements AlgorithmRuntime {
   }
 
   private release(artifact: string, runner: RunnerProcess): void {
+    if (this.stopped) return void runner.stop();
     const pool = this.pool(artifact);
     pool.busy.delete(runner);
     if (!runner.alive) return this.wakeWaiter(pool);
@@ -207,3 +222,5 @@ const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
 /** Runners differ by artifact and by what the sandbox is given (network, API access). */
 const poolKey = (t: RunTarget) => `${t.artifact}|${t.network}|${t.pipeline ? 'api' : '-'}`;
+
+const stopping = () => new RuntimeFailure('SystemExit', 'the service is stopping; call again');

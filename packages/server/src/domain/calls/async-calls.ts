@@ -1,0 +1,101 @@
+/**
+ * Asynchronous calls (`output=void`, compat §2): checked at once like a sync call (so a wrong
+ * address or a limit is an HTTP error, not a result), then run in the background; the result is
+ * kept for an hour in the database and read with GET /v1/algo/requests/{request_id}. The
+ * original platform could not fetch async results; its users asked for it.
+ */
+import crypto from 'node:crypto';
+import { type Clock, isoNow } from '../clock.js';
+import { DomainError, ErrorCodes } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import type { CallInput, CallService } from './call-service.js';
+import type { AsyncRequest, AsyncRequestStore } from './ports.js';
+
+export const ASYNC_RESULT_TTL_MS = 60 * 60 * 1000;
+const SWEEP_INTERVAL_MS = 5 * 60 * 1000;
+
+export class AsyncCallService {
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly calls: CallService,
+    private readonly store: AsyncRequestStore,
+    private readonly clock: Clock,
+    private readonly ttlMs = ASYNC_RESULT_TTL_MS,
+  ) {}
+
+  /**
+   * Marks what the previous run of this node left running as failed (its runner is gone) and
+   * starts removing expired results. One node serves its own async calls.
+   */
+  async start(): Promise<void> {
+    await this.store.completeAllRunning(
+      failure('SystemExit', 'the service restarted while this call was running; call again'),
+      this.expiry(),
+    );
+    await this.store.deleteExpired(isoNow(this.clock));
+    this.sweeper = setInterval(() => void this.store.deleteExpired(isoNow(this.clock)).catch(() => {}), SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
+  }
+
+  /** Stops sweeping and waits for the results of calls still running to be written. */
+  async stop(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    await Promise.allSettled([...this.running]);
+  }
+
+  async submit(p: Principal, input: CallInput): Promise<{ requestId: string }> {
+    await this.calls.check(p, input);
+    const id = `req-${crypto.randomUUID()}`;
+    await this.store.insert({
+      id,
+      accountId: p.account.id,
+      status: 'running',
+      envelope: null,
+      createdAt: isoNow(this.clock),
+      expiresAt: this.expiry(),
+    });
+    const done = this.calls
+      .call(p, input)
+      .then(
+        (r) => r.envelope,
+        // Something that passed check() and failed later (a limit reached meanwhile, a runner
+        // that could not start): the result says what happened.
+        (err: unknown) =>
+          failure(
+            err instanceof DomainError && err.kind === 'limit' ? 'TooLargeError' : 'AlgorithmError',
+            err instanceof Error ? err.message : String(err),
+          ),
+      )
+      .then((envelope) => this.store.complete(id, envelope, this.expiry()))
+      .catch(() => {}) // the database is gone (shutting down): start() of the next run marks it
+      .finally(() => this.running.delete(done));
+    this.running.add(done);
+    return { requestId: id };
+  }
+
+  /** The request of the caller's account; others' and unknown ones are the same 404. */
+  async get(p: Principal, id: string): Promise<AsyncRequest> {
+    const request = /^req-[0-9a-f-]{36}$/.test(id) ? await this.store.get(id) : undefined;
+    if (!request || request.accountId !== p.account.id || request.expiresAt < isoNow(this.clock)) {
+      throw new DomainError(
+        'not_found',
+        ErrorCodes.invalidRequest,
+        `no async request ${id} of yours (results are kept for ${Math.round(this.ttlMs / 60_000)} minutes)`,
+      );
+    }
+    return request;
+  }
+
+  private expiry(): string {
+    return new Date(this.clock().getTime() + this.ttlMs).toISOString();
+  }
+}
+
+function failure(errorType: string, message: string): Record<string, unknown> {
+  return {
+    error: { message, error_type: errorType, stacktrace: '', stack_trace: '' },
+    metadata: { content_type: 'json', duration: 0 },
+  };
+}

@@ -1,0 +1,55 @@
+import type { AsyncRequest, AsyncRequestStore } from '../domain/calls/ports.js';
+import type { Db } from './database.js';
+
+export class SqlAsyncRequestStore implements AsyncRequestStore {
+  constructor(private readonly db: Db) {}
+
+  async insert(r: AsyncRequest): Promise<void> {
+    await this.db
+      .insertInto('async_requests')
+      .values({
+        id: r.id,
+        account_id: r.accountId,
+        status: r.status,
+        envelope: r.envelope && JSON.stringify(r.envelope),
+        created_at: r.createdAt,
+        expires_at: r.expiresAt,
+      })
+      .execute();
+  }
+
+  async complete(id: string, envelope: Record<string, unknown>, expiresAt: string): Promise<void> {
+    await this.db
+      .updateTable('async_requests')
+      .set({ status: 'completed', envelope: JSON.stringify(envelope), expires_at: expiresAt })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async get(id: string): Promise<AsyncRequest | undefined> {
+    const r = await this.db.selectFrom('async_requests').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!r) return undefined;
+    return {
+      id: r.id,
+      accountId: r.account_id,
+      status: r.status === 'completed' ? 'completed' : 'running',
+      envelope: r.envelope ? (JSON.parse(r.envelope) as Record<string, unknown>) : null,
+      createdAt: r.created_at,
+      expiresAt: r.expires_at,
+    };
+  }
+
+  async completeAllRunning(envelope: Record<string, unknown>, expiresAt: string): Promise<number> {
+    const result = await this.db
+      .updateTable('async_requests')
+      .set({ status: 'completed', envelope: JSON.stringify(envelope), expires_at: expiresAt })
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async deleteExpired(now: string): Promise<number> {
+    const result = await this.db.deleteFrom('async_requests').where('expires_at', '<', now).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
