@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { environmentId } from './support/algorithms.js';
 import { createUser } from './support/fixtures.js';
 import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone } from './support/git.js';
 import { client, type Client } from './support/http.js';
@@ -105,13 +106,10 @@ describe('Python builds install from extra wheel directories with no package ind
 
   test('a requirement in the wheel directory installs; one it lacks fails the build naming it', async () => {
     const owner = await createUser(api, srv.adminKey, 'u_wheels');
-    const envs = await api.get('/v1/algorithm-environments/edge/languages/python3/environments', { key: owner.key });
-    const env = envs.body.find((e: { name: string }) => e.name === 'python311');
-    assert.ok(env, envs.text);
     const name = 'WheelDemo';
     const created = await api.post(`/v1/algorithms/${owner.name}`, {
       key: owner.key,
-      body: { name, settings: { algorithm_environment: env.id } },
+      body: { name, settings: { algorithm_environment: await environmentId(api, owner.key, 'python311') } },
     });
     assert.equal(created.status, 200, created.text);
     const { dir, result } = await clone(gitUrl(srv.url, owner.name, owner.key, owner.name, name));

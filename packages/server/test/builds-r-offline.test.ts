@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { environmentId } from './support/algorithms.js';
 import { createUser } from './support/fixtures.js';
 import { selectedFixtures } from './support/fixtures-algorithms.js';
 import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
@@ -56,12 +57,10 @@ describe(
     test('installs from the local repository, reuses the layer for a code-only push, names a package it lacks', async () => {
       const fx = fixture!;
       const owner = await createUser(api, srv.adminKey, 'u_r_offline');
-      const envs = await api.get('/v1/algorithm-environments/edge/languages/r4/environments', { key: owner.key });
-      const env = envs.body.find((e: { name: string }) => e.name === fx.environment);
       const name = fx.name;
       const created = await api.post(`/v1/algorithms/${owner.name}`, {
         key: owner.key,
-        body: { name, settings: { algorithm_environment: env.id } },
+        body: { name, settings: { algorithm_environment: await environmentId(api, owner.key, fx.environment) } },
       });
       assert.equal(created.status, 200, created.text);
       const { dir, result } = await clone(gitUrl(srv.url, owner.name, owner.key, owner.name, name));

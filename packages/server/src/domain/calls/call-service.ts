@@ -71,11 +71,7 @@ export class CallService {
 
   async call(p: Principal, input: CallInput): Promise<CallResult> {
     requireCapability(p, 'call_algorithms');
-    // Keyed by the path as sent: a cached answer means the path parsed and resolved before.
-    const cacheKey = `${p.account.id}|${p.via}|${input.path}`;
-    const hit = this.resolved.get(cacheKey);
-    const cached = hit && hit.until > Date.now() ? hit.value : undefined;
-    const address = cached ? undefined : parseAlgoPath(input.path);
+    const { cacheKey, cached, address } = this.lookUp(p, input.path);
     const timeoutS = parseTimeout(input.timeout);
     const request = toPipeRequest(input.contentType, input.body);
 
@@ -157,11 +153,21 @@ export class CallService {
    */
   async check(p: Principal, input: CallInput): Promise<void> {
     requireCapability(p, 'call_algorithms');
+    const { cacheKey, cached, address } = this.lookUp(p, input.path);
     parseTimeout(input.timeout);
     toPipeRequest(input.contentType, input.body);
-    const cacheKey = `${p.account.id}|${p.via}|${input.path}`;
+    if (!cached) await this.resolve(p, address!, cacheKey);
+  }
+
+  /**
+   * The cached resolution of an address, keyed by caller and the path as sent (a hit means the
+   * path parsed and resolved before); without one, the parsed address to resolve.
+   */
+  private lookUp(p: Principal, path: string): { cacheKey: string; cached?: Resolved; address?: AlgoAddress } {
+    const cacheKey = `${p.account.id}|${p.via}|${path}`;
     const hit = this.resolved.get(cacheKey);
-    if (!(hit && hit.until > Date.now())) await this.resolve(p, parseAlgoPath(input.path), cacheKey);
+    if (hit && hit.until > Date.now()) return { cacheKey, cached: hit.value };
+    return { cacheKey, address: parseAlgoPath(path) };
   }
 
   /** A publish changes what `latest` and ranges name: forget cached answers at once. */
@@ -174,11 +180,7 @@ export class CallService {
    * address (cacheKey): the call path is hot, and these answers change rarely (a new build, a
    * permission change: visible within RESOLVE_TTL_MS).
    */
-  private async resolve(
-    p: Principal,
-    { owner: ownerName, name, version }: { owner: string; name: string; version?: string },
-    cacheKey: string,
-  ): Promise<Resolved> {
+  private async resolve(p: Principal, { owner: ownerName, name, version }: AlgoAddress, cacheKey: string): Promise<Resolved> {
     const owner = await this.accounts.findByName(ownerName);
     const algorithm = owner && (await this.algorithms.find(owner.id, name));
     const notFound = () =>
@@ -209,8 +211,14 @@ export class CallService {
   }
 }
 
+export interface AlgoAddress {
+  owner: string;
+  name: string;
+  version?: string;
+}
+
 /** `owner/name[/version]`, tolerating a literal `algo://` prefix and a trailing slash. */
-export function parseAlgoPath(path: string): { owner: string; name: string; version?: string } {
+export function parseAlgoPath(path: string): AlgoAddress {
   let p = decodeURIComponent(path).replace(/^\/+/, '');
   if (p.startsWith('algo://')) p = p.slice(7);
   else if (p.startsWith('algo:/')) p = p.slice(6); // some proxies collapse the double slash

@@ -72,16 +72,7 @@ def run_module(pipe, root, name):
     apply = getattr(module, "apply", None)
     if not callable(apply):
         serve_loading_error(pipe, "src/{}.py defines no apply(input) function".format(name))
-    load = getattr(module, "load", None)
-    load_result = None
-    if callable(load):
-        try:
-            load_result = load()
-        except BaseException as err:
-            if isinstance(err, KeyboardInterrupt):
-                raise
-            serve_loading(pipe, apply, err, "load()")
-    pipe.serve(apply, load_result)
+    load_and_serve(pipe, apply, getattr(module, "load", None))
 
 
 def run_adk(pipe, root, entry, name):
@@ -104,7 +95,11 @@ def run_adk(pipe, root, entry, name):
             pipe,
             "src/{}.py has a .adk marker but never called ADK(apply, load).init() (from Algorithmia import ADK)".format(name),
         )
-    load = namespace.get("load")
+    load_and_serve(pipe, apply, namespace.get("load"))
+
+
+def load_and_serve(pipe, apply, load):
+    """Runs load() once if there is one, then serves; a load() that raises is a LoadingError."""
     load_result = None
     if callable(load):
         try:

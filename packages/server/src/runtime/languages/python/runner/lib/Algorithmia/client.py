@@ -166,6 +166,18 @@ def _query_value(value):
     return str(value)
 
 
+def data_exists(client, url):
+    """HEAD on a data path: True on 200, False on 404, DataApiError with the server's reason otherwise."""
+    from .errors import DataApiError
+
+    response = client.request("HEAD", url)
+    if response.status_code == 200:
+        return True
+    if response.status_code == 404:
+        return False
+    raise DataApiError(response.error_message())
+
+
 def data_path(dataUrl):
     """'data://owner/coll/f' (or 'owner/coll/f', '/owner/...') -> the quoted path under /v1/data/."""
     from urllib.parse import quote

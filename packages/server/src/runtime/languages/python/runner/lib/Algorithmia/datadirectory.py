@@ -3,7 +3,7 @@
 import json
 
 from .acl import Acl
-from .client import data_path
+from .client import data_exists, data_path
 from .datafile import DataFile
 from .errors import DataApiError
 
@@ -25,12 +25,7 @@ class DataDirectory(object):
         return parent, name
 
     def exists(self):
-        response = self.client.request("HEAD", self.url)
-        if response.status_code == 200:
-            return True
-        if response.status_code == 404:
-            return False
-        raise DataApiError(response.error_message())
+        return data_exists(self.client, self.url)
 
     def create(self, acl=None):
         """POST {"name", "acl"?} on the parent."""

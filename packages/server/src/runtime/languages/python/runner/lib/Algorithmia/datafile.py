@@ -3,7 +3,7 @@
 import json
 import tempfile
 
-from .client import data_path
+from .client import data_exists, data_path
 from .errors import DataApiError
 
 
@@ -23,12 +23,7 @@ class DataFile(object):
         self.last_modified = attributes.get("last_modified")
 
     def exists(self):
-        response = self.client.request("HEAD", self.url)
-        if response.status_code == 200:
-            return True
-        if response.status_code == 404:
-            return False
-        raise DataApiError(response.error_message())
+        return data_exists(self.client, self.url)
 
     def getBytes(self):
         response = self.client.request("GET", self.url, headers={"Accept": "application/octet-stream"})
