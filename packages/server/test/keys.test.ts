@@ -192,20 +192,23 @@ for (const database of DATABASES) {
       assert.equal(narrow.status, 200, narrow.text);
       assert.deepEqual([...narrow.body.capabilities].sort(), ['call_algorithms', 'read_data']);
 
-      // The narrow key may hand on what it has, but no more.
+      // A narrow key manages no keys at all (issue 11: no key minting a broader one).
       const narrower = await api.post('/v1/users/cap/keys', { key: narrow.body.key, body: { capabilities: ['read_data'] } });
-      assert.equal(narrower.status, 200, narrower.text);
-      assert.deepEqual(narrower.body.capabilities, ['read_data']);
+      assertError(narrower, 403, 2001);
+      assert.match(narrower.body.error.message, /every capability/);
       const wider = await api.post('/v1/users/cap/keys', {
         key: narrow.body.key,
         body: { capabilities: ['read_data', 'manage_algorithms'] },
       });
       assertError(wider, 403, 2001);
       assert.match(wider.body.error.message, /manage_algorithms/);
+      // A full key may still hand on less than it has.
+      const fromFull = await api.post('/v1/users/cap/keys', { key: cap.key, body: { capabilities: ['read_data'] } });
+      assert.deepEqual(fromFull.body.capabilities, ['read_data']);
       // Omitted capabilities mean all four, which the narrow key lacks.
       assertError(await api.post('/v1/users/cap/keys', { key: narrow.body.key, body: {} }), 403, 2001);
       const count = (await api.get('/v1/users/cap/keys', { key: cap.key })).body.results.length;
-      assert.equal(count, 3);
+      assert.equal(count, 3); // cap's own, narrow, fromFull
     });
 
     test('a key without manage_algorithms cannot create algorithms (403); one with it can', async () => {
@@ -288,10 +291,12 @@ for (const database of DATABASES) {
       // A JWT is not an API key.
       assertError(await api.get('/v1/users/pat/keys', { auth: `Simple ${session.body.token}` }), 401);
 
-      // A password set later with PUT works as well, and replaces the old one.
+      // A password set later with PUT works as well, and replaces the old one. Without a current
+      // password only an admin sets it: a key alone never makes a password (issue 11).
       const sue = await createUser(api, srv.adminKey, 'sue');
       assertError(await api.post('/v1/auth/token', { body: { username: 'sue', password: 'anything at all' } }), 401);
-      assert.equal((await api.put('/v1/users/sue', { key: sue.key, body: { password: 'sue secret 1' } })).status, 200);
+      assertError(await api.put('/v1/users/sue', { key: sue.key, body: { password: 'sue secret 1' } }), 403);
+      assert.equal((await api.put('/v1/users/sue', { key: srv.adminKey, body: { password: 'sue secret 1' } })).status, 200);
       const sueSession = await api.post('/v1/auth/token', { body: { username: 'sue', password: 'sue secret 1' } });
       assert.equal(sueSession.status, 200, sueSession.text);
       assert.equal((await api.get('/v1/users/sue/keys', { auth: `Bearer ${sueSession.body.token}` })).status, 200);

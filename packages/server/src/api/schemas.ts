@@ -52,6 +52,8 @@ export const UserInput = Type.Object({
   company_name: OptNullableStr,
   company_role: OptNullableStr,
   password: OptStr,
+  /** Needed with `password`, except when an admin sets another account's password. */
+  current_password: OptStr,
 });
 
 export const Organization = Type.Object(

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
 import { ErrorCodes, forbidden, invalid, notFound, unauthenticated } from '../errors.js';
-import { isAdmin, type Principal } from '../auth/principal.js';
+import { CALL_KEY_CAPABILITIES, isAdmin, type Principal, requireAccountCredential } from '../auth/principal.js';
 import { type Account, type ApiKey, CAPABILITIES, type Capability, type KeyKind } from './model.js';
 import type { AccountStore, ClusterSettingsStore, KeyStore } from './ports.js';
 import { generateApiKey, hashApiKey, signJwt, verifyJwt, verifyPassword } from './secrets.js';
@@ -47,6 +47,7 @@ export class KeyService {
   ) {}
 
   async create(p: Principal, accountName: string, input: KeyInput): Promise<CreatedKey> {
+    requireAccountCredential(p, 'creating API keys');
     const account = await this.requireOwnAccount(p, accountName);
     const kind = parseKind(input.kind);
     if (kind === 'admin') {
@@ -91,11 +92,13 @@ export class KeyService {
   }
 
   async list(p: Principal, accountName: string): Promise<ApiKey[]> {
+    requireAccountCredential(p, 'listing API keys');
     const account = await this.requireOwnAccount(p, accountName);
     return this.keys.listForAccount(account.id);
   }
 
   async revoke(p: Principal, accountName: string, keyId: string): Promise<void> {
+    requireAccountCredential(p, 'revoking API keys');
     const account = await this.requireOwnAccount(p, accountName);
     if (!(await this.keys.delete(account.id, keyId))) {
       throw notFound(ErrorCodes.invalidRequest, `no key with id "${keyId}" belongs to "${account.name}"`);
@@ -109,18 +112,20 @@ export class KeyService {
   }
 
   /**
-   * A key for one call of a pipeline_enabled algorithm: it acts as the caller (calls and data,
-   * no management) and lives only in this node's memory until `revoke` or its expiry. It also
+   * A key for one call of a pipeline_enabled algorithm: it acts as the caller for calls and
+   * hosted data only (never admin, never account or algorithm management, never Git: see
+   * CredentialKind) and lives only in this node's memory until `revoke` or its expiry. It also
    * names the algorithm (its own data space) and the request tree: a call made with a call key
    * stays in that key's session, which ends when the outermost call's key is revoked.
    */
   issueCallKey(caller: Principal, ttlMs: number, algorithm?: { id: string; ownerId: string }): { secret: string; revoke: () => void } {
     const secret = generateApiKey();
     const hash = hashApiKey(secret);
-    const capabilities = new Set([...caller.capabilities].filter((c) => c !== 'manage_algorithms'));
+    // An admin caller's key holds every capability; the call key still gets only these.
+    const capabilities = new Set(CALL_KEY_CAPABILITIES.filter((c) => caller.capabilities.has(c) || isAdmin(caller)));
     const session = caller.call?.session ?? crypto.randomUUID();
     const call = algorithm ? { algorithmId: algorithm.id, algorithmOwnerId: algorithm.ownerId, session } : undefined;
-    const principal: Principal = { account: caller.account, via: 'standard_key', capabilities, keyId: null, ...(call ? { call } : {}) };
+    const principal: Principal = { account: caller.account, via: 'call_key', capabilities, keyId: null, ...(call ? { call } : {}) };
     this.callKeys.set(hash, { principal, until: Date.now() + ttlMs });
     const outermost = !caller.call;
     return {

@@ -3,7 +3,7 @@ import { type Clock, isoNow } from '../clock.js';
 import { conflict, ErrorCodes, forbidden, invalid, notFound } from '../errors.js';
 import { assertName, MAX_ACCOUNT_NAME } from '../names.js';
 import type { Page, PageRequest } from '../pagination.js';
-import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
+import { isAdmin, refuseCallKey, requireAccountCredential, requireCapability, type Principal } from '../auth/principal.js';
 import { type Account, type Member, type MemberRole, ORGANIZATION_TYPES } from './model.js';
 import type { AccountStore } from './ports.js';
 import type { AccountCleanup } from './user-service.js';
@@ -27,6 +27,7 @@ export class OrganizationService {
 
   /** Any user may found an organization and becomes its owner. */
   async create(p: Principal, input: OrganizationInput): Promise<Account> {
+    requireAccountCredential(p, 'creating an organization');
     requireCapability(p, 'manage_algorithms');
     if (p.account.kind !== 'user') throw forbidden('an organization key cannot create organizations');
     const name = assertName('org_name', input.org_name, MAX_ACCOUNT_NAME);
@@ -120,6 +121,7 @@ export class OrganizationService {
 
   /** Owners remove anyone; a member may leave. The last owner cannot go. */
   async removeMember(p: Principal, name: string, username: string): Promise<void> {
+    requireAccountCredential(p, 'changing organization members');
     const org = await this.require(name);
     const user = await this.accounts.findByName(username);
     const role = user ? await this.accounts.membershipRole(org.id, user.id) : undefined;
@@ -134,6 +136,9 @@ export class OrganizationService {
 
   /** Admins act as owners of every organization. */
   async requireRole(p: Principal, org: Account, needed: MemberRole): Promise<void> {
+    // Reading an organization is not for algorithm calls; running it needs a full credential.
+    if (needed === 'owner') requireAccountCredential(p, 'managing an organization');
+    else refuseCallKey(p, 'reading an organization');
     if (isAdmin(p) || p.account.id === org.id) return;
     const role = await this.accounts.membershipRole(org.id, p.account.id);
     if (!role) throw forbidden(`you are not a member of organization "${org.name}"`);

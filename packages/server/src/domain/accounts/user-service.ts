@@ -3,10 +3,10 @@ import { type Clock, isoNow } from '../clock.js';
 import { conflict, ErrorCodes, forbidden, invalid, notFound } from '../errors.js';
 import { assertName, MAX_ACCOUNT_NAME } from '../names.js';
 import type { Page, PageRequest } from '../pagination.js';
-import { isAdmin, requireAdmin, type Principal } from '../auth/principal.js';
+import { isAdmin, requireAccountCredential, requireAdmin, type Principal } from '../auth/principal.js';
 import type { Account } from './model.js';
 import type { AccountStore } from './ports.js';
-import { hashPassword } from './secrets.js';
+import { hashPassword, verifyPassword } from './secrets.js';
 import { optionalText } from '../text.js';
 
 export interface UserInput {
@@ -16,6 +16,8 @@ export interface UserInput {
   company_name?: unknown;
   company_role?: unknown;
   password?: unknown;
+  /** Required with `password` unless an admin sets another account's password. */
+  current_password?: unknown;
 }
 
 /** Called before an account is deleted so that what it owns (repositories…) goes with it. */
@@ -74,8 +76,14 @@ export class UserService {
     return this.accounts.list('user', page);
   }
 
-  /** An admin may update anyone; a user may update themself. Omitted fields stay as they are. */
+  /**
+   * An admin may update anyone; a user may update themself with a full credential (never an
+   * algorithm call's key or a restricted key). A new password also needs the current one, unless
+   * an admin sets another account's password (or the admin key holder its own). Omitted fields
+   * stay as they are.
+   */
   async update(p: Principal, name: string, input: UserInput): Promise<Account> {
+    requireAccountCredential(p, 'updating a user');
     const account = await this.require(name, !isAdmin(p));
     if (!isAdmin(p) && p.account.id !== account.id) throw forbidden(`you may only update your own account, not "${name}"`);
     if (input.username !== undefined && input.username !== account.name) {
@@ -91,7 +99,11 @@ export class UserService {
     account.fullname = optionalText('fullname', input.fullname) ?? account.fullname;
     account.companyName = optionalText('company_name', input.company_name) ?? account.companyName;
     account.companyRole = optionalText('company_role', input.company_role) ?? account.companyRole;
-    if (input.password !== undefined) account.passwordHash = await hashPassword(assertPassword(input.password));
+    if (input.password !== undefined) {
+      const password = assertPassword(input.password);
+      await this.assertMayChangePassword(p, account, input.current_password);
+      account.passwordHash = await hashPassword(password);
+    }
     account.updatedAt = isoNow(this.clock);
     await this.accounts.update(account);
     return account;
@@ -105,6 +117,16 @@ export class UserService {
     await this.cleanup(account);
     await this.accounts.delete(account.id);
     return account;
+  }
+
+  private async assertMayChangePassword(p: Principal, account: Account, current: unknown): Promise<void> {
+    if (isAdmin(p) && (p.account.id !== account.id || p.via === 'admin_key')) return;
+    if (typeof current !== 'string' || current === '') {
+      throw forbidden("changing the password needs current_password (the account's present password)");
+    }
+    if (account.passwordHash === null || !(await verifyPassword(current, account.passwordHash))) {
+      throw forbidden("current_password is not the account's present password");
+    }
   }
 
   /** `hideAs403` is false for admins: others must not learn which names exist. */

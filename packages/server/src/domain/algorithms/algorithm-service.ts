@@ -3,7 +3,7 @@ import { type Clock, isoNow } from '../clock.js';
 import { DomainError, ErrorCodes, forbidden, invalid, notFound } from '../errors.js';
 import { assertName, MAX_ALGORITHM_NAME } from '../names.js';
 import type { Page, PageRequest } from '../pagination.js';
-import { requireCapability, type Principal } from '../auth/principal.js';
+import { refuseCallKey, requireCapability, type Principal } from '../auth/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { Account } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';
@@ -155,16 +155,21 @@ export class AlgorithmService {
   }
 
   /**
-   * Git access (spec "Git access"): standard keys only; writing needs the owner or a member of
-   * the owning organization; reading also works for public algorithms with open source.
-   * Unknown and invisible algorithms are the same 404, so names do not leak.
+   * Git access (spec "Git access"): standard keys only, never an algorithm call's key. Pushing
+   * and reading a member's source need the manage_algorithms capability and the owner or a
+   * member of the owning organization; reading also works for public algorithms with open
+   * source. Unknown and invisible algorithms are the same 404, so names do not leak.
    */
   async authorizeSource(p: Principal, ownerName: string, name: string, mode: 'read' | 'write'): Promise<Algorithm> {
     if (p.via === 'admin_key') throw forbidden('admin keys cannot be used for Git; use a standard API key of the account');
+    refuseCallKey(p, 'Git access');
     const owner = await this.accounts.findByName(ownerName);
     const algorithm = owner && (await this.algorithms.find(owner.id, name));
     if (!owner || !algorithm) throw noSuchAlgorithm(ownerName, name);
-    if (await this.access.isMemberOrSelf(p, owner)) return algorithm;
+    if (await this.access.isMemberOrSelf(p, owner)) {
+      requireCapability(p, 'manage_algorithms');
+      return algorithm;
+    }
     const openSource = algorithm.settings.algorithmCallability === 'public' && algorithm.settings.sourceVisibility === 'open';
     if (!openSource) throw noSuchAlgorithm(ownerName, name);
     if (mode === 'write') throw forbidden(`no write access to ${owner.name}/${algorithm.name}`);

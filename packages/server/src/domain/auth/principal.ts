@@ -3,9 +3,17 @@
  * Every domain operation takes a Principal and decides from it; nothing trusts the path alone.
  */
 import { forbidden } from '../errors.js';
-import type { Account, Capability } from '../accounts/model.js';
+import { type Account, CAPABILITIES, type Capability } from '../accounts/model.js';
 
-export type CredentialKind = 'admin_key' | 'standard_key' | 'session';
+/**
+ * How the caller proved who it is. `call_key` is the key one running algorithm call holds
+ * (pipelines, hosted data): it acts for the caller but only within CALL_KEY_CAPABILITIES, and
+ * everything that administers an account refuses it (README "Capabilities").
+ */
+export type CredentialKind = 'admin_key' | 'standard_key' | 'session' | 'call_key';
+
+/** What a per-call key may ever hold, whatever its caller held: calls and hosted data. */
+export const CALL_KEY_CAPABILITIES: readonly Capability[] = ['call_algorithms', 'read_data', 'write_data'];
 
 export interface Principal {
   account: Account;
@@ -37,6 +45,28 @@ export function requireAdmin(p: Principal, action: string): void {
 export function requireCapability(p: Principal, capability: Capability): void {
   if (isAdmin(p)) return;
   if (!p.capabilities.has(capability)) {
+    if (p.via === 'call_key') throw forbidden(`the key of an algorithm call may not do this: it lacks the ${capability} capability`);
     throw forbidden(`this API key lacks the ${capability} capability`);
+  }
+}
+
+/** Refuses the key of a running algorithm call: it may call algorithms and use hosted data, nothing else. */
+export function refuseCallKey(p: Principal, action: string): void {
+  if (p.via === 'call_key') {
+    throw forbidden(`${action} is not allowed with the key of an algorithm call; it may only call algorithms and use hosted data`);
+  }
+}
+
+/**
+ * Account administration (API keys, profile and password, organizations and their members)
+ * needs a full credential: a signed-in session, an admin key, or a standard key holding every
+ * capability. A restricted key cannot mint a broader key, a password or a session.
+ */
+export function requireAccountCredential(p: Principal, action: string): void {
+  refuseCallKey(p, action);
+  if (isAdmin(p) || p.via === 'session') return;
+  const missing = CAPABILITIES.filter((c) => !p.capabilities.has(c));
+  if (missing.length) {
+    throw forbidden(`${action} needs a key with every capability or a signed-in session; this API key lacks ${missing.join(', ')}`);
   }
 }
