@@ -81,20 +81,24 @@ for (const database of DATABASES) {
       }
       assert.equal((await read('alice/pub/file.txt', bob.key)).text, 'pub content');
       assert.equal((await read('alice/pub', bob.key)).type, 'directory');
+      // A collection bob may not read is, for bob, one that does not exist (reads and writes).
       for (const name of ['priv', 'mine']) {
         const res = await read(`alice/${name}/file.txt`, bob.key);
-        assert.equal(res.status, 403, name);
-        assert.match(res.message ?? '', /bob may not read data:\/\/alice\/(priv|mine)/);
-        assertError(await api.get(`/v1/data/alice/${name}`, { key: bob.key }), 403);
+        assert.equal(res.status, 404, name);
+        assert.equal(JSON.parse(res.text).error.message, `data://alice/${name}/file.txt does not exist`);
+        assertError(await api.get(`/v1/data/alice/${name}`, { key: bob.key }), 404, 7001);
+        assertError(await put(`alice/${name}/intruder.txt`, 'x', bob.key), 404, 7001);
+        assertError(await api.delete(`/v1/data/alice/${name}/file.txt`, { key: bob.key }), 404, 7001);
+        assertError(await api.post(`/v1/data/alice/${name}`, { key: bob.key, body: { name: 'sub' } }), 404, 7001);
+        assertError(await api.patch(`/v1/data/alice/${name}`, { key: bob.key, body: { acl: { read: ['user://*'] } } }), 404, 7001);
       }
-      for (const name of ['priv', 'mine', 'pub']) {
-        const res = await put(`alice/${name}/intruder.txt`, 'x', bob.key);
-        assertError(res, 403);
-        assert.match(res.body.error.message, /only alice may write there/);
-        assertError(await api.delete(`/v1/data/alice/${name}/file.txt`, { key: bob.key }), 403);
-        assertError(await api.post(`/v1/data/alice/${name}`, { key: bob.key, body: { name: 'sub' } }), 403);
-        assertError(await api.patch(`/v1/data/alice/${name}`, { key: bob.key, body: { acl: { read: ['user://*'] } } }), 403);
-      }
+      // A public one bob knows of: writing there is refused.
+      const res = await put('alice/pub/intruder.txt', 'x', bob.key);
+      assertError(res, 403);
+      assert.match(res.body.error.message, /only alice may write there/);
+      assertError(await api.delete('/v1/data/alice/pub/file.txt', { key: bob.key }), 403);
+      assertError(await api.post('/v1/data/alice/pub', { key: bob.key, body: { name: 'sub' } }), 403);
+      assertError(await api.patch('/v1/data/alice/pub', { key: bob.key, body: { acl: { read: ['user://*'] } } }), 403);
       assertError(await api.post('/v1/data/alice', { key: bob.key, body: { name: 'squat' } }), 403);
       assertError(await api.get('/v1/data/alice/nothing/here', { key: bob.key }), 404, 7001);
       // Listing someone's root shows only what the caller may read.
@@ -112,24 +116,24 @@ for (const database of DATABASES) {
       assert.equal((await read('acme/team/plan.txt', alice.key)).text, 'by carol');
       assert.equal((await api.post('/v1/data/acme/team', { key: carol.key, body: { name: 'q1' } })).status, 200);
       assert.equal((await api.post('/v1/data/acme', { key: carol.key, body: { name: 'carols' } })).status, 200);
-      assertError(await put('acme/team/x', 'x', bob.key), 403);
-      assert.equal((await read('acme/team/plan.txt', bob.key)).status, 403);
+      assertError(await put('acme/team/x', 'x', bob.key), 404, 7001);
+      assert.equal((await read('acme/team/plan.txt', bob.key)).status, 404);
       const res = await api.get('/v1/data/acme/team/plan.txt', { key: bob.key });
-      assertError(res, 403);
-      assert.match(res.body.error.message, /only acme and its members/);
+      assertError(res, 404, 7001);
+      assert.equal(res.body.error.message, 'data://acme/team/plan.txt does not exist');
       assert.deepEqual((await api.get('/v1/data/acme', { key: bob.key })).body, {});
     });
 
     test("PATCH replaces a collection's ACL (exactly 200); bad ACLs and non-collections are 400", async () => {
       assert.equal((await api.post('/v1/data/alice', { key: alice.key, body: { name: 'flip', acl: { read: [] } } })).status, 200);
       await put('alice/flip/f', 'flipped', alice.key);
-      assert.equal((await read('alice/flip/f', bob.key)).status, 403);
+      assert.equal((await read('alice/flip/f', bob.key)).status, 404);
       const opened = await api.patch('/v1/data/alice/flip', { key: alice.key, body: { acl: { read: ['user://*'] } } });
       assert.equal(opened.status, 200);
       assert.deepEqual(opened.body, { result: 'data://alice/flip' });
       assert.equal((await read('alice/flip/f', bob.key)).text, 'flipped');
       assert.equal((await api.patch('/v1/data/alice/flip', { key: alice.key, body: { acl: { read: [] } } })).status, 200);
-      assert.equal((await read('alice/flip/f', bob.key)).status, 403);
+      assert.equal((await read('alice/flip/f', bob.key)).status, 404);
 
       for (const body of [{ acl: { read: ['user://bob'] } }, { acl: { read: 'user://*' } }, { acl: {} }, {}, { acl: { read: [5] } }]) {
         assertError(await api.patch('/v1/data/alice/flip', { key: alice.key, body }), 400);
@@ -167,7 +171,7 @@ for (const database of DATABASES) {
         assert.equal((await read('bob/bobs/result.txt', bob.key)).text, 'for bob');
         assert.equal((await read('alice/mine/file.txt', call.key)).text, 'mine content', "my algorithms: the owner's algorithm reads");
         assert.equal((await read('alice/pub/file.txt', call.key)).text, 'pub content');
-        assert.equal((await read('alice/priv/file.txt', call.key)).status, 403, 'private stays private');
+        assert.equal((await read('alice/priv/file.txt', call.key)).status, 404, 'private stays private');
         assertError(await put('alice/mine/x', 'x', call.key), 403); // reading is not writing
         assert.deepEqual(
           (await api.get('/v1/data/alice', { key: call.key })).body.folders.map((f: { name: string }) => f.name),
@@ -177,10 +181,10 @@ for (const database of DATABASES) {
         call.revoke();
       }
       // The same collection is closed to bob himself and to bob's own algorithm.
-      assert.equal((await read('alice/mine/file.txt', bob.key)).status, 403);
+      assert.equal((await read('alice/mine/file.txt', bob.key)).status, 404);
       const other = await callKey(srv, bob, bobAlgo);
       try {
-        assert.equal((await read('alice/mine/file.txt', other.key)).status, 403);
+        assert.equal((await read('alice/mine/file.txt', other.key)).status, 404);
       } finally {
         other.revoke();
       }
@@ -272,8 +276,8 @@ for (const database of DATABASES) {
       const plain = client(srv.url);
       assert.equal((await plain.head('/v1/data/alice/pub/file.txt', { key: bob.key })).status, 200);
       const denied = await plain.head('/v1/data/alice/priv/file.txt', { key: bob.key });
-      assert.equal(denied.status, 403);
-      assert.match(denied.headers.get('x-error-message') ?? '', /may not read/);
+      assert.equal(denied.status, 404);
+      assert.equal(denied.headers.get('x-error-message'), 'data://alice/priv/file.txt does not exist');
     });
   });
 }

@@ -5,9 +5,11 @@
  *
  * Access: the owning account, members of an owning organization and cluster admins read and
  * write an account's collections; a collection's read ACL lets everyone ("user://*") or the
- * owner's algorithms, whoever calls them ("algo://.my/*"), read it. A per-call key acts as the
- * caller (so `.my` is the caller's) and also reaches the running algorithm's own `.algo` space
- * and its request tree's `.session`.
+ * owner's algorithms, whoever calls them ("algo://.my/*"), read it. A collection the caller may
+ * not read is answered exactly like one that does not exist (404, for reads and writes alike),
+ * so names cannot be probed; where the caller may read it, a write is refused with 403. A
+ * per-call key acts as the caller (so `.my` is the caller's) and also reaches the running
+ * algorithm's own `.algo` space and its request tree's `.session`.
  */
 import crypto from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
@@ -56,6 +58,8 @@ interface Place {
   owner?: Account;
   member?: boolean;
   collection?: FolderRecord;
+  /** A collection the caller may not read (or one that does not exist): answered as missing. */
+  hidden?: boolean;
 }
 
 type Node = { type: 'folder'; record?: FolderRecord } | { type: 'file'; file: FileRecord };
@@ -386,9 +390,11 @@ export class DataService {
     const first = segments[0];
     const collection = first === undefined ? undefined : await this.store.findFolder(space, first);
     // At the account's root anyone may look: the listing shows only what they may read.
-    // A collection that does not exist is a 404 for everyone (nodeAt finds nothing).
-    const read = member || collection === undefined || this.aclAllows(p, owner, collection.aclRead);
-    return { space, segments, base, read, write: member, own: false, owner, member, collection };
+    // Below it, a collection an outsider may not read is the same 404 as a missing one, for
+    // every method, so that its name cannot be probed.
+    const visible = member || (collection !== undefined && this.aclAllows(p, owner, collection.aclRead));
+    const hidden = first !== undefined && !visible;
+    return { space, segments, base, read: !hidden, write: member, own: false, owner, member, collection, hidden };
   }
 
   private async algoPlace(p: Principal, algorithm: Algorithm, segments: string[], ownerName?: string, name?: string): Promise<Place> {
@@ -423,6 +429,7 @@ export class DataService {
 
   private requireRead(p: Principal, place: Place): void {
     if (!place.own) requireCapability(p, 'read_data');
+    if (place.hidden) throw this.missing(place);
     if (place.read) return;
     // An owner's collection the caller may not read: say whose it is, not what is in it.
     throw forbidden(
@@ -434,6 +441,7 @@ export class DataService {
 
   private requireWrite(p: Principal, place: Place): void {
     if (!place.own) requireCapability(p, 'write_data');
+    if (place.hidden) throw this.missing(place);
     if (place.write) return;
     const owner = place.owner?.name ?? 'its owner';
     throw forbidden(
