@@ -9,6 +9,16 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig(process.env, argv);
+  // Signals are taken before the server starts: a SIGTERM that arrives while it starts (the
+  // "listening" line is logged before startServer returns) stops it cleanly once it is up,
+  // instead of killing the process with the default action.
+  let stopRequested: string | undefined;
+  let stop = (signal: string) => {
+    stopRequested ??= signal;
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
   const server = await startServer(config, { level: config.logLevel });
   const log = server.app.log;
   if (server.bootstrap.generatedKey) {
@@ -20,7 +30,7 @@ async function main(): Promise<void> {
   log.debug({ publicUrl: config.publicUrl, dataDir: config.dataDir, database: config.databaseUrl ? 'postgresql' : 'sqlite' }, 'settings');
 
   let stopping = false;
-  const stop = (signal: string) => {
+  stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
@@ -32,8 +42,7 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  if (stopRequested) stop(stopRequested);
 }
 
 main().catch((err: unknown) => {
