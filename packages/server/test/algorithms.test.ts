@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { checkedClient } from './support/assertions.js';
 import type { Client } from './support/http.js';
 import { createOrganization, createUser, type TestUser } from './support/fixtures.js';
+import { addMember } from './support/organizations.js';
 import { DATABASES, makeTempDir, startTestServer, type TestServer } from './support/server.js';
 
 const CATALOG_DIR = fileURLToPath(new URL('../catalog/', import.meta.url));
@@ -294,8 +295,7 @@ for (const database of DATABASES) {
 
       const notMember = await create('adacorp', bob.key, { name: 'BobInOrg' });
       assert.equal(notMember.status, 403, notMember.text);
-      const added = await api.put('/v1/organizations/adacorp/members/bob', { key: ada.key, body: {} });
-      assert.ok(added.status === 200 || added.status === 204, added.text);
+      await addMember(api, 'adacorp', ada.key, bob);
       const member = await create('adacorp', bob.key, { name: 'BobInOrg' });
       assert.equal(member.status, 200, member.text);
       assert.equal((await api.get('/v1/algorithms/adacorp/BobInOrg', { key: ada.key })).status, 200);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { createOrganization, createUser, type TestUser } from './support/fixtures.js';
+import { addMember } from './support/organizations.js';
 import { announcedBuildId, clone, commitAndPush, git, gitUrl, removeClone } from './support/git.js';
 import { client, type Client } from './support/http.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -30,7 +31,7 @@ describe('Git smart HTTP', () => {
     carol = await createUser(api, srv.adminKey, 'carol');
     assert.equal((await api.post('/v1/algorithms/alice', { key: alice.key, body: { name: 'Hello' } })).status, 200);
     await createOrganization(api, alice.key, 'acme');
-    assert.equal((await api.put('/v1/organizations/acme/members/bob', { key: alice.key })).status, 204);
+    await addMember(api, 'acme', alice.key, bob);
     assert.equal((await api.post('/v1/algorithms/acme', { key: alice.key, body: { name: 'Shared' } })).status, 200);
   });
   after(async () => {

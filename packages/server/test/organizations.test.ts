@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Client } from './support/http.js';
 import { assertError, checkedClient } from './support/assertions.js';
 import { createOrganization, createUser, type TestUser } from './support/fixtures.js';
+import { addMember } from './support/organizations.js';
 import { DATABASES, startTestServer, type TestServer } from './support/server.js';
 
 interface OrgType {
@@ -24,8 +25,7 @@ for (const database of DATABASES) {
       const outsider = await createUser(api, srv.adminKey, `${prefix}_outsider`);
       const org = `${prefix}_org`;
       await createOrganization(api, owner.key, org);
-      const add = await api.put(`/v1/organizations/${org}/members/${member.name}`, { key: owner.key });
-      assert.equal(add.status, 204, add.text);
+      await addMember(api, org, owner.key, member);
       return { org, owner, member, outsider };
     }
 
@@ -170,7 +170,7 @@ for (const database of DATABASES) {
       assert.equal((await api.get(`/v1/organizations/${org}`, { key: owner.key })).body.org_label, 'New Label');
     });
 
-    test('members are listed as [{username, role}]; PUT adds a member, or sets the role given', async () => {
+    test("members are listed as [{username, role}]; PUT invites a user (202) or sets a member's role (204)", async () => {
       const { org, owner, member, outsider } = await team('mem');
       const extra = await createUser(api, srv.adminKey, 'mem_extra');
       assert.deepEqual(await members(org, member.key), [
@@ -178,12 +178,25 @@ for (const database of DATABASES) {
         { username: owner.name, role: 'owner' },
       ]);
 
-      // An empty JSON object means "member" as well.
-      assert.equal((await api.put(`/v1/organizations/${org}/members/${extra.name}`, { key: owner.key, body: {} })).status, 204);
+      // An empty JSON object means "member" as well; the user is invited, not yet a member.
+      const invited = await api.put(`/v1/organizations/${org}/members/${extra.name}`, { key: owner.key, body: {} });
+      assert.equal(invited.status, 202, invited.text);
+      assert.deepEqual(
+        { ...invited.body, created_at: undefined },
+        { org_name: org, username: extra.name, role: 'member', invited_by: owner.name, created_at: undefined },
+      );
+      assert.match(invited.body.created_at, /^\d{4}-\d\d-\d\dT/);
+      assert.equal((await members(org, owner.key)).length, 2);
+      assert.deepEqual((await api.get(`/v1/organizations/${org}/invitations`, { key: owner.key })).body, [invited.body]);
+      const accepted = await api.post(`/v1/users/${extra.name}/invitations/${org}`, { key: extra.key });
+      assert.equal(accepted.status, 200, accepted.text);
+      assert.deepEqual(accepted.body, { org_name: org, username: extra.name, role: 'member' });
       assert.deepEqual(
         (await members(org, owner.key)).find((m: { username: string }) => m.username === extra.name),
         { username: extra.name, role: 'member' },
       );
+      assert.deepEqual((await api.get(`/v1/organizations/${org}/invitations`, { key: owner.key })).body, []);
+      // A member's role changes at once.
       // Promote, then demote.
       const promote = await api.put(`/v1/organizations/${org}/members/${extra.name}`, { key: owner.key, body: { role: 'owner' } });
       assert.equal(promote.status, 204, promote.text);
@@ -206,7 +219,7 @@ for (const database of DATABASES) {
       assertError(await api.put(`/v1/organizations/${org}/members/${owner.name}`, { key: owner.key, body: { role: 'member' } }), 400);
       assert.equal((await members(org, owner.key)).length, 3);
 
-      // An admin manages members of any organization.
+      // An admin manages members of any organization, and adds directly.
       assert.equal((await api.put(`/v1/organizations/${org}/members/${outsider.name}`, { key: srv.adminKey })).status, 204);
       assert.equal((await api.get(`/v1/organizations/${org}`, { key: outsider.key })).status, 200);
     });
@@ -214,7 +227,7 @@ for (const database of DATABASES) {
     test('owners remove members, a member may leave, the last owner cannot be removed', async () => {
       const { org, owner, member, outsider } = await team('rm');
       const other = await createUser(api, srv.adminKey, 'rm_other');
-      await api.put(`/v1/organizations/${org}/members/${other.name}`, { key: owner.key });
+      await addMember(api, org, owner.key, other);
 
       assertError(await api.delete(`/v1/organizations/${org}/members/${other.name}`, { key: member.key }), 403, 2001);
       assertError(await api.delete(`/v1/organizations/${org}/members/${other.name}`, { key: outsider.key }), 403, 2001);
@@ -236,7 +249,7 @@ for (const database of DATABASES) {
       assert.deepEqual(await members(org, owner.key), [{ username: owner.name, role: 'owner' }]);
 
       // With a second owner the first may go.
-      await api.put(`/v1/organizations/${org}/members/${outsider.name}`, { key: owner.key, body: { role: 'owner' } });
+      await addMember(api, org, owner.key, outsider, 'owner');
       assert.equal((await api.delete(`/v1/organizations/${org}/members/${owner.name}`, { key: owner.key })).status, 204);
       assert.deepEqual(await members(org, outsider.key), [{ username: outsider.name, role: 'owner' }]);
       assertError(await api.get(`/v1/organizations/${org}`, { key: owner.key }), 403, 2001);

@@ -172,11 +172,83 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Add a member or change a role (owners and admins). The body may be empty; role defaults to member. */
+    /**
+     * Invite a user, or change a member's role (owners and admins). The body may be empty; role defaults to member.
+     * @description For a user who is not a member, an owner's request invites: 202 with the pending invitation, which the user accepts (POST /v1/users/{user}/invitations/{org}) or declines; asking again changes its role. A member's role changes at once (204). A cluster admin adds directly (204).
+     */
     put: operations['organization.members.add'];
     post?: never;
     /** Remove a member (owners, admins, or the member leaving). */
     delete: operations['organization.members.remove'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/organizations/{org_name}/invitations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Pending invitations (owners and admins). */
+    get: operations['organization.invitations.list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/organizations/{org_name}/invitations/{username}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Withdraw a pending invitation (owners and admins). */
+    delete: operations['organization.invitations.withdraw'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/users/{account_name}/invitations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Invitations waiting for the user (the user and admins). */
+    get: operations['user.invitations.list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/users/{account_name}/invitations/{org_name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Accept an invitation and become a member with its role (the invited user only, with a session or a key holding every capability). */
+    post: operations['user.invitations.accept'];
+    /** Decline an invitation (the invited user, or an admin). */
+    delete: operations['user.invitations.decline'];
     options?: never;
     head?: never;
     patch?: never;
@@ -514,6 +586,15 @@ export interface components {
       /** @enum {string} */
       resource_type: 'organization';
     };
+    /** @description A pending invitation to an organization: the user becomes a member only by accepting it. */
+    Invitation: {
+      org_name: string;
+      username: string;
+      role: 'owner' | 'member';
+      /** @description The owner (or organization) who invited; null once deleted. */
+      invited_by: string | null;
+      created_at: string;
+    };
     ApiKey: {
       /** Format: uuid */
       id: string;
@@ -693,6 +774,7 @@ export interface operations {
           company_name?: string | null;
           company_role?: string | null;
           password?: string;
+          current_password?: string;
         };
       };
     };
@@ -820,6 +902,7 @@ export interface operations {
           company_name?: string | null;
           company_role?: string | null;
           password?: string;
+          current_password?: string;
         };
       };
     };
@@ -1596,6 +1679,15 @@ export interface operations {
       };
     };
     responses: {
+      /** @description A pending invitation to an organization: the user becomes a member only by accepting it. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Invitation'];
+        };
+      };
       /** @description Default Response */
       204: {
         headers: {
@@ -1648,6 +1740,303 @@ export interface operations {
       path: {
         org_name: string;
         username: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'organization.invitations.list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Invitation'][];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'organization.invitations.withdraw': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_name: string;
+        username: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'user.invitations.list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        account_name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Invitation'][];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'user.invitations.accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        account_name: string;
+        org_name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': Record<string, never> | null;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            org_name: string;
+            username: string;
+            role: 'owner' | 'member';
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (compat §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'user.invitations.decline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        account_name: string;
+        org_name: string;
       };
       cookie?: never;
     };

@@ -1,5 +1,5 @@
 /** Domain objects → the JSON shapes of the API (spec Resources, compat §3 and §6). */
-import type { Account, ApiKey } from '../domain/accounts/model.js';
+import type { Account, ApiKey, Invitation } from '../domain/accounts/model.js';
 import type { AlgorithmView } from '../domain/algorithms/algorithm-service.js';
 import type { Environment, LanguageSpec } from '../domain/catalog/model.js';
 import type { Page } from '../domain/pagination.js';
@@ -38,6 +38,16 @@ export function organizationJson(a: Account, l: Links) {
     type_id: o.typeId,
     self_link: `${l.publicUrl}/v1/organizations/${a.name}`,
     resource_type: 'organization' as const,
+  };
+}
+
+export function invitationJson(i: Invitation) {
+  return {
+    org_name: i.organization.name,
+    username: i.user.name,
+    role: i.role,
+    invited_by: i.invitedBy?.name ?? null,
+    created_at: i.createdAt,
   };
 }
 

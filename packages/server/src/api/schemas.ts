@@ -71,6 +71,20 @@ export const Organization = Type.Object(
   { $id: 'Organization' },
 );
 
+export const Invitation = Type.Object(
+  {
+    org_name: Str,
+    username: Str,
+    role: Type.Union([Type.Literal('owner'), Type.Literal('member')]),
+    invited_by: Type.Union([Type.String(), Type.Null()], { description: 'The owner (or organization) who invited; null once deleted.' }),
+    created_at: Str,
+  },
+  {
+    $id: 'Invitation',
+    description: 'A pending invitation to an organization: the user becomes a member only by accepting it.',
+  },
+);
+
 export const OrganizationInput = Type.Object({
   org_name: OptStr,
   org_label: OptNullableStr,
@@ -222,4 +236,4 @@ export const PublishInput = Type.Object(
   { description: 'compat §3: version_info.version_type (or type) major|minor|revision|patch, default minor.' },
 );
 
-export const SHARED_SCHEMAS = [ErrorBody, User, Organization, ApiKey, Language, Environment, VersionInfo, Algorithm, Build];
+export const SHARED_SCHEMAS = [ErrorBody, User, Organization, Invitation, ApiKey, Language, Environment, VersionInfo, Algorithm, Build];

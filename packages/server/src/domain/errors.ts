@@ -20,6 +20,8 @@ export const ErrorCodes = {
   emailTaken: 3004,
   organizationNotFound: 3100,
   organizationExists: 3101,
+  // Ours: the platform has no invitations (compat §6 adds members directly).
+  invitationNotFound: 3102,
   unknownLanguage: 4001,
   internal: 5001,
   invalidMarker: 5002,

@@ -1,11 +1,11 @@
 import type { Selectable } from 'kysely';
 import { conflict, ErrorCodes } from '../domain/errors.js';
-import type { Account, AccountKind, ApiKey, Capability, Member, MemberRole } from '../domain/accounts/model.js';
+import type { Account, AccountKind, ApiKey, Capability, Invitation, Member, MemberRole } from '../domain/accounts/model.js';
 import type { AccountStore, ClusterSettingsStore, KeyStore, StoredKey } from '../domain/accounts/ports.js';
 import { nameKey } from '../domain/names.js';
 import { type Page, type PageRequest, toPage } from '../domain/pagination.js';
 import { type Db, hasNul, invalidMarker, isUniqueViolation } from './database.js';
-import type { AccountsTable, ApiKeysTable } from './schema.js';
+import type { AccountsTable, ApiKeysTable, InvitationsTable } from './schema.js';
 
 export class SqlAccountStore implements AccountStore {
   constructor(private readonly db: Db) {}
@@ -85,6 +85,89 @@ export class SqlAccountStore implements AccountStore {
       .execute();
     return rows.map((r) => ({ user: fromRow(r), role: r.role }));
   }
+
+  async saveInvitation(organizationId: string, userId: string, role: MemberRole, invitedBy: string, at: string): Promise<void> {
+    await this.db
+      .insertInto('invitations')
+      .values({ organization_id: organizationId, user_id: userId, role, invited_by: invitedBy, created_at: at })
+      .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet({ role, invited_by: invitedBy }))
+      .execute();
+  }
+
+  async findInvitation(organizationId: string, userId: string): Promise<Invitation | undefined> {
+    const row = await this.db
+      .selectFrom('invitations')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row && (await this.invitationsFromRows([row]))[0];
+  }
+
+  async deleteInvitation(organizationId: string, userId: string): Promise<boolean> {
+    const res = await this.db
+      .deleteFrom('invitations')
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(res.numDeletedRows) > 0;
+  }
+
+  async listInvitationsOfOrganization(organizationId: string): Promise<Invitation[]> {
+    const rows = await this.db.selectFrom('invitations').selectAll().where('organization_id', '=', organizationId).execute();
+    return (await this.invitationsFromRows(rows)).sort((a, b) => byName(a.user, b.user));
+  }
+
+  async listInvitationsOfUser(userId: string): Promise<Invitation[]> {
+    const rows = await this.db.selectFrom('invitations').selectAll().where('user_id', '=', userId).execute();
+    return (await this.invitationsFromRows(rows)).sort((a, b) => byName(a.organization, b.organization));
+  }
+
+  async acceptInvitation(organizationId: string, userId: string, at: string): Promise<MemberRole | undefined> {
+    return this.db.transaction().execute(async (tx) => {
+      // Deleting first decides between racing accepts (and a decline or withdrawal): one wins.
+      const invitation = await tx
+        .deleteFrom('invitations')
+        .where('organization_id', '=', organizationId)
+        .where('user_id', '=', userId)
+        .returning('role')
+        .executeTakeFirst();
+      if (!invitation) return undefined;
+      const current = await tx
+        .selectFrom('memberships')
+        .select('role')
+        .where('organization_id', '=', organizationId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      if (current) return current.role;
+      await tx
+        .insertInto('memberships')
+        .values({ organization_id: organizationId, user_id: userId, role: invitation.role, created_at: at })
+        .execute();
+      return invitation.role;
+    });
+  }
+
+  private async invitationsFromRows(rows: Selectable<InvitationsTable>[]): Promise<Invitation[]> {
+    if (rows.length === 0) return [];
+    const ids = [...new Set(rows.flatMap((r) => [r.organization_id, r.user_id, ...(r.invited_by ? [r.invited_by] : [])]))];
+    const accounts = new Map<string, Account>();
+    for (const row of await this.db.selectFrom('accounts').selectAll().where('id', 'in', ids).execute()) accounts.set(row.id, fromRow(row));
+    return rows.flatMap((r) => {
+      const organization = accounts.get(r.organization_id);
+      const user = accounts.get(r.user_id);
+      if (!organization || !user) return []; // deleted meanwhile (the rows cascade)
+      return [
+        { organization, user, role: r.role, invitedBy: (r.invited_by && accounts.get(r.invited_by)) || null, createdAt: r.created_at },
+      ];
+    });
+  }
+}
+
+function byName(a: Account, b: Account): number {
+  const ka = nameKey(a.name);
+  const kb = nameKey(b.name);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
 function toRow(a: Account): AccountsTable {

@@ -30,6 +30,15 @@ export interface MembershipsTable {
   created_at: string;
 }
 
+/** A pending invitation: the user becomes a member only by accepting it. */
+export interface InvitationsTable {
+  organization_id: string;
+  user_id: string;
+  role: 'owner' | 'member';
+  invited_by: string | null;
+  created_at: string;
+}
+
 export interface ApiKeysTable {
   id: string;
   account_id: string;
@@ -147,6 +156,7 @@ export interface DataFilesTable {
 export interface Database {
   accounts: AccountsTable;
   memberships: MembershipsTable;
+  invitations: InvitationsTable;
   api_keys: ApiKeysTable;
   environments: EnvironmentsTable;
   algorithms: AlgorithmsTable;

@@ -29,6 +29,16 @@ export interface Member {
   role: MemberRole;
 }
 
+/** An owner's offer of membership; the user becomes a member only by accepting it. */
+export interface Invitation {
+  organization: Account;
+  user: Account;
+  role: MemberRole;
+  /** Who invited: an owner, or the organization itself through its key; null once deleted. */
+  invitedBy: Account | null;
+  createdAt: string;
+}
+
 export const CAPABILITIES = ['manage_algorithms', 'call_algorithms', 'read_data', 'write_data'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 

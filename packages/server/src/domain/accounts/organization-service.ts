@@ -4,7 +4,7 @@ import { conflict, ErrorCodes, forbidden, invalid, notFound } from '../errors.js
 import { assertName, MAX_ACCOUNT_NAME } from '../names.js';
 import type { Page, PageRequest } from '../pagination.js';
 import { isAdmin, refuseCallKey, requireAccountCredential, requireCapability, type Principal } from '../auth/principal.js';
-import { type Account, type Member, type MemberRole, ORGANIZATION_TYPES } from './model.js';
+import { type Account, type Invitation, type Member, type MemberRole, ORGANIZATION_TYPES } from './model.js';
 import type { AccountStore } from './ports.js';
 import type { AccountCleanup } from './user-service.js';
 import { optionalText } from '../text.js';
@@ -107,16 +107,97 @@ export class OrganizationService {
     return this.accounts.listMembers(org.id);
   }
 
-  async addMember(p: Principal, name: string, username: string, role: unknown): Promise<void> {
+  /**
+   * PUT …/members/{user} (owners and admins). Nobody becomes a member without consent: for a
+   * user who is not a member yet, an owner's request records (or updates) an invitation that
+   * the user accepts or declines, and that is what is returned. A cluster admin adds directly
+   * (admins manage accounts), and an existing member's role changes at once (returns nothing).
+   */
+  async addMember(p: Principal, name: string, username: string, role: unknown): Promise<{ invitation?: Invitation }> {
     const org = await this.require(name);
     await this.requireRole(p, org, 'owner');
     const user = await this.accounts.findByName(username);
     if (!user || user.kind !== 'user') throw notFound(ErrorCodes.userNotFound, `user "${username}" not found`);
     const newRole: MemberRole = role === undefined ? 'member' : assertRole(role);
     const current = await this.accounts.membershipRole(org.id, user.id);
+    const now = isoNow(this.clock);
+    if (!current && !isAdmin(p)) {
+      await this.accounts.saveInvitation(org.id, user.id, newRole, p.account.id, now);
+      return { invitation: (await this.accounts.findInvitation(org.id, user.id))! };
+    }
     if (current === 'owner' && newRole === 'member') await this.assertAnotherOwner(org, user.id);
     if (current) await this.accounts.removeMember(org.id, user.id);
-    await this.accounts.addMember(org.id, user.id, newRole, isoNow(this.clock));
+    await this.accounts.addMember(org.id, user.id, newRole, now);
+    await this.accounts.deleteInvitation(org.id, user.id);
+    return {};
+  }
+
+  /** Pending invitations of the organization (owners and admins). */
+  async invitations(p: Principal, name: string): Promise<Invitation[]> {
+    const org = await this.require(name);
+    await this.requireRole(p, org, 'owner');
+    return this.accounts.listInvitationsOfOrganization(org.id);
+  }
+
+  /** An owner (or admin) withdraws a pending invitation. */
+  async withdrawInvitation(p: Principal, name: string, username: string): Promise<void> {
+    const org = await this.require(name);
+    await this.requireRole(p, org, 'owner');
+    const user = await this.accounts.findByName(username);
+    if (!user || !(await this.accounts.deleteInvitation(org.id, user.id))) {
+      throw notFound(ErrorCodes.invitationNotFound, `organization "${org.name}" has no pending invitation for "${username}"`);
+    }
+  }
+
+  /** The invitations waiting for a user: seen by that user (and admins) only. */
+  async invitationsOf(p: Principal, username: string): Promise<Invitation[]> {
+    refuseCallKey(p, 'reading invitations');
+    const user = await this.invitee(p, username, true);
+    return this.accounts.listInvitationsOfUser(user.id);
+  }
+
+  /**
+   * The invited user accepts and becomes a member with the invitation's role. Only the user
+   * themself may: not an admin, not an organization's key, not the key of an algorithm call.
+   */
+  async acceptInvitation(
+    p: Principal,
+    username: string,
+    orgName: string,
+  ): Promise<{ organization: Account; user: Account; role: MemberRole }> {
+    requireAccountCredential(p, 'accepting an invitation');
+    const user = await this.invitee(p, username, false);
+    const org = await this.accounts.findByName(orgName);
+    const role = org?.kind === 'organization' ? await this.accounts.acceptInvitation(org.id, user.id, isoNow(this.clock)) : undefined;
+    if (!org || !role) throw this.noInvitation(user, orgName);
+    return { organization: org, user, role };
+  }
+
+  /** The invited user (or an admin) declines: the invitation is gone, no membership. */
+  async declineInvitation(p: Principal, username: string, orgName: string): Promise<void> {
+    requireAccountCredential(p, 'declining an invitation');
+    const user = await this.invitee(p, username, true);
+    const org = await this.accounts.findByName(orgName);
+    if (!org || org.kind !== 'organization' || !(await this.accounts.deleteInvitation(org.id, user.id))) {
+      throw this.noInvitation(user, orgName);
+    }
+  }
+
+  /** The user named in /v1/users/{user}/invitations, who must be the caller (or, if allowed, an admin acts). */
+  private async invitee(p: Principal, username: string, adminMay: boolean): Promise<Account> {
+    const user = await this.accounts.findByName(username);
+    const self = user !== undefined && user.kind === 'user' && p.account.id === user.id;
+    if (self) return user;
+    if (adminMay && isAdmin(p)) {
+      if (!user || user.kind !== 'user') throw notFound(ErrorCodes.userNotFound, `user "${username}" not found`);
+      return user;
+    }
+    // The same answer whether the user exists or not.
+    throw forbidden(`only ${username} may ${adminMay ? 'see or decline' : 'accept'} invitations to ${username}`);
+  }
+
+  private noInvitation(user: Account, orgName: string) {
+    return notFound(ErrorCodes.invitationNotFound, `${user.name} has no pending invitation to organization "${orgName}"`);
   }
 
   /** Owners remove anyone; a member may leave. The last owner cannot go. */

@@ -1,5 +1,5 @@
 import type { Page, PageRequest } from '../pagination.js';
-import type { Account, AccountKind, ApiKey, Member, MemberRole } from './model.js';
+import type { Account, AccountKind, ApiKey, Invitation, Member, MemberRole } from './model.js';
 
 export interface AccountStore {
   /** Throws DomainError conflict when the name is taken. */
@@ -15,6 +15,20 @@ export interface AccountStore {
   removeMember(organizationId: string, userId: string): Promise<void>;
   membershipRole(organizationId: string, userId: string): Promise<MemberRole | undefined>;
   listMembers(organizationId: string): Promise<Member[]>;
+
+  /** Records the invitation, or changes the role (and inviter) of the pending one. */
+  saveInvitation(organizationId: string, userId: string, role: MemberRole, invitedBy: string, at: string): Promise<void>;
+  findInvitation(organizationId: string, userId: string): Promise<Invitation | undefined>;
+  /** Returns false when there was no such invitation. */
+  deleteInvitation(organizationId: string, userId: string): Promise<boolean>;
+  listInvitationsOfOrganization(organizationId: string): Promise<Invitation[]>;
+  listInvitationsOfUser(userId: string): Promise<Invitation[]>;
+  /**
+   * In one transaction: removes the invitation and makes the user a member with its role (an
+   * existing membership keeps its role). Returns the role the user now holds, or undefined when
+   * there was no invitation (declined, withdrawn or accepted meanwhile).
+   */
+  acceptInvitation(organizationId: string, userId: string, at: string): Promise<MemberRole | undefined>;
 }
 
 export interface StoredKey extends ApiKey {
