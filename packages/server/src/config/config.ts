@@ -19,6 +19,9 @@ export interface Config {
   sessionTtlSeconds: number;
   bodyLimitBytes: number;
   gitBinary: string;
+  maxPushBytes: number;
+  maxRepositoryBytes: number;
+  maxAccountRepositoryBytes: number;
   buildTimeoutSeconds: number;
   buildConcurrency: number;
   buildMemoryMiB: number;
@@ -173,6 +176,33 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'string',
     default: 'git',
     describe: 'The git executable used for repositories.',
+  },
+  {
+    key: 'maxPushBytes',
+    env: 'ALGOHOST_MAX_PUSH_BYTES',
+    flag: '--max-push-bytes',
+    kind: 'int',
+    default: String(100 * 1024 * 1024),
+    describe:
+      'Largest Git push (the pack one push sends), in bytes; a bigger one is refused while it streams (default 100 MiB; 0 = no limit).',
+  },
+  {
+    key: 'maxRepositoryBytes',
+    env: 'ALGOHOST_MAX_REPOSITORY_BYTES',
+    flag: '--max-repository-bytes',
+    kind: 'int',
+    default: String(1024 * 1024 * 1024),
+    describe:
+      "Largest size of one algorithm's Git repository on disk, in bytes; a push growing it past this is refused (default 1 GiB; 0 = no limit).",
+  },
+  {
+    key: 'maxAccountRepositoryBytes',
+    env: 'ALGOHOST_MAX_ACCOUNT_REPOSITORY_BYTES',
+    flag: '--max-account-repository-bytes',
+    kind: 'int',
+    default: String(10 * 1024 * 1024 * 1024),
+    describe:
+      "Largest total size of an account's algorithm repositories, in bytes; a push growing it past this is refused (default 10 GiB; 0 = no limit).",
   },
   {
     key: 'buildTimeoutSeconds',

@@ -3,6 +3,7 @@
  * named by algorithm id so that renames and owner changes never move directories.
  */
 import crypto from 'node:crypto';
+import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { RepositoryHost } from '../domain/algorithms/ports.js';
@@ -13,12 +14,142 @@ export const DEFAULT_BRANCH = 'main';
 const COMMITTER = 'algohost <algohost@localhost>';
 /** Inside each bare repository: one small repository per published version. */
 const VERSIONS_DIR = 'algohost-versions';
+/** Inside each bare repository: its size in bytes as measured after its last change. */
+const SIZE_FILE = 'algohost-size';
+
+/**
+ * Object checks on everything a repository receives: a tree entry `..`, `../x`, `.git` or
+ * `.GIT` (and the other fsck errors) refuses the whole push. Written into each new
+ * repository's config and also passed with `-c` to every `git receive-pack`, so repositories
+ * made before these checks existed are covered too.
+ */
+export const RECEIVE_CHECKS: readonly [string, string][] = [
+  ['receive.fsckObjects', 'true'],
+  ['transfer.fsckObjects', 'true'],
+  ['fetch.fsckObjects', 'true'],
+];
+
+/** Size limits of repositories, in bytes; 0 means no limit. */
+export interface RepositoryLimits {
+  /** One push: the bytes of the request that carries the pack. */
+  maxPushBytes: number;
+  /** One algorithm's repository on disk. */
+  maxRepositoryBytes: number;
+  /** All of one account's algorithm repositories together. */
+  maxAccountBytes: number;
+}
+
+export const NO_LIMITS: RepositoryLimits = { maxPushBytes: 0, maxRepositoryBytes: 0, maxAccountBytes: 0 };
+
+/** The push being checked: which repository, whose, and how it is named to the pusher. */
+export interface IncomingPush {
+  pushId: string;
+  algorithmId: string;
+  ownerId: string;
+  ownerName: string;
+  name: string;
+}
 
 export class GitRepositoryHost implements RepositoryHost {
+  /** Bytes accepted by a pre-receive check whose push has not ended yet, by push id. */
+  private readonly pending = new Map<string, { algorithmId: string; ownerId: string; bytes: number }>();
+
   constructor(
     readonly root: string,
     private readonly git: string,
+    readonly limits: RepositoryLimits = NO_LIMITS,
+    /** The ids of every algorithm an account owns (their repositories count towards its limit). */
+    private readonly algorithmsOf: (ownerId: string) => Promise<string[]> = async () => [],
   ) {}
+
+  /** `-c` arguments for every `git receive-pack`: object checks and git's own input cap. */
+  receivePackConfig(): string[] {
+    const args = RECEIVE_CHECKS.flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+    if (this.limits.maxPushBytes > 0) args.push('-c', `receive.maxInputSize=${this.limits.maxPushBytes}`);
+    return args;
+  }
+
+  /**
+   * Decides, in the pre-receive hook (objects received and quarantined, no ref updated yet),
+   * whether the repository and the account stay within their limits once the push lands.
+   * Returns the refusal to show the pusher, or undefined; an accepted push holds its bytes as
+   * pending until `pushEnded`, so concurrent pushes of one account cannot pass together.
+   */
+  async checkIncoming(push: IncomingPush, quarantine: string | undefined): Promise<string | undefined> {
+    const { maxRepositoryBytes, maxAccountBytes } = this.limits;
+    if (maxRepositoryBytes === 0 && maxAccountBytes === 0) return undefined;
+    const incoming = quarantine ? await treeBytes(quarantine) : 0;
+    if (incoming === 0) return undefined;
+    const pendingFor = (match: (p: { algorithmId: string; ownerId: string }) => boolean) =>
+      [...this.pending.values()].filter(match).reduce((sum, p) => sum + p.bytes, 0);
+    const label = `${push.ownerName}/${push.name}`;
+
+    const repoBytes = (await this.sizeOf(push.algorithmId)) + pendingFor((p) => p.algorithmId === push.algorithmId) + incoming;
+    if (maxRepositoryBytes > 0 && repoBytes > maxRepositoryBytes) {
+      return (
+        `algohost: push refused: the repository of ${label} would hold ${formatBytes(repoBytes)} (this push adds ${formatBytes(incoming)}), ` +
+        `over the repository size limit of ${formatBytes(maxRepositoryBytes)} (${maxRepositoryBytes} bytes). Nothing was stored.`
+      );
+    }
+    if (maxAccountBytes > 0) {
+      let accountBytes = repoBytes + pendingFor((p) => p.ownerId === push.ownerId && p.algorithmId !== push.algorithmId);
+      for (const id of await this.algorithmsOf(push.ownerId)) {
+        if (id !== push.algorithmId) accountBytes += await this.recordedSize(id);
+      }
+      if (accountBytes > maxAccountBytes) {
+        return (
+          `algohost: push refused: the repositories of ${push.ownerName} would hold ${formatBytes(accountBytes)} together ` +
+          `(this push adds ${formatBytes(incoming)}), over the account's repository size limit of ${formatBytes(maxAccountBytes)} ` +
+          `(${maxAccountBytes} bytes). Nothing was stored.`
+        );
+      }
+    }
+    this.pending.set(push.pushId, { algorithmId: push.algorithmId, ownerId: push.ownerId, bytes: incoming });
+    return undefined;
+  }
+
+  /** After `git receive-pack` has exited: records the repository's new size, then drops the push's pending bytes. */
+  async pushEnded(pushId: string, algorithmId: string): Promise<void> {
+    try {
+      await this.recordSize(algorithmId);
+    } finally {
+      this.pending.delete(pushId);
+    }
+  }
+
+  /** The repository's size on disk now (every file, not counting pushes still in quarantine). */
+  async sizeOf(algorithmId: string): Promise<number> {
+    return treeBytes(
+      this.pathOf(algorithmId),
+      (dir, name) => (dir === 'objects' && QUARANTINE.test(name)) || (dir === '' && name.startsWith(SIZE_FILE)),
+    );
+  }
+
+  /** The size recorded after the repository's last push (measured and recorded now if missing). */
+  async recordedSize(algorithmId: string): Promise<number> {
+    try {
+      const n = Number(await fs.readFile(path.join(this.pathOf(algorithmId), SIZE_FILE), 'utf8'));
+      if (Number.isSafeInteger(n) && n >= 0) return n;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    return this.recordSize(algorithmId);
+  }
+
+  private async recordSize(algorithmId: string): Promise<number> {
+    const dir = this.pathOf(algorithmId);
+    const bytes = await this.sizeOf(algorithmId);
+    const tmp = path.join(dir, `${SIZE_FILE}.${crypto.randomUUID()}`);
+    try {
+      await fs.writeFile(tmp, `${bytes}\n`);
+      await fs.rename(tmp, path.join(dir, SIZE_FILE));
+    } catch (err) {
+      await fs.rm(tmp, { force: true });
+      // A deleted repository has nothing to record.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    return bytes;
+  }
 
   pathOf(algorithmId: string): string {
     if (!/^[0-9a-f-]{36}$/.test(algorithmId)) throw new Error(`not an algorithm id: ${algorithmId}`);
@@ -37,9 +168,11 @@ export class GitRepositoryHost implements RepositoryHost {
     try {
       await runGit(this.git, ['init', '--quiet', '--bare', '-b', DEFAULT_BRANCH, tmp]);
       await runGit(this.git, ['config', 'receive.denyNonFastForwards', 'false'], { cwd: tmp });
+      for (const [key, value] of RECEIVE_CHECKS) await runGit(this.git, ['config', key, value], { cwd: tmp });
       await runGit(this.git, ['fast-import', '--quiet', '--done'], { cwd: tmp, input: fastImportStream(files, message) });
       const { stdout } = await runGit(this.git, ['rev-parse', `refs/heads/${DEFAULT_BRANCH}`], { cwd: tmp });
       await fs.rename(tmp, final);
+      await this.recordSize(algorithmId);
       return stdout.trim();
     } catch (err) {
       await fs.rm(tmp, { recursive: true, force: true });
@@ -110,6 +243,58 @@ export class GitRepositoryHost implements RepositoryHost {
     }
     await fs.rm(trash, { recursive: true, force: true });
   }
+}
+
+/** Quarantine directories of pushes in progress (`objects/tmp_objdir-incoming-…`; `incoming-…` in older git). */
+const QUARANTINE = /^(tmp_objdir-)?incoming-/;
+
+/** Whether a directory name (inside `objects/`) is the quarantine of a push. */
+export function isQuarantineName(name: string): boolean {
+  return QUARANTINE.test(name);
+}
+
+/**
+ * Bytes of every regular file under `root` (symbolic links are not followed); `skip` leaves
+ * out an entry, given its directory relative to `root` and its name. A missing root is 0.
+ */
+async function treeBytes(root: string, skip: (dir: string, name: string) => boolean = () => false): Promise<number> {
+  let total = 0;
+  const walk = async (rel: string): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await fs.readdir(path.join(root, rel), { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    for (const e of entries) {
+      if (skip(rel, e.name)) continue;
+      const child = rel ? path.join(rel, e.name) : e.name;
+      if (e.isDirectory()) await walk(child);
+      else if (e.isFile()) {
+        try {
+          total += (await fs.lstat(path.join(root, child))).size;
+        } catch (err) {
+          // Removed while walking (git gc, a temporary file): it no longer counts.
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        }
+      }
+    }
+  };
+  await walk('');
+  return total;
+}
+
+/** 1536 → "1.5 KiB". */
+export function formatBytes(n: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${n} bytes` : `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[u]}`;
 }
 
 function fastImportStream(files: TarEntry[], message: string): Buffer {

@@ -7,9 +7,19 @@
  * Pushes are recorded by a post-receive hook that calls back into the service
  * (POST /internal/git/pushed); what the service answers is shown to the pusher as
  * `remote:` lines. The Git code never builds anything itself.
+ *
+ * What a push may store is checked before any ref moves: git's object checks
+ * (`receive.fsckObjects`) refuse bad trees, the request body is counted as it streams into
+ * `git receive-pack` and cut off past the push limit (the refusal is answered in the Git
+ * protocol, see push-refusal.ts), and a pre-receive hook
+ * asks the service (POST /internal/git/pre-receive) whether the quarantined objects keep the
+ * repository and its account within their size limits. A refused push leaves nothing behind:
+ * git deletes the quarantine.
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -18,7 +28,8 @@ import type { AlgorithmService } from '../domain/algorithms/algorithm-service.js
 import type { KeyService } from '../domain/accounts/key-service.js';
 import type { Principal } from '../domain/auth/principal.js';
 import type { VersionService } from '../domain/versions/version-service.js';
-import type { GitRepositoryHost } from './repository-host.js';
+import { parsePushCommands, refusalResponse, type PushCommands } from './push-refusal.js';
+import { formatBytes, isQuarantineName, type GitRepositoryHost, type IncomingPush } from './repository-host.js';
 
 export interface PushEvent {
   algorithmId: string;
@@ -49,6 +60,8 @@ const PATH = /^\/git\/([^/]+)\/([^/]+?)(?:\/([^/]+?))?\.git\/(info\/refs|git-upl
 
 export async function gitRoutes(app: FastifyInstance, deps: SmartHttpDeps): Promise<void> {
   const hookToken = crypto.randomBytes(24).toString('base64url');
+  /** Pushes whose `git receive-pack` is running, by the id their hooks call back with. */
+  const pushes = new Map<string, IncomingPush>();
 
   // Git request bodies are handed to git as the raw stream: no parsing, no body limit here.
   app.addContentTypeParser(['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'], (_req, payload, done) =>
@@ -60,15 +73,43 @@ export async function gitRoutes(app: FastifyInstance, deps: SmartHttpDeps): Prom
     url: '/git/*',
     config: { auth: 'none' },
     schema: { hide: true },
-    handler: (req, reply) => serveGit(req, reply, deps, hookToken),
+    handler: (req, reply) => serveGit(req, reply, deps, hookToken, pushes),
+  });
+
+  const fromHook = (req: FastifyRequest) => {
+    const given = Buffer.from(String(req.headers['x-algohost-hook-token'] ?? ''));
+    const expected = Buffer.from(hookToken);
+    return given.length === expected.length && crypto.timingSafeEqual(given, expected);
+  };
+
+  // The pre-receive hook: objects are in quarantine, no ref has moved. 200 lets the push land;
+  // any other answer refuses it, and the body is what the pusher reads.
+  app.post('/internal/git/pre-receive', { config: { auth: 'none' }, schema: { hide: true } }, async (req, reply) => {
+    if (!fromHook(req)) return reply.code(403).type('text/plain').send('forbidden\n');
+    const body = req.body as { push_id?: string; quarantine_path?: string };
+    const push = pushes.get(String(body.push_id));
+    if (!push) return textError(reply, 409, 'algohost: push refused: the service no longer knows this push; try again');
+    let refusal: string | undefined;
+    try {
+      let quarantine: string | undefined;
+      if (body.quarantine_path) {
+        quarantine = await fs.realpath(String(body.quarantine_path)).catch(() => '');
+        const objects = await fs.realpath(path.join(deps.repositories.pathOf(push.algorithmId), 'objects'));
+        if (path.dirname(quarantine) !== objects || !isQuarantineName(path.basename(quarantine))) {
+          return textError(reply, 400, 'algohost: push refused: the objects are not in this repository');
+        }
+      }
+      refusal = await deps.repositories.checkIncoming(push, quarantine);
+    } catch (err) {
+      req.log.error({ err }, 'checking a push against the size limits failed');
+      return textError(reply, 503, 'algohost: push refused: its size could not be checked; try again');
+    }
+    if (refusal) return textError(reply, 403, refusal);
+    return reply.code(200).type('text/plain').send('');
   });
 
   app.post('/internal/git/pushed', { config: { auth: 'none' }, schema: { hide: true } }, async (req, reply) => {
-    const given = Buffer.from(String(req.headers['x-algohost-hook-token'] ?? ''));
-    const expected = Buffer.from(hookToken);
-    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
-      return reply.code(403).type('text/plain').send('forbidden\n');
-    }
+    if (!fromHook(req)) return reply.code(403).type('text/plain').send('forbidden\n');
     const body = req.body as { algorithm_id?: string; pusher?: string; updates?: PushEvent['updates']; push_options?: string[] };
     reply.hijack();
     reply.raw.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
@@ -91,7 +132,13 @@ export async function gitRoutes(app: FastifyInstance, deps: SmartHttpDeps): Prom
   });
 }
 
-async function serveGit(req: FastifyRequest, reply: FastifyReply, deps: SmartHttpDeps, hookToken: string): Promise<void> {
+async function serveGit(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  deps: SmartHttpDeps,
+  hookToken: string,
+  pushes: Map<string, IncomingPush>,
+): Promise<void> {
   const url = new URL(req.url, 'http://x');
   const m = PATH.exec(url.pathname);
   if (!m) return textError(reply, 404, 'not a Git repository address; use /git/{owner}/{name}.git');
@@ -126,19 +173,39 @@ async function serveGit(req: FastifyRequest, reply: FastifyReply, deps: SmartHtt
       version === undefined
         ? deps.repositories.pathOf(algorithm.id)
         : await deps.versions.repositoryForVersion(principal, algorithm, version);
-    await serviceProcess(req, reply, deps, {
-      service,
-      repoPath,
-      advertise: action === 'info/refs',
-      env: write
+    const advertise = action === 'info/refs';
+    const push: IncomingPush | undefined =
+      write && !advertise
         ? {
-            ALGOHOST_HOOK_URL: `${deps.selfUrl()}/internal/git/pushed`,
-            ALGOHOST_HOOK_TOKEN: hookToken,
-            ALGOHOST_ALGORITHM_ID: algorithm.id,
-            ALGOHOST_PUSHER: principal.account.name,
+            pushId: crypto.randomUUID(),
+            algorithmId: algorithm.id,
+            ownerId: algorithm.ownerId,
+            ownerName: algorithm.ownerName,
+            name: algorithm.name,
           }
-        : {},
-    });
+        : undefined;
+    if (push) pushes.set(push.pushId, push);
+    try {
+      await serviceProcess(req, reply, deps, {
+        service,
+        repoPath,
+        advertise,
+        env: push
+          ? {
+              ALGOHOST_HOOK_URL: `${deps.selfUrl()}/internal/git/pushed`,
+              ALGOHOST_PRE_RECEIVE_URL: `${deps.selfUrl()}/internal/git/pre-receive`,
+              ALGOHOST_HOOK_TOKEN: hookToken,
+              ALGOHOST_ALGORITHM_ID: algorithm.id,
+              ALGOHOST_PUSH_ID: push.pushId,
+              ALGOHOST_PUSHER: principal.account.name,
+            }
+          : {},
+        // Records the repository's new size before the pusher hears the push is done.
+        ended: push ? () => deps.repositories.pushEnded(push.pushId, push.algorithmId) : undefined,
+      });
+    } finally {
+      if (push) pushes.delete(push.pushId);
+    }
   } catch (err) {
     if (err instanceof DomainError) {
       const status = err.kind === 'not_found' ? 404 : err.kind === 'forbidden' ? 403 : 400;
@@ -183,25 +250,45 @@ interface ServiceCall {
   repoPath: string;
   advertise: boolean;
   env: Record<string, string>;
+  /** Runs once git has exited, before the answer ends. */
+  ended?: () => Promise<void>;
 }
 
 function serviceProcess(req: FastifyRequest, reply: FastifyReply, deps: SmartHttpDeps, call: ServiceCall): Promise<void> {
   const protocol = String(req.headers['git-protocol'] ?? '');
   const v2 = /(^|:)version=2(:|$)/.test(protocol);
-  const args = ['-c', `core.hooksPath=${HOOKS_DIR}`, '-c', 'receive.advertisePushOptions=true', call.service.slice(4), '--stateless-rpc'];
+  const receive = call.service === 'git-receive-pack';
+  const args = ['-c', `core.hooksPath=${HOOKS_DIR}`, '-c', 'receive.advertisePushOptions=true'];
+  if (receive) args.push(...deps.repositories.receivePackConfig());
+  args.push(call.service.slice(4), '--stateless-rpc');
   if (call.advertise) args.push('--http-backend-info-refs');
   args.push(call.repoPath);
 
+  // A push's body is counted as it streams (after inflating). Past the limit git gets a cut-off
+  // pack, which it refuses (removing its quarantine), and the pusher gets the refusal naming
+  // the limit, written in the Git protocol since git shows no HTTP error body on a push.
+  const pushing = receive && !call.advertise;
+  const cap = pushing ? deps.repositories.limits.maxPushBytes : 0;
+  const gz = /gzip/i.test(String(req.headers['content-encoding'] ?? ''));
+
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, {
-    'content-type': `application/x-${call.service}-${call.advertise ? 'advertisement' : 'result'}`,
-    'cache-control': 'no-cache, max-age=0, must-revalidate',
-  });
-  if (call.advertise && !v2) {
-    // Protocol v0/v1 advertisements start with the service announcement; v2 has none.
-    res.write(pktLine(`# service=${call.service}\n`) + '0000');
-  }
+  let headSent = false;
+  const sendHead = () => {
+    if (headSent) return;
+    headSent = true;
+    res.writeHead(200, {
+      'content-type': `application/x-${call.service}-${call.advertise ? 'advertisement' : 'result'}`,
+      'cache-control': 'no-cache, max-age=0, must-revalidate',
+    });
+    if (call.advertise && !v2) {
+      // Protocol v0/v1 advertisements start with the service announcement; v2 has none.
+      res.write(pktLine(`# service=${call.service}\n`) + '0000');
+    }
+  };
+  // A push's answer starts with git's first output (after the whole pack has arrived), so a
+  // push cut off at the limit is answered by the service instead.
+  if (!pushing) sendHead();
 
   return new Promise((resolve) => {
     const child = spawn(deps.git, args, {
@@ -219,22 +306,84 @@ function serviceProcess(req: FastifyRequest, reply: FastifyReply, deps: SmartHtt
     child.stderr.on('data', (d: Buffer) => {
       if (stderr.length < 4096) stderr += d.toString();
     });
-    child.stdout.pipe(res);
+    let overLimit = false;
+    child.stdout.on('data', (d: Buffer) => {
+      if (overLimit) return; // git's own report of the cut-off pack: the service answers instead
+      sendHead();
+      if (!res.write(d)) {
+        child.stdout.pause();
+        res.once('drain', () => child.stdout.resume());
+      }
+    });
     child.stdin.on('error', () => {}); // git may exit before reading everything, e.g. on a bad request
+    let exited = false;
+    let commands: PushCommands | undefined;
     if (call.advertise) child.stdin.end();
     else {
       const body = req.body as NodeJS.ReadableStream;
-      const gz = /gzip/i.test(String(req.headers['content-encoding'] ?? ''));
-      const source = gz ? body.pipe(zlib.createGunzip()) : body;
-      source.on('error', () => child.kill());
-      source.pipe(child.stdin);
+      const input = gz ? body.pipe(zlib.createGunzip()) : body;
+      let received = 0;
+      let head: Buffer | undefined = pushing ? Buffer.alloc(0) : undefined;
+      input.on('error', () => child.kill());
+      input.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (head) {
+          // The command list leads the request: kept until read, for the refusal's ref names.
+          head = Buffer.concat([head, chunk.subarray(0, COMMANDS_MAX - head.length)]);
+          commands = parsePushCommands(head);
+          if (commands || head.length >= COMMANDS_MAX) head = undefined;
+        }
+        if (cap > 0 && received > cap && !overLimit) {
+          overLimit = true;
+          child.stdin.end(); // git reads a cut-off pack, refuses it and removes its quarantine
+        }
+        if (overLimit) {
+          // The rest is read and dropped so that the client, still sending, gets to read the
+          // refusal; a client sending far more than the limit is cut off.
+          if (received > Math.max(DRAIN_FACTOR * cap, cap + DRAIN_MIN)) req.raw.destroy();
+          return;
+        }
+        if (exited) return; // git has answered without reading everything: drop the rest
+        if (!child.stdin.write(chunk)) {
+          input.pause();
+          child.stdin.once('drain', () => input.resume());
+        }
+      });
+      input.on('end', () => {
+        if (!overLimit) child.stdin.end();
+      });
+      child.on('close', () => input.resume());
     }
     res.on('close', () => {
       if (child.exitCode === null) child.kill();
     });
     child.on('close', (code) => {
-      if (code !== 0 && stderr) req.log.warn({ code, stderr: stderr.trim() }, `git ${call.service} failed`);
-      resolve();
+      exited = true;
+      if (code !== 0 && stderr && !overLimit) req.log.warn({ code, stderr: stderr.trim() }, `git ${call.service} failed`);
+      const finish = async () => {
+        try {
+          await call.ended?.();
+        } catch (err) {
+          req.log.error({ err }, 'recording the repository size failed');
+        }
+        if (overLimit && !headSent) {
+          const message =
+            `algohost: push refused: it sends more than ${formatBytes(cap)} (${cap} bytes), the most one push may send. ` +
+            'Nothing was stored; push fewer commits at a time or keep large files out of the repository.';
+          if (commands) {
+            sendHead();
+            res.end(refusalResponse(commands, message, `push over the ${formatBytes(cap)} limit`));
+          } else {
+            headSent = true;
+            res.writeHead(413, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+            res.end(`${message}\n`);
+          }
+        } else {
+          sendHead();
+          res.end();
+        }
+      };
+      void finish().then(() => resolve());
     });
     child.on('error', (err) => {
       req.log.error({ err }, 'could not start git');
@@ -243,6 +392,16 @@ function serviceProcess(req: FastifyRequest, reply: FastifyReply, deps: SmartHtt
     });
   });
 }
+
+/** Most bytes of a push request kept to read its command list. */
+const COMMANDS_MAX = 256 * 1024;
+/**
+ * A push over the limit is read on (and dropped) up to this many times the limit, and at least
+ * DRAIN_MIN bytes past it, so the pusher gets to read the refusal; one sending more is cut off
+ * (git then shows only "RPC failed"). Reading costs bandwidth, never disk or memory.
+ */
+const DRAIN_FACTOR = 5;
+const DRAIN_MIN = 64 * 1024 * 1024;
 
 function pktLine(s: string): string {
   return (Buffer.byteLength(s) + 4).toString(16).padStart(4, '0') + s;

@@ -57,10 +57,19 @@ export async function buildServices(config: Config): Promise<Services> {
 
   const clock = systemClock;
   const accounts = new SqlAccountStore(db);
-  const repositories = new GitRepositoryHost(path.join(config.dataDir, 'repositories'), config.gitBinary);
+  const algorithmStore = new SqlAlgorithmStore(db);
+  const repositories = new GitRepositoryHost(
+    path.join(config.dataDir, 'repositories'),
+    config.gitBinary,
+    {
+      maxPushBytes: config.maxPushBytes,
+      maxRepositoryBytes: config.maxRepositoryBytes,
+      maxAccountBytes: config.maxAccountRepositoryBytes,
+    },
+    async (ownerId) => (await algorithmStore.listAllByOwner(ownerId)).map((a) => a.id),
+  );
   const catalog = await Catalog.load(readCatalog(), new SqlEnvironmentStore(db), clock);
   const access = new OwnerAccess(accounts);
-  const algorithmStore = new SqlAlgorithmStore(db);
   const buildStore = new SqlBuildStore(db);
   const versionStore = new SqlVersionStore(db);
   const algorithms = new AlgorithmService(
