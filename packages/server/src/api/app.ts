@@ -28,12 +28,49 @@ export interface ApiOptions {
   logRequests?: boolean;
   /** Origins whose web pages may call the API (`*` for any); none by default. */
   corsOrigins?: string[];
+  /** Bytes of call inputs held at once (api/input-budget.ts); 0 or unset: no budget. */
+  callInputBudgetBytes?: number;
+  /** Node's HTTP timeouts, in ms (see httpServerOptions); Node's defaults when unset. */
+  timeouts?: HttpTimeouts;
+}
+
+export interface HttpTimeouts {
+  /** To receive a complete request head, from the connection's opening (idle connections too). */
+  headersMs: number;
+  /** To receive one whole request, head and body (not the answer); 0 = none. */
+  requestMs: number;
+  /** Idle time between requests on a keep-alive connection. */
+  keepAliveMs: number;
+}
+
+/**
+ * Options for Node's HTTP server with these timeouts. Node checks the head and request
+ * deadlines every `connectionsCheckingInterval` (30 s by default): a fraction of the head
+ * timeout here, so a connection is closed soon after its deadline.
+ */
+export function httpServerOptions(t: HttpTimeouts): {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionsCheckingInterval: number;
+} {
+  // Node refuses a head timeout longer than a (non-zero) request timeout.
+  const headersTimeout = t.requestMs > 0 ? Math.min(t.headersMs, t.requestMs) : t.headersMs;
+  return {
+    headersTimeout,
+    requestTimeout: t.requestMs,
+    keepAliveTimeout: t.keepAliveMs,
+    connectionsCheckingInterval: Math.min(5000, Math.max(50, Math.floor(headersTimeout / 4))),
+  };
 }
 
 export async function buildApi(services: ApiServices, opts: ApiOptions): Promise<Api> {
+  const http = opts.timeouts ? httpServerOptions(opts.timeouts) : undefined;
   const app = Fastify({
     logger: opts.logger,
     bodyLimit: opts.bodyLimit,
+    // Fastify makes the server from `http` and then sets its own two timeouts: both agree.
+    ...(http && { http, requestTimeout: http.requestTimeout, keepAliveTimeout: http.keepAliveTimeout }),
     // Request bodies are checked, not coerced: "wrong types" must be a 400, not a silent cast.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     requestIdHeader: 'x-request-id',
@@ -70,6 +107,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   });
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  // Answered without the database or a runner, so it keeps answering under load.
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ status: 'ok' }));
 
   userRoutes(app, services);
@@ -79,7 +117,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   algorithmRoutes(app, services);
   buildRoutes(app, services);
   versionRoutes(app, services);
-  await app.register(async (scope) => callRoutes(scope, services));
+  await app.register(async (scope) => callRoutes(scope, services, { inputBudgetBytes: opts.callInputBudgetBytes ?? 0 }));
   await app.register(async (scope) => dataRoutes(scope, services));
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>
     reply.type('text/plain; version=0.0.4').send(services.metrics()),

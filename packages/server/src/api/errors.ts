@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { DomainError, ErrorCodes, type ErrorKind } from '../domain/errors.js';
+import { nestsDeeperThan } from '../lib/json-scan.js';
 
 const STATUS: Record<ErrorKind, number> = {
   not_found: 404,
@@ -62,8 +63,10 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
     }
     const known = err.code ? FASTIFY_ERRORS[err.code] : undefined;
     if (known) {
+      // The limit of the route that refused the body, not the app-wide default.
+      const limit = req.routeOptions?.bodyLimit ?? bodyLimit;
       const message =
-        err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? `request body too large: the limit is ${bodyLimit} bytes` : known.message(err);
+        err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? `request body too large: the limit is ${limit} bytes` : known.message(err);
       return sendError(reply, known.status, known.code, message);
     }
     if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
@@ -94,15 +97,23 @@ export function frameworkError(err: FastifyError, _req: FastifyRequest, reply: F
   sendError(reply, known?.status ?? 400, known?.code ?? ErrorCodes.invalidRequest, known ? known.message(err) : err.message);
 }
 
+/** How deeply arrays and objects may nest in a JSON request body (the API's own need a few). */
+export const MAX_BODY_DEPTH = 64;
+
 /**
  * JSON bodies: an empty body counts as no body (compat §6 sends `PUT …/members/{user}` empty,
- * some clients with a JSON Content-Type), and `__proto__`/`constructor` keys are refused.
+ * some clients with a JSON Content-Type), `__proto__`/`constructor` keys are refused, and so is
+ * nesting deeper than MAX_BODY_DEPTH, before parsing (validation and serialization recurse).
  */
 export function installJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    if (nestsDeeperThan(Buffer.from(text), MAX_BODY_DEPTH)) {
+      const message = `malformed JSON: arrays and objects nest deeper than the limit of ${MAX_BODY_DEPTH} levels`;
+      return done(new DomainError('invalid', ErrorCodes.malformedJson, message), undefined);
+    }
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch (err) {

@@ -3,6 +3,7 @@
  * command-line flag, a default and a one-line reason. `loadConfig` is called once by the
  * composition root; no other module reads `process.env`.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 
 export interface Config {
@@ -38,6 +39,14 @@ export interface Config {
   runnerCpus: number;
   environmentMemory: string | undefined;
   corsOrigins: string | undefined;
+  maxConnections: number;
+  maxConnectionsPerClient: number;
+  headersTimeoutSeconds: number;
+  requestTimeoutSeconds: number;
+  keepAliveTimeoutSeconds: number;
+  bodyTimeoutSeconds: number;
+  minBodyBytesPerSecond: number;
+  callInputBudgetBytes: number;
   runnersPerAlgorithm: number;
   maxRunners: number;
   runnerIdleSeconds: number;
@@ -310,6 +319,76 @@ export const SETTINGS: readonly Setting[] = [
     describe: 'Origins whose web pages may call the API, comma-separated ("https://app.example"), or * for any. Unset: none.',
   },
   {
+    key: 'maxConnections',
+    env: 'ALGOHOST_MAX_CONNECTIONS',
+    flag: '--max-connections',
+    kind: 'int',
+    default: () => String(connectionsForFileLimit(openFileLimit())),
+    describe:
+      "HTTP connections held at once (API, Git, the algorithms' API socket); more are answered 503 and closed. Default: half of the process's open-file limit less 512, so files, pipes to runners and the database keep descriptors.",
+  },
+  {
+    key: 'maxConnectionsPerClient',
+    env: 'ALGOHOST_MAX_CONNECTIONS_PER_CLIENT',
+    flag: '--max-connections-per-client',
+    kind: 'int',
+    default: '256',
+    describe:
+      'HTTP connections one client address (IPv6: one /64) may hold; more are answered 503 and closed at once. Raise it or use 0 (no limit) behind a reverse proxy, whose address every client shares.',
+  },
+  {
+    key: 'headersTimeoutSeconds',
+    env: 'ALGOHOST_HEADERS_TIMEOUT',
+    flag: '--headers-timeout',
+    kind: 'number',
+    default: '30',
+    describe:
+      'Seconds a connection may take to send a complete request head, counted from its opening: idle connections are closed after it.',
+  },
+  {
+    key: 'requestTimeoutSeconds',
+    env: 'ALGOHOST_REQUEST_TIMEOUT',
+    flag: '--request-timeout',
+    kind: 'number',
+    default: '3600',
+    describe:
+      'Seconds to receive one whole request (head and body, not the answer: a 3000 s call is not cut); long, for big pushes and uploads, which ALGOHOST_MIN_BODY_RATE watches meanwhile. 0 = no limit.',
+  },
+  {
+    key: 'keepAliveTimeoutSeconds',
+    env: 'ALGOHOST_KEEP_ALIVE_TIMEOUT',
+    flag: '--keep-alive-timeout',
+    kind: 'number',
+    default: '72',
+    describe: "Seconds an idle keep-alive connection stays open between requests (keep it above a proxy's idle timeout).",
+  },
+  {
+    key: 'bodyTimeoutSeconds',
+    env: 'ALGOHOST_BODY_TIMEOUT',
+    flag: '--body-timeout',
+    kind: 'number',
+    default: '30',
+    describe:
+      'Window in which a request body still arriving must bring ALGOHOST_MIN_BODY_RATE bytes per second, or the request is answered 408 and closed (time the server itself holds the body back does not count). 0 = no check.',
+  },
+  {
+    key: 'minBodyBytesPerSecond',
+    env: 'ALGOHOST_MIN_BODY_RATE',
+    flag: '--min-body-rate',
+    kind: 'int',
+    default: '1024',
+    describe: 'Slowest rate, in bytes per second, at which a request body may arrive (see ALGOHOST_BODY_TIMEOUT).',
+  },
+  {
+    key: 'callInputBudgetBytes',
+    env: 'ALGOHOST_CALL_INPUT_BUDGET',
+    flag: '--call-input-budget',
+    kind: 'int',
+    default: String(256 * 1024 * 1024),
+    describe:
+      'Bytes of call inputs the node holds at once (being received, or kept until their call ends); past it calls get 503 with Retry-After, and one account may hold a quarter of it (default 256 MiB; 0 = no limit).',
+  },
+  {
     key: 'runnersPerAlgorithm',
     env: 'ALGOHOST_RUNNERS_PER_ALGORITHM',
     flag: '--runners-per-algorithm',
@@ -452,6 +531,26 @@ export const SETTINGS: readonly Setting[] = [
 ];
 
 export class ConfigError extends Error {}
+
+/** The soft limit on this process's open files (RLIMIT_NOFILE), read at start-up; 1024 when unknown. */
+export function openFileLimit(limits = readProcLimits()): number {
+  const m = /^Max open files\s+(\d+|unlimited)\s/m.exec(limits ?? '');
+  if (!m) return 1024;
+  return m[1] === 'unlimited' ? 1 << 20 : Number(m[1]);
+}
+
+/** Default connection cap for a soft file limit: half of what is left after 512 for everything else. */
+export function connectionsForFileLimit(softLimit: number): number {
+  return Math.max(16, Math.floor((softLimit - 512) / 2));
+}
+
+function readProcLimits(): string | undefined {
+  try {
+    return fs.readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return undefined;
+  }
+}
 
 /** Reads settings from flags (win) and environment variables, applying defaults in order. */
 export function loadConfig(env: NodeJS.ProcessEnv, argv: readonly string[]): Config {

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
-import { buildApi } from '../api/app.js';
+import { buildApi, httpServerOptions, type HttpTimeouts } from '../api/app.js';
+import { ConnectionGuard } from '../api/connection-limits.js';
 import type { Api } from '../api/context.js';
 import { gitRoutes } from '../git/smart-http.js';
 import { bootstrapAdmin, buildServices, type BootstrapResult, type Services } from './services.js';
@@ -13,6 +14,8 @@ const VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import
 export interface RunningServer {
   url: string;
   app: Api;
+  /** Connection caps and the body-rate check of this node's HTTP servers. */
+  connections: ConnectionGuard;
   services: Services;
   bootstrap: BootstrapResult;
   close(): Promise<void>;
@@ -22,6 +25,11 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
   const services = await buildServices(config);
   try {
     const bootstrap = await bootstrapAdmin(services, config);
+    const timeouts: HttpTimeouts = {
+      headersMs: Math.round(config.headersTimeoutSeconds * 1000),
+      requestMs: Math.round(config.requestTimeoutSeconds * 1000),
+      keepAliveMs: Math.round(config.keepAliveTimeoutSeconds * 1000),
+    };
     const app = await buildApi(services, {
       logger,
       bodyLimit: config.bodyLimitBytes,
@@ -31,7 +39,18 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
         .split(',')
         .map((o) => o.trim())
         .filter(Boolean),
+      callInputBudgetBytes: config.callInputBudgetBytes,
+      timeouts,
     });
+    // Idle and trickling clients must not use up the process's descriptors (see
+    // api/connection-limits.ts); the caps count the API socket's connections too.
+    const guard = new ConnectionGuard({
+      maxConnections: config.maxConnections,
+      maxPerClient: config.maxConnectionsPerClient,
+      bodyTimeoutMs: Math.round(config.bodyTimeoutSeconds * 1000),
+      minBodyBytesPerSecond: config.minBodyBytesPerSecond,
+    });
+    guard.attach(app.server, { byAddress: true });
     let selfUrl = '';
     await app.register(async (scope) =>
       gitRoutes(scope, {
@@ -56,7 +75,8 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
     // their sandbox, even when their network is isolated.
     const apiSocket = services.runners.apiSocket;
     fs.rmSync(apiSocket, { force: true });
-    const socketServer = http.createServer((req, res) => app.routing(req, res));
+    const socketServer = http.createServer(httpServerOptions(timeouts), (req, res) => app.routing(req, res));
+    guard.attach(socketServer, { byAddress: false });
     await new Promise<void>((resolve) => socketServer.listen(apiSocket, resolve));
     fs.chmodSync(apiSocket, 0o666);
     await services.builds.start();
@@ -67,17 +87,20 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
     return {
       url,
       app,
+      connections: guard,
       services,
       bootstrap,
       close: () =>
         (closing ??= (async () => {
           await services.builds.stop();
+          await services.egress.stop();
           await services.data.stop();
           // Runners first: calls still running end (as SystemExit) and their results are written.
           await services.pool.stopAll();
           await services.asyncCalls.stop();
           await new Promise((resolve) => socketServer.close(resolve));
           await app.close();
+          guard.stop();
           await services.blobs.close();
           await services.db.destroy();
         })()),

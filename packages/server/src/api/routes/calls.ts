@@ -4,11 +4,12 @@
  * Async calls (`output=void`) are checked at once, run in the background, and their results
  * kept for an hour (domain/calls/async-calls.ts); GET /v1/algo/requests/{request_id} reads them.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DomainError, ErrorCodes } from '../../domain/errors.js';
 import { MAX_INPUT_BYTES, type CallResult } from '../../domain/calls/call-service.js';
 import { principalOf } from '../auth.js';
+import { InputBudget, type InputLease } from '../input-budget.js';
 import type { ApiServices } from '../context.js';
 import { errorResponses } from '../schemas.js';
 
@@ -36,7 +37,22 @@ const AsyncAccepted = Type.Object(
   { description: 'output=void: accepted; poll GET /v1/algo/requests/{request_id}.' },
 );
 
-export async function callRoutes(app: FastifyInstance, s: ApiServices): Promise<void> {
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The call input's share of the node's input budget (api/input-budget.ts). */
+    inputLease: InputLease | null;
+  }
+}
+
+export interface CallRouteOptions {
+  /** Bytes of call inputs held at once on this node (0: no budget). */
+  inputBudgetBytes: number;
+}
+
+export async function callRoutes(app: FastifyInstance, s: ApiServices, opts: CallRouteOptions): Promise<void> {
+  const budget = new InputBudget(opts.inputBudgetBytes, MAX_INPUT_BYTES);
+  app.decorateRequest('inputLease', null);
+
   // Refuse an oversized input before reading it, naming the limit (compat §2: 10 MiB).
   // Callback style: on every call, an async hook would cost a promise and a tick.
   app.addHook('onRequest', (req, _reply, done) => {
@@ -52,9 +68,34 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices): Promise<
     done();
   });
 
-  // The input is the raw body whatever its type; the call service interprets it.
+  // The input is the raw body whatever its type; the call service interprets it. Read here,
+  // not by Fastify's buffer parser: chunk by chunk against the input budget, and refused past
+  // MAX_INPUT_BYTES with a message naming that limit (not the management API's body limit).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_INPUT_BYTES }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', (req, payload, done) => {
+    const lease = budget.lease(principalOf(req).account);
+    req.inputLease = lease;
+    readInput(payload, req.headers['content-length'], lease).then(
+      (body) => done(null, body),
+      (err: Error) => {
+        lease.release();
+        done(err, undefined);
+      },
+    );
+  });
+  // Inputs refused before the handler (a bad query, a body that failed) give their bytes back
+  // with the answer; a handler gives them back when its call no longer needs them.
+  const releaseUnlessHandled = (req: FastifyRequest) => {
+    if (req.inputLease?.holder === 'request') req.inputLease.release();
+  };
+  app.addHook('onResponse', (req, _reply, done) => {
+    releaseUnlessHandled(req);
+    done();
+  });
+  app.addHook('onRequestAbort', (req, done) => {
+    releaseUnlessHandled(req);
+    done();
+  });
 
   app.post('/v1/algo/*', {
     bodyLimit: MAX_INPUT_BYTES,
@@ -69,22 +110,33 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices): Promise<
       },
     },
     handler: async (req, reply) => {
-      const principal = principalOf(req);
-      const query = req.query as { timeout?: string; stdout?: string; output?: string };
-      const input = {
-        path: (req.params as { '*': string })['*'],
-        contentType: req.headers['content-type'],
-        body: (req.body as Buffer | undefined) ?? Buffer.alloc(0),
-        timeout: query.timeout,
-        stdout: query.stdout,
-      };
-      if (query.output === 'void') {
-        const { requestId } = await s.asyncCalls.submit(principal, input);
-        return reply.send({ async: true, request_id: requestId });
+      const lease = req.inputLease;
+      if (lease) lease.holder = 'handler';
+      try {
+        const principal = principalOf(req);
+        const query = req.query as { timeout?: string; stdout?: string; output?: string };
+        const input = {
+          path: (req.params as { '*': string })['*'],
+          contentType: req.headers['content-type'],
+          body: (req.body as Buffer | undefined) ?? Buffer.alloc(0),
+          timeout: query.timeout,
+          stdout: query.stdout,
+        };
+        if (query.output === 'void') {
+          const { requestId, done } = await s.asyncCalls.submit(principal, input);
+          // The call runs on, holding its input, after this answer.
+          if (lease) {
+            lease.holder = 'async';
+            void done.finally(() => lease.release());
+          }
+          return reply.send({ async: true, request_id: requestId });
+        }
+        const result: CallResult = await s.calls.call(principal, input);
+        if (query.output === 'raw' && !result.failed) return sendRaw(reply, result);
+        return reply.type('application/json').send(JSON.stringify(result.envelope));
+      } finally {
+        if (lease?.holder === 'handler') lease.release();
       }
-      const result: CallResult = await s.calls.call(principal, input);
-      if (query.output === 'raw' && !result.failed) return sendRaw(reply, result);
-      return reply.type('application/json').send(JSON.stringify(result.envelope));
     },
   });
 
@@ -102,6 +154,57 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices): Promise<
       const entry = await s.asyncCalls.get(principal, id);
       return reply.type('application/json').send(JSON.stringify({ request_id: id, status: entry.status, ...(entry.envelope ?? {}) }));
     },
+  });
+}
+
+/**
+ * The body as one buffer, counted against the input budget as it arrives (all at once when
+ * Content-Length announces it) and refused past MAX_INPUT_BYTES, chunked or not.
+ */
+function readInput(payload: NodeJS.ReadableStream, contentLength: string | undefined, lease: InputLease): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = contentLength === undefined ? undefined : Number(contentLength);
+    // Announced (Node holds the body to Content-Length): reserved and allocated at once, so
+    // the input is never held twice. Chunked: reserved chunk by chunk, joined at the end.
+    let buffer: Buffer | undefined;
+    try {
+      if (declared !== undefined && Number.isSafeInteger(declared) && declared > 0 && declared <= MAX_INPUT_BYTES) {
+        lease.growTo(declared);
+        buffer = Buffer.allocUnsafe(declared);
+      }
+    } catch (err) {
+      return reject(err as Error);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (err: Error) => {
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      // What is still on its way is read and dropped by Node (a request answered early).
+      reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.length > MAX_INPUT_BYTES) return stop(tooLarge());
+      try {
+        lease.growTo(size + chunk.length);
+      } catch (err) {
+        return stop(err as Error);
+      }
+      if (buffer && size + chunk.length <= buffer.length) chunk.copy(buffer, size);
+      else if (buffer) return stop(tooLarge());
+      else chunks.push(chunk);
+      size += chunk.length;
+    };
+    const onEnd = () => resolve(buffer ? buffer.subarray(0, size) : Buffer.concat(chunks, size));
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.once('error', stop);
+  });
+}
+
+function tooLarge(): DomainError {
+  return new DomainError('limit', ErrorCodes.invalidRequest, `input exceeds the limit of 10 MiB (${MAX_INPUT_BYTES} bytes)`, {
+    status: 413,
   });
 }
 

@@ -45,7 +45,8 @@ export class AsyncCallService {
     await Promise.allSettled([...this.running]);
   }
 
-  async submit(p: Principal, input: CallInput): Promise<{ requestId: string }> {
+  /** `done` settles (never rejects) when the call has ended and no longer holds its input. */
+  async submit(p: Principal, input: CallInput): Promise<{ requestId: string; done: Promise<void> }> {
     await this.calls.check(p, input);
     const id = `req-${crypto.randomUUID()}`;
     await this.store.insert({
@@ -72,7 +73,7 @@ export class AsyncCallService {
       .catch(() => {}) // the database is gone (shutting down): start() of the next run marks it
       .finally(() => this.running.delete(done));
     this.running.add(done);
-    return { requestId: id };
+    return { requestId: id, done };
   }
 
   /** The request of the caller's account; others' and unknown ones are the same 404. */

@@ -3,7 +3,9 @@
  * input and output limits, and the response envelope. Algorithm failures are results
  * (HTTP 200 with `error`), platform failures are DomainErrors.
  */
+import { isUtf8 } from 'node:buffer';
 import crypto from 'node:crypto';
+import { scanJson } from '../../lib/json-scan.js';
 import { DomainError, ErrorCodes, invalid } from '../errors.js';
 import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
@@ -17,6 +19,12 @@ import type { Environment } from '../catalog/model.js';
 import { type AlgorithmRuntime, type ContentType, type PipeRequest, RuntimeFailure } from './ports.js';
 
 export const MAX_INPUT_BYTES = 10 * 1024 * 1024;
+/**
+ * How deeply arrays and objects in a JSON input may nest. Deeper inputs are refused (400) before
+ * any work: re-serializing them overflowed the stack, and harnesses' parsers have limits of
+ * their own (Python about 1000, serde_json 128 with the request around the input, Ruby 100).
+ */
+export const MAX_INPUT_DEPTH = 128;
 export const DEFAULT_TIMEOUT_S = 300;
 export const MAX_TIMEOUT_S = 3000;
 
@@ -248,14 +256,7 @@ function toPipeRequest(contentType: string | undefined, body: Buffer): PipeReque
     );
   }
   const type = contentType === 'application/json' ? contentType : (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/json' || type === '') {
-    const text = body.toString('utf8');
-    try {
-      return { content_type: 'json', data: text.trim() === '' ? null : JSON.parse(text) };
-    } catch (err) {
-      throw new DomainError('invalid', ErrorCodes.malformedJson, `input is not valid JSON: ${(err as Error).message}`);
-    }
-  }
+  if (type === 'application/json' || type === '') return { content_type: 'json', data: undefined, json: jsonInput(body) };
   if (type === 'text/plain' || type === 'application/text') return { content_type: 'text', data: body.toString('utf8') };
   if (type === 'application/octet-stream') return { content_type: 'binary', data: body.toString('base64') };
   throw new DomainError(
@@ -264,6 +265,32 @@ function toPipeRequest(contentType: string | undefined, body: Buffer): PipeReque
     `unsupported Content-Type "${type}": use application/json, text/plain or application/octet-stream`,
     { status: 415 },
   );
+}
+
+/**
+ * A JSON input, checked in one pass over its bytes before anything parses it (grammar and
+ * nesting, MAX_INPUT_DEPTH), as one line of text for the runner: the host never builds the
+ * value, so a 10 MiB input costs about 10 MiB however it is shaped.
+ */
+function jsonInput(body: Buffer): Buffer {
+  let i = 0;
+  while (i < body.length && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i++;
+  if (i === body.length) return Buffer.from('null');
+  const scan = scanJson(body, MAX_INPUT_DEPTH);
+  if (!scan.ok && scan.reason === 'depth') {
+    throw new DomainError('invalid', ErrorCodes.invalidRequest, `input is nested too deeply: ${scan.message}`);
+  }
+  if (!scan.ok) throw new DomainError('invalid', ErrorCodes.malformedJson, `input is not valid JSON: ${scan.message}`);
+  // As before (when it was decoded to a string): invalid UTF-8 becomes U+FFFD, never raw bytes
+  // a harness's decoder could choke on.
+  let text = isUtf8(body) ? body : Buffer.from(body.toString('utf8'));
+  // Line breaks can only be whitespace between tokens in valid JSON (inside strings they must
+  // be escaped): spaces keep the request on one line of the pipe protocol.
+  if (text.includes(0x0a) || text.includes(0x0d)) {
+    text = Buffer.from(text);
+    for (let k = 0; k < text.length; k++) if (text[k] === 0x0a || text[k] === 0x0d) text[k] = 0x20;
+  }
+  return text;
 }
 
 const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';

@@ -6,6 +6,11 @@ export interface PipeRequest {
   content_type: ContentType;
   /** JSON value, string, or base64 for binary. */
   data: unknown;
+  /**
+   * A JSON input as its checked text on one line (lib/json-scan.ts), sent in place of `data`:
+   * the host never parses or re-serializes it, so its memory stays that of the bytes.
+   */
+  json?: Buffer;
   /** A key scoped to this call, for algorithms with pipeline_enabled (harnesses expose it as ALGORITHMIA_API_KEY). */
   api_key?: string;
 }
