@@ -16,6 +16,7 @@ import { createUser } from './support/fixtures.js';
 import { selectedFixtures } from './support/fixtures-algorithms.js';
 import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
 import { client, type Client } from './support/http.js';
+import { artifactOf } from './support/runners.js';
 import { makeTempDir, startTestServer, type TestServer } from './support/server.js';
 
 const exec = promisify(execFile);
@@ -89,9 +90,10 @@ describe(
         assert.match(first.logs, /DONE \(algohostgreet\)/, first.logs);
 
         // The artifact runs against its layer.
-        const artifact = path.join(srv.dataDir, 'builds', 'artifacts', fx.environment, first.commit);
-        const manifest = JSON.parse(fs.readFileSync(path.join(artifact, '.algohost-artifact.json'), 'utf8')) as { layer: string };
-        const library = path.join(srv.dataDir, 'builds', 'layers', manifest.layer, 'library');
+        const { tree: artifact, layerDir } = await srv.server.services.builder.readArtifact(
+          await artifactOf(srv, { build_id: first.id, environment: fx.environment, commit_sha: first.commit }),
+        );
+        const library = path.join(layerDir!, 'library');
         assert.ok(fs.existsSync(path.join(library, 'algohostgreet', 'DESCRIPTION')), `algohostgreet should be in ${library}`);
         const run = await exec('Rscript', ['--vanilla', '-e', `source("src/${name}.r"); cat(apply("world"))`], {
           cwd: artifact,

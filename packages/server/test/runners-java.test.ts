@@ -181,7 +181,8 @@ describe('java runner harness', () => {
     });
 
     test('an artifact built before the harness existed gets it compiled into /tmp when its runner starts', async () => {
-      const classes = path.join(ctx.hello().spec.artifactDir, 'target', 'algohost-runner');
+      const { tree } = await ctx.srv().server.services.builder.readArtifact(ctx.hello().spec.artifact);
+      const classes = path.join(tree, 'target', 'algohost-runner');
       fs.renameSync(classes, `${classes}.away`);
       try {
         const runner = await ctx.start(ctx.fx, ctx.helloBuild());

@@ -37,6 +37,8 @@ export interface Config {
   runnerMemoryMiB: number;
   runnerPids: number;
   runnerCpus: number;
+  sandboxOpenFiles: number;
+  maxArtifactBytes: number;
   environmentMemory: string | undefined;
   corsOrigins: string | undefined;
   maxConnections: number;
@@ -293,8 +295,28 @@ export const SETTINGS: readonly Setting[] = [
     env: 'ALGOHOST_RUNNER_PIDS',
     flag: '--runner-pids',
     kind: 'int',
-    default: '256',
-    describe: 'Most processes and threads one runner may have (stops fork bombs).',
+    default: '128',
+    describe:
+      'Most processes and threads one runner may have (stops fork bombs); with ALGOHOST_SANDBOX_OPEN_FILES it bounds the files one runner can hold open.',
+  },
+  {
+    key: 'sandboxOpenFiles',
+    env: 'ALGOHOST_SANDBOX_OPEN_FILES',
+    flag: '--sandbox-open-files',
+    kind: 'int',
+    default: '1024',
+    max: 1048576,
+    describe:
+      'Open-files limit (RLIMIT_NOFILE, soft and hard) of every sandboxed process, runners and build steps; a runner holds at most this × ALGOHOST_RUNNER_PIDS files.',
+  },
+  {
+    key: 'maxArtifactBytes',
+    env: 'ALGOHOST_MAX_ARTIFACT_BYTES',
+    flag: '--max-artifact-bytes',
+    kind: 'int',
+    default: String(2 * 1024 * 1024 * 1024),
+    describe:
+      "Largest artifact of one build (the algorithm's built tree plus its dependency layer), in bytes; a build growing past it fails (default 2 GiB; 0 = no limit).",
   },
   {
     key: 'runnerCpus',

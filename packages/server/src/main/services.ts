@@ -91,13 +91,14 @@ export async function buildServices(config: Config): Promise<Services> {
   const links = { publicUrl: config.publicUrl };
   // Settings that name catalog entries are checked before anything touches the disk.
   const environmentMemory = parseEnvironmentMemory(config.environmentMemory, catalog);
-  const supervisor = new Supervisor();
+  const supervisor = new Supervisor({ maxOpenFiles: Math.max(16, config.sandboxOpenFiles) });
   const builder = new SandboxBuilder(supervisor, LANGUAGE_ADAPTERS, {
     root: path.join(config.dataDir, 'builds'),
     cacheDir: config.buildCacheDir && path.resolve(config.buildCacheDir),
     sharedCache: config.buildCacheShared,
     memoryBytes: config.buildMemoryMiB * 1024 * 1024,
     git: config.gitBinary,
+    maxArtifactBytes: config.maxArtifactBytes,
     registries: {
       pipIndexUrl: config.pipIndexUrl,
       pipFindLinks: splitList(config.pipFindLinks).map((d) => path.resolve(d)),

@@ -11,17 +11,19 @@ import { after, before } from 'node:test';
 import type { RunnerRequest } from '../../src/runtime/runner/runner-factory.js';
 import type { RunnerProcess } from '../../src/runtime/runner/runner-process.js';
 import { algorithmFixtures, expectedOutputs, type AlgorithmFixture, type ExpectedOutput } from './fixtures-algorithms.js';
-import { buildFixture, startFixtureRunner } from './runners.js';
+import { artifactOf, buildFixture, startFixtureRunner } from './runners.js';
 import { makeTempDir, startTestServer, type TestServer } from './server.js';
 
 export const CALL_MS = 60_000;
 
 export type Expected = ExpectedOutput;
 
-/** Where a build's artifact is: <environment>/<commit_sha>. */
+/** A build of the fixture: its artifact key, or what finds it (the build id, else environment and commit). */
 export interface Build {
   environment: string;
   commit_sha: string;
+  build_id?: string;
+  artifact?: string;
 }
 
 /** What a runner may get besides its artifact: environment variables and mounts. */
@@ -70,10 +72,10 @@ export function runnerSuite(language: string): RunnerSuite {
     expected,
     srv: () => srv,
     hello: () => hello,
-    helloBuild: () => ({
-      environment: path.basename(path.dirname(hello.spec.artifactDir)),
-      commit_sha: path.basename(hello.spec.artifactDir),
-    }),
+    helloBuild: () => {
+      const [, environment, commit] = hello.spec.artifact.split('/');
+      return { environment: environment!, commit_sha: commit!, artifact: hello.spec.artifact };
+    },
     tempDir: async (prefix) => {
       const dir = await makeTempDir(prefix);
       tempDirs.push(dir);
@@ -90,7 +92,7 @@ export function runnerSuite(language: string): RunnerSuite {
     start: async (f, build, extras = {}) => {
       const services = srv.server.services;
       const runner = services.runners.create({
-        artifact: `${build.environment}/${build.commit_sha}`,
+        artifact: build.artifact ?? (await artifactOf(srv, build)),
         algorithmName: f.name,
         environment: services.catalog.environmentByName(build.environment)!,
         network: 'none',

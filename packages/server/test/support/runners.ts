@@ -27,7 +27,8 @@ export async function buildFixture(srv: TestServer, fx: AlgorithmFixture, owner 
     const id = announcedBuildId(push.stderr);
     assert.match(push.stderr, new RegExp(`build ${id} succeeded`), push.stderr);
     const build = await api.get(`/v1/algorithms/${owner}/${fx.name}/builds/${id}`, { key: user.key });
-    return { user, build: build.body as { build_id: string; commit_sha: string; environment: string } };
+    const body = build.body as { build_id: string; commit_sha: string; environment: string };
+    return { user, build: { ...body, artifact: await artifactOf(srv, body) } };
   } finally {
     await removeClone(dir);
   }
@@ -39,7 +40,7 @@ export async function startFixtureRunner(srv: TestServer, fx: AlgorithmFixture, 
   const services = srv.server.services;
   const environment = services.catalog.environmentByName(build.environment)!;
   const runner = services.runners.create({
-    artifact: `${build.environment}/${build.commit_sha}`,
+    artifact: build.artifact,
     algorithmName: fx.name,
     environment,
     network: 'none',
@@ -47,4 +48,15 @@ export async function startFixtureRunner(srv: TestServer, fx: AlgorithmFixture, 
   assert.ok(runner, `the ${fx.language} adapter has no runner()`);
   await runner.start();
   return runner;
+}
+
+/** The artifact key the service recorded for a build (by id; else the newest succeeded build of the commit). */
+export async function artifactOf(srv: TestServer, build: { build_id?: string; environment: string; commit_sha: string }): Promise<string> {
+  let q = srv.server.services.db.selectFrom('builds').select('artifact').where('status', '=', 'succeeded');
+  q = build.build_id
+    ? q.where('id', '=', build.build_id)
+    : q.where('commit_sha', '=', build.commit_sha).where('environment_name', '=', build.environment).orderBy('created_at', 'desc');
+  const row = await q.executeTakeFirst();
+  assert.ok(row?.artifact, `no artifact recorded for ${JSON.stringify(build)}`);
+  return row.artifact;
 }

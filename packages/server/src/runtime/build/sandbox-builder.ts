@@ -1,11 +1,20 @@
 /**
  * Builds a commit into an immutable artifact, every step inside the sandbox:
  *   1. the commit's tree is unpacked (git archive → tar running in the sandbox);
- *   2. the dependency layer, keyed by the hash of the dependency files, is reused or made
- *      (network on, package registries reachable);
+ *   2. the dependency layer, keyed by the algorithm and the hash of the dependency files, is
+ *      reused or made (network on, package registries reachable);
  *   3. the language compiles (layer read-only);
- *   4. the tree becomes the artifact `<environment>/<commit>` with a manifest naming its layer.
- * An artifact per (commit, environment) is made once; a later build of it reuses it.
+ *   4. the tree becomes the artifact `<algorithm id>/<environment>/<commit>`.
+ * An artifact per (algorithm, environment, commit) is made once; a later build of it reuses it.
+ * Artifacts are never shared between algorithms (and so between owners): the first build of a
+ * commit must not decide what another tenant's algorithm runs.
+ *
+ * Trust: everything in the tree and the layer was written by user code. The host never
+ * follows a link from them and never reads back from them what decides a host path. An
+ * artifact is a root-owned directory holding `tree/` (the user's tree, mounted read-only into
+ * runners) and `manifest.json` (written by the host after the last step, next to the tree,
+ * where no build step can reach it); names read from the manifest are checked again by pattern
+ * and resolved inside their root before use. Tree plus layer are bounded by maxArtifactBytes.
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -25,9 +34,12 @@ export interface BuilderSettings {
   registries: RegistrySettings;
   memoryBytes: number;
   git: string;
+  /** Largest artifact (its tree plus its dependency layer) in bytes; 0 = no limit. */
+  maxArtifactBytes: number;
 }
 
 export interface ArtifactManifest {
+  algorithmId: string;
   environment: string;
   language: string;
   commit: string;
@@ -36,8 +48,31 @@ export interface ArtifactManifest {
   builtAt: string;
 }
 
+/** A built artifact as the runner needs it: host paths, all checked to be inside their roots. */
+export interface ArtifactInfo {
+  manifest: ArtifactManifest;
+  /** The built tree (read-only for runners). */
+  tree: string;
+  layerDir: string | null;
+}
+
+/** An artifact that cannot be run (missing, from an older version, or failing its checks). */
+export class ArtifactError extends Error {}
+
 const OUTPUT_LIMIT = 20 * 1024 * 1024;
 const BUILDER_VERSION = '1';
+const MANIFEST = 'manifest.json';
+const TREE = 'tree';
+/** Names the host reads or once wrote in a tree: never a link or a special file. */
+const RESERVED = ['.algohost-artifact.json', 'algorithmia.conf'];
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const ENVIRONMENT = '[A-Za-z0-9][A-Za-z0-9._-]{0,99}';
+const COMMIT = '[0-9a-f]{40}(?:[0-9a-f]{24})?';
+const ARTIFACT_KEY = new RegExp(`^(${UUID})/(${ENVIRONMENT})/(${COMMIT})$`);
+/** What dependencyLayer() names a layer: `<language>/<32 hex digits>`. */
+const LAYER_NAME = /^[a-z0-9]+\/[0-9a-f]{32}$/;
+/** How often a running step's output is measured against the artifact limit. */
+const SIZE_CHECK_MS = 5000;
 
 export class SandboxBuilder implements Builder {
   readonly dirs: { work: string; artifacts: string; layers: string; cache: string };
@@ -70,17 +105,66 @@ export class SandboxBuilder implements Builder {
     return this.adapters.find((a) => a.languages.includes(language));
   }
 
+  /** The root-owned directory of an artifact (its tree and manifest); the key is checked first. */
   artifactPath(key: string): string {
-    return path.join(this.dirs.artifacts, key);
+    if (!ARTIFACT_KEY.test(key)) {
+      throw new ArtifactError(
+        /^[^/]+\/[0-9a-f]+$/.test(key)
+          ? `the artifact ${key} was built by an earlier version of algohost, whose artifacts were shared between algorithms; build the algorithm again (push, or POST …/compile) and publish a new version`
+          : `${JSON.stringify(key)} is not an artifact name`,
+      );
+    }
+    const dir = path.resolve(this.dirs.artifacts, key);
+    if (!dir.startsWith(this.dirs.artifacts + path.sep)) throw new ArtifactError(`${key} is not an artifact name`);
+    return dir;
+  }
+
+  /**
+   * Reads an artifact's manifest (root-owned, outside anything a build step could write) and
+   * checks what it names: the layer by pattern and resolved inside the layers root.
+   */
+  async readArtifact(key: string): Promise<ArtifactInfo> {
+    const dir = this.artifactPath(key);
+    const text = await readHostFile(path.join(dir, MANIFEST), 64 * 1024).catch((err: NodeJS.ErrnoException) => {
+      throw new ArtifactError(
+        err.code === 'ENOENT'
+          ? `the artifact ${key} does not exist on this node (build it again)`
+          : `the artifact ${key} is damaged: ${err.message}`,
+      );
+    });
+    let manifest: ArtifactManifest;
+    try {
+      manifest = JSON.parse(text) as ArtifactManifest;
+    } catch {
+      throw new ArtifactError(`the manifest of artifact ${key} is not JSON`);
+    }
+    const [, algorithmId, environment, commit] = ARTIFACT_KEY.exec(key)!;
+    if (manifest.algorithmId !== algorithmId || manifest.environment !== environment || manifest.commit !== commit) {
+      throw new ArtifactError(`the manifest of artifact ${key} names another artifact`);
+    }
+    let layerDir: string | null = null;
+    if (manifest.layer !== null) {
+      if (typeof manifest.layer !== 'string' || !LAYER_NAME.test(manifest.layer)) {
+        throw new ArtifactError(`the manifest of artifact ${key} names an invalid dependency layer`);
+      }
+      layerDir = path.resolve(this.dirs.layers, manifest.layer);
+      if (!layerDir.startsWith(this.dirs.layers + path.sep)) throw new ArtifactError(`the layer of artifact ${key} is outside the layers`);
+    }
+    return { manifest, tree: path.join(dir, TREE), layerDir };
   }
 
   async build(req: BuildRequest, log: (text: string) => void, signal: AbortSignal): Promise<{ artifact: string }> {
     const env = req.environment;
     const adapter = this.adapterFor(env.language);
     if (!adapter) throw new BuildFailure(`no builder for language ${env.language} on this cluster yet`);
-    const key = `${env.name}/${req.build.commitSha}`;
-    const final = this.artifactPath(key);
-    if (fs.existsSync(path.join(final, '.algohost-artifact.json'))) {
+    const key = `${req.build.algorithmId}/${env.name}/${req.build.commitSha}`;
+    let final: string;
+    try {
+      final = this.artifactPath(key);
+    } catch (err) {
+      throw new BuildFailure((err as Error).message);
+    }
+    if (fs.existsSync(path.join(final, MANIFEST))) {
       log(`The artifact of ${req.build.commitSha.slice(0, 12)} for ${env.name} exists already; reusing it\n`);
       return { artifact: key };
     }
@@ -94,6 +178,15 @@ export class SandboxBuilder implements Builder {
     try {
       log('$ checkout\n');
       await this.checkout(req, src, log, signal);
+      const reserved = [...RESERVED, ...adapter.dependencyFiles];
+      refuseLinks(src, reserved);
+      const limit = this.settings.maxArtifactBytes;
+      const checkSize = async (stage: string, dirs: string[], fixedBytes = 0) => {
+        const used = fixedBytes + (await sizeOf(dirs, limit ? limit - fixedBytes : Infinity));
+        if (limit && used > limit) throw new BuildFailure(tooLarge(stage, used, limit));
+        return used;
+      };
+      const treeBytes = await checkSize('checkout', [src]);
 
       const files = new Set(fs.readdirSync(src));
       const read = (name: string) => readRegularFile(src, name);
@@ -114,18 +207,21 @@ export class SandboxBuilder implements Builder {
 
       // Build steps can write the download cache, so tenants do not share one unless told to.
       const cache = path.join(this.dirs.cache, adapter.languages[0]!, this.settings.sharedCache ? 'shared' : req.ownerId);
-      ensureSandboxDir(path.dirname(cache));
+      fs.mkdirSync(path.dirname(cache), { recursive: true, mode: 0o711 });
       ensureSandboxDir(cache);
 
       const layer = await this.dependencyLayer(
         adapter,
         req,
         ctx,
-        { src, cache, mounts: [...toolMounts, ...findLinks, ...localRegistries] },
+        { src, cache, mounts: [...toolMounts, ...findLinks, ...localRegistries], treeBytes },
         log,
         signal,
       );
       const layerMount: Mount[] = layer ? [{ host: path.join(this.dirs.layers, layer), inside: INSIDE.deps }] : [];
+      const layerBytes = layer
+        ? (await checkSize('installing dependencies', [path.join(this.dirs.layers, layer)], treeBytes)) - treeBytes
+        : 0;
 
       for (const step of adapter.compile(ctx)) {
         await this.step(
@@ -139,23 +235,35 @@ export class SandboxBuilder implements Builder {
           ],
           log,
           signal,
+          { stage: step.title, dirs: [src], fixedBytes: layerBytes },
         );
       }
+      refuseLinks(src, reserved);
+      await checkSize('compiling', [src], layerBytes);
 
       const manifest: ArtifactManifest = {
+        algorithmId: req.build.algorithmId,
         environment: env.name,
         language: env.language,
         commit: req.build.commitSha,
         layer,
         builtAt: new Date().toISOString(),
       };
-      fs.writeFileSync(path.join(src, '.algohost-artifact.json'), JSON.stringify(manifest, null, 2));
+      // Tree and manifest go into a fresh root-owned directory, renamed into place whole.
       fs.mkdirSync(path.dirname(final), { recursive: true, mode: 0o711 });
+      const staging = fs.mkdtempSync(`${final}.tmp-`);
       try {
-        fs.renameSync(src, final);
-      } catch (err) {
-        // Another build of the same commit finished first: its artifact is as good as ours.
-        if (!fs.existsSync(path.join(final, '.algohost-artifact.json'))) throw err;
+        fs.chmodSync(staging, 0o711);
+        fs.renameSync(src, path.join(staging, TREE));
+        writeNewFile(path.join(staging, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+        try {
+          fs.renameSync(staging, final);
+        } catch (err) {
+          // Another build of the same commit finished first: its artifact is as good as ours.
+          if (!fs.existsSync(path.join(final, MANIFEST))) throw err;
+        }
+      } finally {
+        fs.rmSync(staging, { recursive: true, force: true });
       }
       return { artifact: key };
     } finally {
@@ -177,6 +285,7 @@ export class SandboxBuilder implements Builder {
     });
     const onAbort = () => tar.kill('cancelled');
     signal.addEventListener('abort', onAbort);
+    const watch = this.watchSize([src], 0, () => tar.kill('cancelled'));
     const archive = spawn(this.settings.git, ['archive', '--format=tar', req.build.commitSha], {
       cwd: req.repositoryPath,
       env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent' },
@@ -190,6 +299,9 @@ export class SandboxBuilder implements Builder {
     tar.stdin.on('error', () => {});
     const [code, outcome] = await Promise.all([new Promise<number>((r) => archive.on('close', (c) => r(c ?? 1))), tar.done]);
     signal.removeEventListener('abort', onAbort);
+    watch.stop();
+    const over = watch.over();
+    if (over !== undefined) throw new BuildFailure(tooLarge('checkout', over, this.settings.maxArtifactBytes));
     if (code !== 0 || outcome.kind !== 'exited' || outcome.code !== 0) {
       log(errors);
       throw new BuildFailure(
@@ -202,7 +314,7 @@ export class SandboxBuilder implements Builder {
     adapter: LanguageAdapter,
     req: BuildRequest,
     ctx: StepContext,
-    where: { src: string; cache: string; mounts: Mount[] },
+    where: { src: string; cache: string; mounts: Mount[]; treeBytes: number },
     log: (t: string) => void,
     signal: AbortSignal,
   ): Promise<string | null> {
@@ -233,7 +345,7 @@ export class SandboxBuilder implements Builder {
           { host: where.cache, inside: INSIDE.cache, writable: true },
           ...where.mounts,
         ];
-        await this.step(step, adapter, mounts, log, signal);
+        await this.step(step, adapter, mounts, log, signal, { stage: step.title, dirs: [tmp], fixedBytes: where.treeBytes });
       }
       try {
         fs.renameSync(tmp, final);
@@ -246,7 +358,63 @@ export class SandboxBuilder implements Builder {
     }
   }
 
+  /**
+   * Runs one step. With a size budget, the directories it writes are measured while it runs
+   * and it is stopped once the artifact would pass the limit.
+   */
   private async step(
+    step: BuildStep,
+    adapter: LanguageAdapter,
+    mounts: Mount[],
+    log: (t: string) => void,
+    buildSignal: AbortSignal,
+    budget?: { stage: string; dirs: string[]; fixedBytes: number },
+  ): Promise<void> {
+    if (buildSignal.aborted) throw new BuildFailure('cancelled');
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    buildSignal.addEventListener('abort', onAbort);
+    const watch = budget && this.watchSize(budget.dirs, budget.fixedBytes, () => stop.abort());
+    try {
+      await this.runStep(step, adapter, mounts, log, stop.signal);
+    } catch (err) {
+      const over = watch?.over();
+      if (over !== undefined) throw new BuildFailure(tooLarge(budget!.stage, over, this.settings.maxArtifactBytes));
+      throw err;
+    } finally {
+      watch?.stop();
+      buildSignal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Measures the directories a running step writes every few seconds and calls `kill` once,
+   * with `fixedBytes` added, they pass the artifact limit. `over()` is the size then.
+   */
+  private watchSize(dirs: string[], fixedBytes: number, kill: () => void): { stop(): void; over(): number | undefined } {
+    const limit = this.settings.maxArtifactBytes;
+    let stopped = !limit;
+    let over: number | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const measure = async () => {
+      const used = fixedBytes + (await sizeOf(dirs, limit - fixedBytes).catch(() => 0));
+      if (stopped) return;
+      if (used > limit) {
+        over = used;
+        kill();
+      } else timer = setTimeout(() => void measure(), SIZE_CHECK_MS);
+    };
+    if (!stopped) timer = setTimeout(() => void measure(), SIZE_CHECK_MS);
+    return {
+      stop: () => {
+        stopped = true;
+        clearTimeout(timer);
+      },
+      over: () => over,
+    };
+  }
+
+  private async runStep(
     step: BuildStep,
     adapter: LanguageAdapter,
     mounts: Mount[],
@@ -262,7 +430,7 @@ export class SandboxBuilder implements Builder {
         cwd: INSIDE.src,
         mounts,
         network: step.network ? 'host' : 'none',
-        limits: { memoryBytes: this.settings.memoryBytes, pids: 1024 },
+        limits: { memoryBytes: this.settings.memoryBytes, pids: BUILD_PIDS },
         wallTimeMs: 24 * 60 * 60 * 1000, // the build's own time limit aborts through `signal`
         outputLimitBytes: OUTPUT_LIMIT,
       },
@@ -290,26 +458,132 @@ function describe(o: Outcome): string {
   }
 }
 
+/** Processes and threads of one build step. */
+const BUILD_PIDS = 512;
+const READ_LIMIT = 5 * 1024 * 1024;
+
 /**
- * Reads a regular file of the checked-out tree on the host. Nothing outside the tree is ever
- * read: the file itself must not be a symlink and its real path must stay inside the tree
- * (a symlinked directory on the way could point anywhere on the host).
+ * Reads a regular file at the top of the checked-out tree on the host; undefined when absent.
+ * Opened with O_NOFOLLOW (a link is refused, never followed) and O_NONBLOCK (a FIFO cannot
+ * hang the service), then checked on the open descriptor, so what is read is what was checked.
  */
 function readRegularFile(root: string, name: string): string | undefined {
+  if (name.includes('/') || name === '.' || name === '..') throw new Error(`not a top-level name: ${name}`);
+  let fd: number;
   try {
-    const file = path.join(root, name);
-    if (!fs.realpathSync(file).startsWith(fs.realpathSync(root) + path.sep)) return undefined;
-    const st = fs.lstatSync(file);
-    if (!st.isFile() || st.size > 5 * 1024 * 1024) return undefined;
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
+    fd = fs.openSync(path.join(root, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw new BuildFailure(notRegular(name, 'a symbolic link'));
+    throw new BuildFailure(`cannot read ${name} of the repository: ${code ?? (err as Error).message}`);
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new BuildFailure(notRegular(name, 'not a regular file'));
+    if (st.size > READ_LIMIT) throw new BuildFailure(`${name} is larger than ${READ_LIMIT / 1024 / 1024} MiB, the most algohost reads`);
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
+/** Refuses a tree in which a name the host reads (or once wrote) is a link or a special file. */
+function refuseLinks(root: string, names: readonly string[]): void {
+  for (const name of new Set(names)) {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(path.join(root, name));
+    } catch {
+      continue;
+    }
+    if (st.isSymbolicLink()) throw new BuildFailure(notRegular(name, 'a symbolic link'));
+    if (!st.isFile()) throw new BuildFailure(notRegular(name, 'not a regular file'));
+  }
+}
+
+const notRegular = (name: string, what: string) =>
+  `${name} in the repository is ${what}; algohost reads ${name} itself and accepts only a regular file under that name (reserved: ${RESERVED.join(', ')} and the dependency files)`;
+
+function tooLarge(stage: string, used: number, limit: number): string {
+  return `the artifact (the built tree plus its dependency layer) grew to more than ${bytes(limit)} during ${stage}, the most this cluster keeps per build (${bytes(used)} counted so far; limit ${limit} bytes)`;
+}
+
+function bytes(n: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${i === 0 ? n : n.toFixed(n < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+/**
+ * Bytes used by the trees (each file counted by its size or the blocks it holds, whichever is
+ * more; hard links once), without following links; stops counting once past `stopAbove`.
+ */
+async function sizeOf(dirs: string[], stopAbove: number): Promise<number> {
+  let total = 0;
+  const seen = new Set<string>();
+  const stack = [...dirs];
+  while (stack.length) {
+    const dir = stack.pop()!;
+    let entries: string[];
+    try {
+      entries = await fs.promises.readdir(dir);
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const p = path.join(dir, e);
+      let st: fs.Stats;
+      try {
+        st = await fs.promises.lstat(p);
+      } catch {
+        continue;
+      }
+      if (st.nlink > 1 && !st.isDirectory()) {
+        const id = `${st.dev}:${st.ino}`;
+        if (seen.has(id)) continue;
+        seen.add(id);
+      }
+      total += Math.max(st.size, st.blocks * 512);
+      if (total > stopAbove) return total;
+      if (st.isDirectory()) stack.push(p);
+    }
+  }
+  return total;
+}
+
+/** Creates a file that must not exist yet (O_EXCL, no link followed) and writes it whole. */
+function writeNewFile(file: string, text: string): void {
+  const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+  try {
+    fs.writeFileSync(fd, text);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Reads a small root-owned regular file of the host without following a link. */
+async function readHostFile(file: string, maxBytes: number): Promise<string> {
+  const handle = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  try {
+    const st = await handle.stat();
+    if (!st.isFile() || st.uid !== process.getuid?.() || st.size > maxBytes) {
+      throw Object.assign(new Error('not a small regular file of the service'), { code: 'EINVAL' });
+    }
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A directory the sandbox user owns (made fresh or kept); never follows a link to chown. */
 function ensureSandboxDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true });
-  fs.chownSync(dir, SANDBOX_UID, SANDBOX_UID);
+  fs.lchownSync(dir, SANDBOX_UID, SANDBOX_UID);
 }
 
 /** The sandbox user must be able to pass through every parent of the directory. */

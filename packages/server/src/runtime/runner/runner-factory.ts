@@ -1,14 +1,19 @@
 /**
  * Makes runners for built artifacts: finds the artifact and its dependency layer, asks the
  * language adapter how to start its harness, and applies the node's limits.
+ *
+ * What the runner mounts comes from the artifact's root-owned manifest, checked by the builder
+ * (`readArtifact`); the only file read from the built tree, algorithmia.conf, is opened without
+ * following links and only ever parsed as data for the harness.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Environment } from '../../domain/catalog/model.js';
-import type { ArtifactManifest, SandboxBuilder } from '../build/sandbox-builder.js';
+import type { SandboxBuilder } from '../build/sandbox-builder.js';
+import type { RunnerContext } from '../languages/adapter.js';
 import type { Mount, Supervisor } from '../sandbox/supervisor.js';
-import { RunnerProcess } from './runner-process.js';
+import { RunnerProcess, type RunnerMounts } from './runner-process.js';
 
 export interface RunnerLimits {
   memoryBytes: number;
@@ -38,6 +43,8 @@ export class RunnerFactory {
   readonly runDir: string;
   /** The service's API on a Unix socket, reachable from isolated sandboxes. */
   readonly apiSocket: string;
+  /** Root-only: each runner's response FIFO is made here and unlinked at once (see RunnerProcess). */
+  readonly fifoDir: string;
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -46,37 +53,41 @@ export class RunnerFactory {
   ) {
     this.runDir = path.join(builder.dirs.work, '..', 'run');
     this.apiSocket = path.join(this.runDir, 'api.sock');
+    this.fifoDir = path.join(this.runDir, 'fifo');
   }
 
   prepare(): void {
     fs.mkdirSync(this.runDir, { recursive: true });
     fs.chmodSync(this.runDir, 0o711);
+    fs.mkdirSync(this.fifoDir, { recursive: true });
+    fs.chmodSync(this.fifoDir, 0o700);
+    // Per-runner directories of earlier versions (FIFOs on the host disk, owned by the sandbox uid).
+    for (const e of fs.readdirSync(this.runDir, { withFileTypes: true })) {
+      if (e.isDirectory() && /^[0-9a-f-]{36}$/.test(e.name)) fs.rmSync(path.join(this.runDir, e.name), { recursive: true, force: true });
+    }
   }
 
   /** A runner for the artifact, not yet started; undefined when the language cannot run yet. */
   create(req: RunnerRequest): RunnerProcess | undefined {
     const adapter = this.builder.adapterFor(req.environment.language);
     if (!adapter?.runner) return undefined;
-    const artifactDir = this.builder.artifactPath(req.artifact);
-    const manifest = JSON.parse(fs.readFileSync(path.join(artifactDir, '.algohost-artifact.json'), 'utf8')) as ArtifactManifest;
-    const confFile = path.join(artifactDir, 'algorithmia.conf');
-    let conf = {};
-    try {
-      if (fs.lstatSync(confFile).isFile()) conf = JSON.parse(fs.readFileSync(confFile, 'utf8')) as object;
-    } catch {
-      // no or unreadable algorithmia.conf: the harness falls back to the algorithm name
-    }
-    const command = adapter.runner({
-      conf,
-      algorithmName: req.algorithmName,
-      hasLayer: manifest.layer !== null,
-      environment: { name: req.environment.name, runtimeVersion: req.environment.runtime.version },
-    });
+    const runner = adapter.runner.bind(adapter);
+    // Read when the runner starts (asynchronously, off the request's synchronous path).
+    const load = async (): Promise<RunnerMounts> => {
+      const artifact = await this.builder.readArtifact(req.artifact);
+      const conf = await readConf(path.join(artifact.tree, 'algorithmia.conf'));
+      const command = runner({
+        conf,
+        algorithmName: req.algorithmName,
+        hasLayer: artifact.layerDir !== null,
+        environment: { name: req.environment.name, runtimeVersion: req.environment.runtime.version },
+      });
+      return { artifactDir: artifact.tree, layerDir: artifact.layerDir, command };
+    };
     return new RunnerProcess(this.supervisor, {
-      artifactDir,
-      layerDir: manifest.layer ? path.join(this.builder.dirs.layers, manifest.layer) : null,
+      artifact: req.artifact,
+      load,
       harnessDir: path.join(LANGUAGES_DIR, adapter.folder, 'runner'),
-      command,
       env: {
         ...req.env,
         ...(req.pipeline ? { ALGORITHMIA_API: 'http://localhost', ALGOHOST_API_SOCKET: API_SOCKET_INSIDE } : {}),
@@ -91,8 +102,39 @@ export class RunnerFactory {
       pids: this.limits.pids,
       cpus: this.limits.cpus,
       outputLimitBytes: this.limits.outputLimitBytes,
-      runDir: this.runDir,
+      fifoDir: this.fifoDir,
       startTimeoutMs: this.limits.startTimeoutMs,
     });
   }
 }
+
+/**
+ * The artifact's algorithmia.conf as data ({} when absent or unusable: the harness then falls
+ * back to the algorithm's name). Never follows a link, never blocks on a FIFO, reads at most 64 KiB.
+ */
+async function readConf(file: string): Promise<RunnerContextConf> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch {
+    return {};
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile() || st.size > 64 * 1024) return {};
+    const parsed = JSON.parse(await handle.readFile('utf8')) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+    const conf: RunnerContextConf = {};
+    for (const k of ['username', 'algoname', 'language'] as const) {
+      const v = (parsed as Record<string, unknown>)[k];
+      if (typeof v === 'string') conf[k] = v;
+    }
+    return conf;
+  } catch {
+    return {};
+  } finally {
+    await handle.close();
+  }
+}
+
+type RunnerContextConf = RunnerContext['conf'];

@@ -6,25 +6,46 @@
  *
  * The host keeps the FIFO open read-write (Linux allows it; it never blocks and never sees
  * EOF), so responses arrive as newline-delimited JSON on an ordinary non-blocking stream.
+ *
+ * Isolation between runners: a runner's FIFO has no name on the host. It is made in a
+ * root-only directory, opened by the host at both ends and unlinked at once; the write end is
+ * handed to the sandbox as fd 3, and the protocol's paths (/run/algohost/algoout and
+ * /tmp/algoout) are symbolic links to /proc/self/fd/3 inside. Its writable directories
+ * (/run/algohost and /tmp) are tmpfs of its own mount namespace, sized, and counted against its
+ * memory. So nothing a runner can write or answer through lives in a host directory that
+ * another runner (every runner runs as the same uid) could reach by path; separate uids per
+ * runner would add nothing here and would need every artifact and layer readable by each.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { PipeRequest, PipeResponse } from '../../domain/calls/ports.js';
-import { pipeRequestChunks } from '../../domain/calls/pipe-request.js';
 import { RUNNER_INSIDE, type RunnerCommand } from '../languages/adapter.js';
 import { type Mount, type Outcome, SANDBOX_UID, type SandboxProcess, type Supervisor } from '../sandbox/supervisor.js';
 
-export interface RunnerSpec {
+const execFileAsync = promisify(execFile);
+const openAsync = promisify(fs.open);
+const closeAsync = promisify(fs.close);
+
+/** What a runner mounts and runs, resolved when it starts. */
+export interface RunnerMounts {
   /** Host directory of the built artifact. */
   artifactDir: string;
   /** Host directory of the dependency layer, if the build made one. */
   layerDir: string | null;
+  command: RunnerCommand;
+}
+
+export interface RunnerSpec {
+  /** The artifact's key (`<algorithm id>/<environment>/<commit>`), for diagnostics. */
+  artifact: string;
+  /** Resolves the artifact (its checked manifest) and the harness command; a rejection is a LoadingError. */
+  load(): Promise<RunnerMounts>;
   /** Host directory of the language's harness. */
   harnessDir: string;
-  command: RunnerCommand;
   /** Extra environment for the algorithm (ALGORITHMIA_API…), merged over the harness's. */
   env?: Record<string, string>;
   extraMounts?: Mount[];
@@ -34,8 +55,8 @@ export interface RunnerSpec {
   cpus?: number;
   /** Largest response accepted (compat: 15 MB of output), before base64 overhead. */
   outputLimitBytes: number;
-  /** Where per-runner FIFOs are made (must be reachable by the sandbox uid). */
-  runDir: string;
+  /** Root-only directory where the response FIFO is made (and unlinked at once). */
+  fifoDir: string;
   /** How long load() may take. */
   startTimeoutMs: number;
 }
@@ -62,6 +83,8 @@ interface PendingCall {
 }
 
 const SENTINEL = 'PIPE_INIT_COMPLETE';
+/** Inside the sandbox the response FIFO is fd 3 (SandboxSpec.fds), reopened by path. */
+const FIFO_FD_INSIDE = '/proc/self/fd/3';
 const STDOUT_CAP = 1024 * 1024;
 /** What a harness appends to a response line whose output pipes were empty (Python's _pipe.py). */
 const DRAINED_MEMBER = ',"output_drained":true';
@@ -71,8 +94,7 @@ export class RunnerProcess {
   /** Output printed before PIPE_INIT_COMPLETE (load time). */
   loadOutput = '';
   private proc!: SandboxProcess;
-  private fifo!: net.Socket;
-  private dir!: string;
+  private fifo: net.Socket | undefined;
   private stdout = '';
   private responseBuffer = '';
   private pending: PendingCall | undefined;
@@ -92,51 +114,56 @@ export class RunnerProcess {
   }
 
   get alive(): boolean {
-    return this.exited === undefined;
+    return this.proc !== undefined && this.exited === undefined;
   }
 
   /** Starts the harness and resolves once it printed PIPE_INIT_COMPLETE. */
   async start(): Promise<void> {
-    this.dir = path.join(this.spec.runDir, this.id);
-    fs.mkdirSync(this.dir, { mode: 0o700 });
-    const fifoPath = path.join(this.dir, 'algoout');
-    execFileSync('mkfifo', ['-m', '0600', fifoPath]);
-    fs.chownSync(this.dir, SANDBOX_UID, SANDBOX_UID);
-    fs.chownSync(fifoPath, SANDBOX_UID, SANDBOX_UID);
-    const fd = fs.openSync(fifoPath, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
-    this.fifo = new net.Socket({ fd, readable: true, writable: false });
-    this.fifo.setEncoding('utf8');
-    this.fifo.on('data', (chunk: string) => this.onResponseData(chunk));
-    this.fifo.on('error', () => {});
-
+    let loaded: RunnerMounts;
+    try {
+      loaded = await this.spec.load();
+    } catch (err) {
+      throw new RunnerFailure('LoadingError', `the algorithm's build cannot be run: ${(err as Error).message}`);
+    }
+    const sandboxEnd = await this.openFifo();
     const mounts: Mount[] = [
-      { host: this.spec.artifactDir, inside: RUNNER_INSIDE.app },
+      { host: loaded.artifactDir, inside: RUNNER_INSIDE.app },
       { host: this.spec.harnessDir, inside: RUNNER_INSIDE.harness },
-      { host: this.dir, inside: path.dirname(RUNNER_INSIDE.responseFifo), writable: true },
-      { host: fifoPath, inside: '/tmp/algoout', writable: true },
-      ...(this.spec.layerDir ? [{ host: this.spec.layerDir, inside: RUNNER_INSIDE.deps }] : []),
+      ...(loaded.layerDir ? [{ host: loaded.layerDir, inside: RUNNER_INSIDE.deps }] : []),
       ...(this.spec.extraMounts ?? []),
     ];
-    this.proc = this.supervisor.start({
-      argv: this.spec.command.argv,
-      env: {
-        PATH: '/usr/local/bin:/usr/bin:/bin',
-        HOME: '/tmp',
-        LANG: 'C.UTF-8',
-        ...this.spec.command.env,
-        ...this.spec.env,
-        ALGOHOST_RESPONSE_FIFO: RUNNER_INSIDE.responseFifo,
-      },
-      cwd: RUNNER_INSIDE.app,
-      mounts,
-      network: this.spec.network,
-      // A full /tmp is an error for the algorithm (ENOSPC), not a memory kill of the runner.
-      tmpfsBytes: Math.floor(this.spec.memoryBytes / 4),
-      limits: { memoryBytes: this.spec.memoryBytes, pids: this.spec.pids, cpus: this.spec.cpus },
-      // Runners live until stopped; each call has its own timeout.
-      wallTimeMs: 365 * 24 * 3600 * 1000,
-      outputLimitBytes: Number.MAX_SAFE_INTEGER,
-    });
+    try {
+      this.proc = this.supervisor.start({
+        argv: loaded.command.argv,
+        env: {
+          PATH: '/usr/local/bin:/usr/bin:/bin',
+          HOME: '/tmp',
+          LANG: 'C.UTF-8',
+          ...loaded.command.env,
+          ...this.spec.env,
+          ALGOHOST_RESPONSE_FIFO: RUNNER_INSIDE.responseFifo,
+        },
+        cwd: RUNNER_INSIDE.app,
+        mounts,
+        // The runner's writable places are its own tmpfs. A full one is an error for the
+        // algorithm (ENOSPC), not a memory kill of the runner; both count against its memory.
+        tmpfs: ['/tmp', path.dirname(RUNNER_INSIDE.responseFifo)],
+        tmpfsBytes: Math.floor(this.spec.memoryBytes / 4),
+        symlinks: [
+          { target: FIFO_FD_INSIDE, inside: RUNNER_INSIDE.responseFifo },
+          { target: FIFO_FD_INSIDE, inside: '/tmp/algoout' },
+        ],
+        fds: [sandboxEnd],
+        network: this.spec.network,
+        limits: { memoryBytes: this.spec.memoryBytes, pids: this.spec.pids, cpus: this.spec.cpus },
+        // Runners live until stopped; each call has its own timeout.
+        wallTimeMs: 365 * 24 * 3600 * 1000,
+        outputLimitBytes: Number.MAX_SAFE_INTEGER,
+      });
+    } finally {
+      // The child has its copy (or there is no child): the host keeps only its read-write end.
+      fs.close(sandboxEnd, () => {});
+    }
     this.proc.stdin.on('error', () => {});
     this.proc.stderr.setEncoding('utf8').on('data', (d: string) => {
       this.stderrTail = (this.stderrTail + d).slice(-4000);
@@ -192,7 +219,7 @@ export class RunnerProcess {
         reject(new RunnerFailure('TimeoutError', `the call exceeded its timeout of ${timeoutMs / 1000} s`));
       }, timeoutMs);
       this.pending = call;
-      for (const chunk of pipeRequestChunks(request)) this.proc.stdin.write(chunk);
+      this.proc.stdin.write(`${JSON.stringify(request)}\n`);
     });
   }
 
@@ -311,9 +338,37 @@ export class RunnerProcess {
     this.cleanup();
   }
 
+  /**
+   * Makes the response FIFO: the host's end (read-write, never EOF) becomes `this.fifo`; the
+   * returned write end goes to the sandbox. The name is gone before any sandbox exists.
+   */
+  private async openFifo(): Promise<number> {
+    const fifoPath = path.join(this.spec.fifoDir, this.id);
+    let hostEnd: number | undefined;
+    try {
+      await execFileAsync('mkfifo', ['-m', '0600', fifoPath]);
+      // Owned by the sandbox uid: the harness reopens it through /proc/self/fd/3, which checks
+      // the FIFO's own permissions.
+      await fs.promises.lchown(fifoPath, SANDBOX_UID, SANDBOX_UID);
+      hostEnd = await openAsync(fifoPath, fs.constants.O_RDWR | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
+      // Blocking for the sandbox (its writes wait rather than fail); open returns at once: a reader exists.
+      const sandboxEnd = await openAsync(fifoPath, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW);
+      const fifo = new net.Socket({ fd: hostEnd, readable: true, writable: false });
+      this.fifo = fifo;
+      fifo.setEncoding('utf8');
+      fifo.on('data', (chunk: string) => this.onResponseData(chunk));
+      fifo.on('error', () => {});
+      return sandboxEnd;
+    } catch (err) {
+      if (hostEnd !== undefined && !this.fifo) await closeAsync(hostEnd).catch(() => {});
+      throw err;
+    } finally {
+      await fs.promises.rm(fifoPath, { force: true });
+    }
+  }
+
   private cleanup(): void {
     this.fifo?.destroy();
-    if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
 

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { Readable, Writable } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
 import { detectCgroups, type CgroupGroup, type CgroupSupport, type Limits } from './cgroups.js';
 
 export interface Mount {
@@ -24,6 +24,13 @@ export interface SandboxSpec {
   mounts: Mount[];
   /** Empty, writable, private directories (e.g. /tmp). */
   tmpfs?: string[];
+  /** Symbolic links made inside after the mounts (`inside` points at `target`). */
+  symlinks?: { target: string; inside: string }[];
+  /**
+   * Host file descriptors handed to the sandboxed process as fds 3, 4, … (in order), e.g. the
+   * write end of a runner's response FIFO, which then needs no path on the host.
+   */
+  fds?: number[];
   /** Size cap of each tmpfs in bytes (it also counts against the memory limit). */
   tmpfsBytes?: number;
   /** `none`: own network namespace with loopback only; `host`: the host's network. */
@@ -69,10 +76,26 @@ const MASKED = [
 
 export class SandboxUnavailableError extends Error {}
 
+export interface SupervisorOptions {
+  bwrap?: string;
+  /**
+   * RLIMIT_NOFILE (soft and hard) of every sandboxed process. With the pids limit of its
+   * cgroup it bounds the files one sandbox can hold open (pids × this), so that sandboxes
+   * together cannot use up the host's file table.
+   */
+  maxOpenFiles?: number;
+}
+
+export const DEFAULT_MAX_OPEN_FILES = 1024;
+
 export class Supervisor {
   private readonly cgroups: CgroupSupport;
+  private readonly bwrap: string;
+  private readonly maxOpenFiles: number;
 
-  constructor(private readonly bwrap = '/usr/bin/bwrap') {
+  constructor(options: SupervisorOptions = {}) {
+    this.bwrap = options.bwrap ?? '/usr/bin/bwrap';
+    this.maxOpenFiles = options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES;
     this.cgroups = detectCgroups();
   }
 
@@ -91,12 +114,28 @@ export class Supervisor {
 
   start(spec: SandboxSpec): SandboxProcess {
     this.check();
+    const { options, argv } = this.command(spec);
     const group = this.cgroups.create(`s-${crypto.randomUUID()}`, spec.limits);
-    const child = spawn('/bin/sh', ['-c', joinCgroupsThenExec(group), 'sandbox', ...this.command(spec)], {
-      env: spec.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true, // own process group: a kill reaches the whole tree
-    });
+    const fds = spec.fds ?? [];
+    // bubblewrap reads its options (host paths of the mounts included) from a pipe, so that the
+    // sandbox's pid 1, a copy of bwrap, shows `bwrap --args N -- <command>` in /proc/1/cmdline
+    // and nothing of the host's layout. The spawn's cwd is `/` for the same reason.
+    const argsFd = 3 + fds.length;
+    const child = spawn(
+      '/bin/sh',
+      ['-c', prelude(group, this.maxOpenFiles), 'sandbox', ...this.wrapper(), '--args', String(argsFd), '--', ...argv],
+      {
+        cwd: '/',
+        env: spec.env,
+        stdio: ['pipe', 'pipe', 'pipe', ...fds, 'pipe'],
+        detached: true, // own process group: a kill reaches the whole tree
+      },
+    );
+    // Read to its end as well (bwrap closes it once read): the child's `close` waits for it.
+    const argsPipe = child.stdio[argsFd] as Duplex | null;
+    argsPipe?.on('error', () => {});
+    argsPipe?.resume();
+    argsPipe?.end(`${options.join('\0')}\0`);
     let killReason: KillReason | undefined;
     let output = 0;
     const kill = (reason: KillReason) => {
@@ -146,8 +185,19 @@ export class Supervisor {
     }
   }
 
-  private command(spec: SandboxSpec): string[] {
-    const args = ['--unshare-all', '--die-with-parent', '--new-session'];
+  /** setpriv drops to the sandbox uid, then bubblewrap (arguments from `--args`). */
+  private wrapper(): string[] {
+    return ['/usr/bin/setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--', this.bwrap];
+  }
+
+  /**
+   * bubblewrap's options, NUL-separated on the `--args` pipe (none may contain a NUL), and the
+   * command, which bwrap takes only from its command line (it names inside paths only).
+   */
+  private command(spec: SandboxSpec): { options: string[]; argv: string[] } {
+    // Own user namespace, and none below it: user code cannot make nested user namespaces
+    // (and with them mount, network… namespaces of its own) to widen the kernel's surface.
+    const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session'];
     if (spec.network === 'host') args.push('--share-net');
     for (const m of SYSTEM_MOUNTS) args.push('--ro-bind', m, m);
     for (const link of ['lib', 'lib64', 'bin', 'sbin'])
@@ -163,15 +213,21 @@ export class Supervisor {
       args.push('--tmpfs', t);
     }
     for (const m of spec.mounts) args.push(m.writable ? '--bind' : '--ro-bind', m.host, m.inside);
-    args.push('--chdir', spec.cwd, '--', ...spec.argv);
-    return ['/usr/bin/setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--', this.bwrap, ...args];
+    for (const l of spec.symlinks ?? []) args.push('--symlink', l.target, l.inside);
+    const argv = spec.argv;
+    args.push('--chdir', spec.cwd);
+    if (args.some((a) => a.includes('\0'))) throw new Error('a sandbox argument contains a NUL character');
+    return { options: args, argv };
   }
 }
 
-/** A shell prelude that moves itself into the cgroups, then execs the sandbox command. */
-function joinCgroupsThenExec(group: CgroupGroup | undefined): string {
+/**
+ * A shell prelude that moves itself into the cgroups and lowers its open-files limit (soft and
+ * hard: the sandbox cannot raise it again), then execs the sandbox command.
+ */
+function prelude(group: CgroupGroup | undefined, maxOpenFiles: number): string {
   const joins = (group?.procsFiles ?? []).map((f) => `echo $$ > '${f}' || exit 125;`).join(' ');
-  return `${joins} exec "$@"`;
+  return `${joins} ulimit -n ${Math.floor(maxOpenFiles)} || exit 125; exec "$@"`;
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
