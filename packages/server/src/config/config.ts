@@ -25,6 +25,7 @@ export interface Config {
   maxAccountRepositoryBytes: number;
   buildTimeoutSeconds: number;
   buildConcurrency: number;
+  buildsPerAccount: number;
   buildMemoryMiB: number;
   pipIndexUrl: string | undefined;
   pipFindLinks: string | undefined;
@@ -230,6 +231,15 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'int',
     default: '2',
     describe: "Builds run at once on this node (one algorithm's builds always run one after another).",
+  },
+  {
+    key: 'buildsPerAccount',
+    env: 'ALGOHOST_BUILDS_PER_ACCOUNT',
+    flag: '--builds-per-account',
+    kind: 'int',
+    default: (c) => String(Math.max(1, Math.floor((c.buildConcurrency ?? 2) / 2))),
+    describe:
+      "Builds of one account's algorithms running at once on this node; free slots go to the account with the fewest running (default half of ALGOHOST_BUILD_CONCURRENCY, at least 1; 0 = no limit).",
   },
   {
     key: 'buildMemoryMiB',

@@ -135,7 +135,12 @@ export async function buildServices(config: Config): Promise<Services> {
     algorithms,
     repositories,
     builder,
-    { concurrency: Math.max(1, config.buildConcurrency), timeoutMs: config.buildTimeoutSeconds * 1000, publicUrl: () => links.publicUrl },
+    {
+      concurrency: Math.max(1, config.buildConcurrency),
+      perAccount: config.buildsPerAccount,
+      timeoutMs: config.buildTimeoutSeconds * 1000,
+      publicUrl: () => links.publicUrl,
+    },
     clock,
   );
 

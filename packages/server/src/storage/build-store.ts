@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Build } from '../domain/builds/model.js';
 import type { BuildLogStore, BuildStore } from '../domain/builds/ports.js';
 import { type Page, type PageRequest, toPage } from '../domain/pagination.js';
@@ -74,16 +74,53 @@ export class SqlBuildStore implements BuildStore {
     return row && fromRow(row);
   }
 
-  async listQueued(limit: number): Promise<Build[]> {
+  async queuedAccounts(): Promise<{ ownerId: string; oldestAt: string }[]> {
     const rows = await this.db
       .selectFrom('builds')
-      .selectAll()
-      .where('status', '=', 'queued')
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(limit)
+      .leftJoin('algorithms', 'algorithms.id', 'builds.algorithm_id')
+      .select((eb) => [eb.fn.coalesce('algorithms.owner_id', sql.lit('')).as('owner_id'), eb.fn.min('builds.created_at').as('oldest_at')])
+      .where('builds.status', '=', 'queued')
+      .groupBy('algorithms.owner_id')
       .execute();
-    return rows.map(fromRow);
+    return rows.map((r) => ({ ownerId: String(r.owner_id), oldestAt: String(r.oldest_at) }));
+  }
+
+  async nextQueued(ownerId: string): Promise<Build | undefined> {
+    let q = this.db
+      .selectFrom('builds')
+      .leftJoin('algorithms', 'algorithms.id', 'builds.algorithm_id')
+      .selectAll('builds')
+      .where('builds.status', '=', 'queued');
+    q = ownerId ? q.where('algorithms.owner_id', '=', ownerId) : q.where('algorithms.id', 'is', null);
+    const row = await q
+      // Only the oldest queued build of an algorithm, and only while none of it is in progress.
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('builds as other')
+              .select('other.id')
+              .whereRef('other.algorithm_id', '=', 'builds.algorithm_id')
+              .where((e) =>
+                e.or([
+                  e('other.status', '=', 'in-progress'),
+                  e.and([
+                    e('other.status', '=', 'queued'),
+                    e.or([
+                      e('other.created_at', '<', e.ref('builds.created_at')),
+                      e.and([e('other.created_at', '=', e.ref('builds.created_at')), e('other.id', '<', e.ref('builds.id'))]),
+                    ]),
+                  ]),
+                ]),
+              ),
+          ),
+        ),
+      )
+      .orderBy('builds.created_at')
+      .orderBy('builds.id')
+      .limit(1)
+      .executeTakeFirst();
+    return row && fromRow(row);
   }
 
   async listInProgress(): Promise<Build[]> {

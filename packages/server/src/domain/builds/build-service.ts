@@ -1,6 +1,10 @@
 /**
  * Builds: one per push to the default branch (spec rule 1) or per compile request, run in push
- * order per algorithm, a configurable number at once. The database is the durable queue:
+ * order per algorithm, a configurable number at once. A free slot goes to the account (the
+ * algorithm's owner) with the fewest builds running on this node, then to the one that started
+ * a build least recently, then to the oldest queued build; an account never has more than its
+ * limit running, so one tenant's slow builds cannot hold everyone else's back. The database is
+ * the durable queue:
  * queued builds survive a restart, and a build interrupted by a restart is retried once and
  * then marked failed, never left in progress.
  */
@@ -17,6 +21,8 @@ import { BuildFailure, type Builder, type BuildLogStore, type BuildStore } from 
 
 export interface BuildSettings {
   concurrency: number;
+  /** Builds of one account's algorithms running at once on this node; 0 = no limit. */
+  perAccount?: number;
   timeoutMs: number;
   /** Where people can follow a build, for the messages shown to pushers. */
   publicUrl: () => string;
@@ -37,6 +43,11 @@ export class BuildService {
   private readonly running = new Map<string, AbortController>();
   /** Output of builds running on this node, for followers who join late. */
   private readonly live = new Map<string, string[]>();
+  /** Builds running on this node per account (algorithm owner id). */
+  private readonly runningPerAccount = new Map<string, number>();
+  /** When each account last had a build started (a sequence number), for round-robin. */
+  private readonly lastStarted = new Map<string, number>();
+  private starts = 0;
   private scheduling = false;
   private rescheduled = false;
   private stopped = false;
@@ -187,7 +198,10 @@ export class BuildService {
     }
   }
 
-  /** Starts queued builds while there are free slots; one build per algorithm at a time. */
+  /**
+   * Starts queued builds while there are free slots: one build per algorithm at a time, in
+   * push order; across accounts, fairly (see the top of this file).
+   */
   private schedule(): void {
     if (this.stopped) return;
     if (this.scheduling) {
@@ -199,13 +213,7 @@ export class BuildService {
       try {
         do {
           this.rescheduled = false;
-          const free = this.settings.concurrency - this.running.size;
-          if (free <= 0) break;
-          for (const build of await this.builds.listQueued(100)) {
-            if (this.running.size >= this.settings.concurrency || this.stopped) break;
-            if (!(await this.builds.claim(build.id, isoNow(this.clock)))) continue;
-            void this.run({ ...build, status: 'in-progress', attempt: build.attempt + 1 });
-          }
+          while (!this.stopped && this.running.size < this.settings.concurrency && (await this.startNext()));
         } while (this.rescheduled);
       } finally {
         this.scheduling = false;
@@ -213,7 +221,31 @@ export class BuildService {
     })();
   }
 
-  private async run(build: Build): Promise<void> {
+  /** Claims and starts the next build by the fairness rules; false when none may start now. */
+  private async startNext(): Promise<boolean> {
+    const limit = this.settings.perAccount || Infinity;
+    const runningOf = (account: string) => this.runningPerAccount.get(account) ?? 0;
+    const accounts = (await this.builds.queuedAccounts())
+      .filter((a) => runningOf(a.ownerId) < limit)
+      .sort(
+        (a, b) =>
+          runningOf(a.ownerId) - runningOf(b.ownerId) ||
+          (this.lastStarted.get(a.ownerId) ?? 0) - (this.lastStarted.get(b.ownerId) ?? 0) ||
+          (a.oldestAt < b.oldestAt ? -1 : a.oldestAt > b.oldestAt ? 1 : 0),
+      );
+    for (const { ownerId } of accounts) {
+      const build = await this.builds.nextQueued(ownerId);
+      if (!build || this.stopped) continue;
+      if (!(await this.builds.claim(build.id, isoNow(this.clock)))) continue;
+      this.runningPerAccount.set(ownerId, runningOf(ownerId) + 1);
+      this.lastStarted.set(ownerId, ++this.starts);
+      void this.run({ ...build, status: 'in-progress', attempt: build.attempt + 1 }, ownerId);
+      return true;
+    }
+    return false;
+  }
+
+  private async run(build: Build, account: string): Promise<void> {
     const controller = new AbortController();
     this.running.set(build.id, controller);
     const timer = setTimeout(() => controller.abort(new Error('timeout')), this.settings.timeoutMs);
@@ -252,6 +284,9 @@ export class BuildService {
       clearTimeout(timer);
       this.running.delete(build.id);
       this.live.delete(build.id);
+      const n = (this.runningPerAccount.get(account) ?? 1) - 1;
+      if (n > 0) this.runningPerAccount.set(account, n);
+      else this.runningPerAccount.delete(account);
       this.schedule();
     }
   }

@@ -10,8 +10,16 @@ export interface BuildStore {
   latestSucceeded(algorithmId: string): Promise<Build | undefined>;
   /** The newest successful build of a commit. */
   findSucceeded(algorithmId: string, commitSha: string): Promise<Build | undefined>;
-  /** Oldest first: the order builds are started in. */
-  listQueued(limit: number): Promise<Build[]>;
+  /**
+   * The accounts (algorithm owners; '' for builds of deleted algorithms) with queued builds,
+   * each with the creation time of its oldest queued build.
+   */
+  queuedAccounts(): Promise<{ ownerId: string; oldestAt: string }[]>;
+  /**
+   * The account's oldest queued build that may start now: the first queued build of its
+   * algorithm (push order), with no build of that algorithm in progress.
+   */
+  nextQueued(ownerId: string): Promise<Build | undefined>;
   listInProgress(): Promise<Build[]>;
   /**
    * Moves a queued build to in-progress unless another build of the same algorithm is in
