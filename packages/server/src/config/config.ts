@@ -4,6 +4,7 @@
  * composition root; no other module reads `process.env`.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 export interface Config {
@@ -52,6 +53,9 @@ export interface Config {
   callInputBudgetBytes: number;
   runnersPerAlgorithm: number;
   maxRunners: number;
+  runnersPerAccount: number;
+  runnerMemoryBudgetMiB: number;
+  runnerMemoryPerAccountMiB: number;
   runnerIdleSeconds: number;
   maxCallsPerAccount: number;
   cargoRegistry: string | undefined;
@@ -435,6 +439,33 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'int',
     default: '32',
     describe: 'Warm runners on this node; past it the least recently used idle runner stops.',
+  },
+  {
+    key: 'runnersPerAccount',
+    env: 'ALGOHOST_RUNNERS_PER_ACCOUNT',
+    flag: '--runners-per-account',
+    kind: 'int',
+    default: (c) => String(Math.max(1, Math.floor((c.maxRunners ?? 32) / 4))),
+    describe:
+      "Runners of one account's algorithms on this node; past it that account's least recently used idle runner stops, and with all busy its call is refused with 429 (default a quarter of ALGOHOST_MAX_RUNNERS; 0 = no limit).",
+  },
+  {
+    key: 'runnerMemoryBudgetMiB',
+    env: 'ALGOHOST_RUNNER_MEMORY_BUDGET',
+    flag: '--runner-memory-budget',
+    kind: 'int',
+    default: () => String(Math.floor((os.totalmem() * 0.75) / 1024 / 1024)),
+    describe:
+      "Sum of the runners' memory limits on this node, in MiB; a runner that does not fit stops an idle one or is refused with 503 (default 75% of the machine's memory; 0 = no limit).",
+  },
+  {
+    key: 'runnerMemoryPerAccountMiB',
+    env: 'ALGOHOST_RUNNER_MEMORY_PER_ACCOUNT',
+    flag: '--runner-memory-per-account',
+    kind: 'int',
+    default: (c) => String(Math.floor((c.runnerMemoryBudgetMiB ?? 0) / 2)),
+    describe:
+      "Sum of the memory limits of one account's runners on this node, in MiB (default half of ALGOHOST_RUNNER_MEMORY_BUDGET; 0 = no limit).",
   },
   {
     key: 'runnerIdleSeconds',

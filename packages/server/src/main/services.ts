@@ -123,6 +123,10 @@ export async function buildServices(config: Config): Promise<Services> {
     maxPerArtifact: Math.max(1, config.runnersPerAlgorithm),
     maxTotal: Math.max(1, config.maxRunners),
     idleMs: config.runnerIdleSeconds * 1000,
+    maxPerAccount: config.runnersPerAccount,
+    memoryPerAccount: config.runnerMemoryPerAccountMiB * 1024 * 1024,
+    memoryBudget: config.runnerMemoryBudgetMiB * 1024 * 1024,
+    memoryOf: (environment) => environmentMemory.get(environment) ?? config.runnerMemoryMiB * 1024 * 1024,
   });
   const versions = new VersionService(versionStore, buildStore, algorithms, accounts, access, repositories, clock);
   const calls = new CallService(accounts, algorithmStore, versions, access, catalog, pool, keys, {

@@ -113,6 +113,7 @@ export class CallService {
           environment,
           network: algorithm.settings.networkAccess === 'full' ? 'host' : 'none',
           pipeline,
+          owner: { id: algorithm.ownerId, name: algorithm.ownerName },
         },
         request,
         timeoutS * 1000,

@@ -29,6 +29,8 @@ export interface RunTarget {
   network: 'none' | 'host';
   /** Whether the runner may reach the service's API (a Unix socket bound into the sandbox). */
   pipeline: boolean;
+  /** The account whose code runs (the algorithm's owner): runners count against its limits. */
+  owner: { id: string; name: string };
 }
 
 export interface Execution {

@@ -34,6 +34,8 @@ export interface RunnerRequest {
   pipeline?: boolean;
   env?: Record<string, string>;
   extraMounts?: Mount[];
+  /** Parent CPU group shared by the runners of one account (cgroups.ts `Limits.cpuGroup`). */
+  cpuGroup?: string;
 }
 
 const API_SOCKET_INSIDE = '/run/algohost-api.sock';
@@ -101,6 +103,7 @@ export class RunnerFactory {
       memoryBytes: this.limits.memoryBytesByEnvironment?.get(req.environment.name) ?? this.limits.memoryBytes,
       pids: this.limits.pids,
       cpus: this.limits.cpus,
+      cpuGroup: req.cpuGroup,
       outputLimitBytes: this.limits.outputLimitBytes,
       fifoDir: this.fifoDir,
       startTimeoutMs: this.limits.startTimeoutMs,

@@ -1,26 +1,76 @@
 /**
  * Warm runners per artifact (one pool per built commit and environment): calls reuse an idle
  * runner; when none is idle a new one starts, up to a per-algorithm maximum, else the call
- * waits its turn. Idle runners stop after a while; a node-wide cap evicts the least recently
- * used idle runner. A runner that failed (timeout, OOM, crash) is discarded, so the next call
- * starts a fresh one. A new build never touches runners of the old artifact: calls in flight
- * finish there.
+ * waits its turn. Idle runners stop after a while. A runner that failed (timeout, OOM, crash)
+ * is discarded, so the next call starts a fresh one. A new build never touches runners of the
+ * old artifact: calls in flight finish there.
+ *
+ * Limits on what runners may hold, counted by the memory limit each runner gets (what it may
+ * grow to, not what it happens to use now):
+ * - per account (the algorithm's owner, whose code runs): a number of runners and their total
+ *   memory. Over it, the account's least recently used idle runner stops to make room; when
+ *   all of its runners are busy, a call to an algorithm that has a busy runner waits for it (as
+ *   before), and any other call is refused at once with 429 (waiting could deadlock a pipeline
+ *   whose algorithms call each other). Another account's runners are never touched for it.
+ * - per node: a number of runners and a memory budget. Over it, the least recently used idle
+ *   runner of any account stops; when every runner is busy, the call waits for one of its own
+ *   algorithm's busy runners, or is refused with 503 naming the budget: never an OOM later.
+ * A runner being stopped still counts until its process is gone, so room is never promised
+ * twice.
  */
+import { DomainError, ErrorCodes } from '../../domain/errors.js';
 import { type AlgorithmRuntime, type Execution, type PipeRequest, type RunTarget, RuntimeFailure } from '../../domain/calls/ports.js';
-import type { RunnerFactory } from './runner-factory.js';
-import { RunnerFailure, type RunnerProcess } from './runner-process.js';
+import type { RunnerRequest } from './runner-factory.js';
+import { type CallOutcome, RunnerFailure } from './runner-process.js';
 
 export interface PoolSettings {
   maxPerArtifact: number;
+  /** Runners on this node (idle, busy or starting). */
   maxTotal: number;
   idleMs: number;
+  /** Runners one account's algorithms may have on this node; 0 or unset = no limit. */
+  maxPerAccount?: number;
+  /** Sum of the memory limits of one account's runners, in bytes; 0 or unset = no limit. */
+  memoryPerAccount?: number;
+  /** Sum of the memory limits of all runners on this node, in bytes; 0 or unset = no limit. */
+  memoryBudget?: number;
+  /** The memory limit a runner of this environment gets (what the budgets count); unset = 0. */
+  memoryOf?: (environmentName: string) => number;
+}
+
+/** What the pool needs of a runner (RunnerProcess; tests use fakes). */
+export interface PoolRunner {
+  readonly alive: boolean;
+  lastUsed: number;
+  start(): Promise<void>;
+  call(request: PipeRequest, timeoutMs: number): Promise<CallOutcome>;
+  stop(): Promise<void>;
+  kill(): void;
+}
+
+/** What the pool needs of the runner factory: undefined when the language cannot run yet. */
+export interface PoolRunnerFactory {
+  create(req: RunnerRequest): PoolRunner | undefined;
 }
 
 interface Pool {
-  idle: RunnerProcess[];
-  busy: Set<RunnerProcess>;
+  key: string;
+  account: string;
+  accountName: string;
+  /** Memory limit of each runner of this pool. */
+  memory: number;
+  idle: PoolRunner[];
+  busy: Set<PoolRunner>;
   starting: number;
-  waiters: ((r: RunnerProcess | undefined) => void)[];
+  waiters: ((r: PoolRunner | undefined) => void)[];
+}
+
+/** A runner told to stop: it holds its memory until its process is gone. */
+interface Retiring {
+  account: string;
+  accountName: string;
+  memory: number;
+  done: Promise<void>;
 }
 
 export interface PoolStats {
@@ -34,10 +84,23 @@ export interface PoolStats {
   runners: number;
 }
 
+export interface AccountUsage {
+  name: string;
+  runners: number;
+  busy: number;
+  memoryBytes: number;
+}
+
+/** What admission decided: start now, wait for something and ask again, or refuse (thrown). */
+type Admission = { kind: 'start' } | { kind: 'after'; done: Promise<unknown> } | { kind: 'wait' };
+
+const MiB = 1024 * 1024;
+
 export class RunnerPool implements AlgorithmRuntime {
   private readonly pools = new Map<string, Pool>();
   /** Runners still starting: not in any pool yet, but stopAll must reach them too. */
-  private readonly starting = new Set<RunnerProcess>();
+  private readonly starting = new Set<PoolRunner>();
+  private readonly retiring = new Map<PoolRunner, Retiring>();
   /** Set by stopAll: no runner starts or goes back to a pool after it. */
   private stopped = false;
   private readonly sweeper: NodeJS.Timeout;
@@ -53,7 +116,7 @@ export class RunnerPool implements AlgorithmRuntime {
   };
 
   constructor(
-    private readonly factory: RunnerFactory,
+    private readonly factory: PoolRunnerFactory,
     private readonly settings: PoolSettings,
   ) {
     this.sweeper = setInterval(() => this.sweep(), Math.min(10_000, settings.idleMs)).unref();
@@ -89,25 +152,62 @@ export class RunnerPool implements AlgorithmRuntime {
   async stopAll(): Promise<void> {
     this.stopped = true;
     clearInterval(this.sweeper);
-    const all: RunnerProcess[] = [...this.starting];
+    const all: PoolRunner[] = [...this.starting];
     for (const pool of this.pools.values()) {
       all.push(...pool.idle, ...pool.busy);
       for (const w of pool.waiters) w(undefined);
     }
     this.pools.clear();
-    await Promise.all(all.map((r) => r.stop()));
+    await Promise.all([...all.map((r) => r.stop()), ...[...this.retiring.values()].map((r) => r.done)]);
   }
 
-  private pool(artifact: string): Pool {
-    let p = this.pools.get(artifact);
-    if (!p) this.pools.set(artifact, (p = { idle: [], busy: new Set(), starting: 0, waiters: [] }));
+  /** Runners and their memory per account (owner id), counting starting and stopping ones. */
+  usage(): Map<string, AccountUsage> {
+    const out = new Map<string, AccountUsage>();
+    const entry = (account: string, name: string) => {
+      let u = out.get(account);
+      if (!u) out.set(account, (u = { name, runners: 0, busy: 0, memoryBytes: 0 }));
+      return u;
+    };
+    for (const pool of this.pools.values()) {
+      const n = pool.idle.length + pool.busy.size + pool.starting;
+      if (!n) continue;
+      const u = entry(pool.account, pool.accountName);
+      u.runners += n;
+      u.busy += pool.busy.size + pool.starting;
+      u.memoryBytes += n * pool.memory;
+    }
+    for (const r of this.retiring.values()) {
+      const u = entry(r.account, r.accountName);
+      u.runners++;
+      u.memoryBytes += r.memory;
+    }
+    return out;
+  }
+
+  private pool(target: RunTarget, key: string): Pool {
+    let p = this.pools.get(key);
+    if (!p) {
+      p = {
+        key,
+        account: target.owner.id,
+        accountName: target.owner.name,
+        memory: this.settings.memoryOf?.(target.environment.name) ?? 0,
+        idle: [],
+        busy: new Set(),
+        starting: 0,
+        waiters: [],
+      };
+      this.pools.set(key, p);
+    }
     return p;
   }
 
-  private async acquire(target: RunTarget, key: string): Promise<{ runner: RunnerProcess; cold: boolean; startMs: number }> {
+  private async acquire(target: RunTarget, key: string): Promise<{ runner: PoolRunner; cold: boolean; startMs: number }> {
     if (this.stopped) throw stopping();
-    const pool = this.pool(key);
+    const pool = this.pool(target, key);
     for (;;) {
+      if (this.stopped) throw stopping();
       const idle = pool.idle.pop();
       if (idle) {
         if (!idle.alive) continue;
@@ -115,21 +215,123 @@ export class RunnerPool implements AlgorithmRuntime {
         return { runner: idle, cold: false, startMs: 0 };
       }
       if (pool.busy.size + pool.starting < this.settings.maxPerArtifact) {
-        this.makeRoom();
-        return this.startRunner(target, pool);
+        // Decided and acted on in the same turn: nothing else can take the room in between.
+        const admission = this.admit(pool);
+        if (admission.kind === 'start') return this.startRunner(target, pool);
+        if (admission.kind === 'after') {
+          await admission.done;
+          continue;
+        }
       }
-      const handed = await new Promise<RunnerProcess | undefined>((resolve) => pool.waiters.push(resolve));
+      const handed = await new Promise<PoolRunner | undefined>((resolve) => pool.waiters.push(resolve));
       if (handed) return { runner: handed, cold: false, startMs: 0 };
     }
   }
 
-  private async startRunner(target: RunTarget, pool: Pool): Promise<{ runner: RunnerProcess; cold: boolean; startMs: number }> {
+  /**
+   * May one more runner of this pool start now? Over a limit, an idle runner is stopped to make
+   * room (the account's own for its limits, any account's for the node's) and the caller asks
+   * again once it is gone; with nothing idle, the caller waits for one of the pool's own busy
+   * runners, or is refused.
+   */
+  private admit(pool: Pool): Admission {
+    const s = this.settings;
+    const usage = this.usage();
+    const mine = usage.get(pool.account) ?? { name: pool.accountName, runners: 0, busy: 0, memoryBytes: 0 };
+    let total = 0;
+    let memory = 0;
+    for (const u of usage.values()) {
+      total += u.runners;
+      memory += u.memoryBytes;
+    }
+    this.stats.runners = total;
+    const ownRetiring = () => [...this.retiring.values()].filter((r) => r.account === pool.account);
+    const hasOwnBusy = pool.busy.size + pool.starting > 0;
+
+    const overCount = !!s.maxPerAccount && mine.runners + 1 > s.maxPerAccount;
+    const overMemory = !!s.memoryPerAccount && mine.memoryBytes + pool.memory > s.memoryPerAccount;
+    if (overCount || overMemory) {
+      if (s.memoryPerAccount && pool.memory > s.memoryPerAccount) {
+        throw new DomainError(
+          'unavailable',
+          ErrorCodes.internal,
+          `a runner of this algorithm needs ${mib(pool.memory)} MiB, more than the ${mib(s.memoryPerAccount)} MiB one account's runners may hold on this node`,
+        );
+      }
+      const victim = this.leastRecentlyUsedIdle((p) => p.account === pool.account);
+      if (victim) return { kind: 'after', done: this.retire(victim.pool, victim.runner) };
+      const retiring = ownRetiring();
+      if (retiring.length) return { kind: 'after', done: Promise.race(retiring.map((r) => r.done)) };
+      if (hasOwnBusy) return { kind: 'wait' };
+      const what = overCount
+        ? `already have ${mine.runners} runners on this node, the most one account may have (${s.maxPerAccount})`
+        : `already hold ${mib(mine.memoryBytes)} MiB of runner memory on this node; another ${mib(pool.memory)} MiB runner would pass the account's limit of ${mib(s.memoryPerAccount!)} MiB`;
+      throw new DomainError(
+        'limit',
+        ErrorCodes.invalidRequest,
+        `${pool.accountName}'s algorithms ${what}, and all of them are busy; call again when one of its calls finishes`,
+        { retryAfterSeconds: 1 },
+      );
+    }
+
+    const overTotal = total + 1 > s.maxTotal;
+    const overBudget = !!s.memoryBudget && memory + pool.memory > s.memoryBudget;
+    if (overTotal || overBudget) {
+      if (s.memoryBudget && pool.memory > s.memoryBudget) {
+        throw new DomainError(
+          'unavailable',
+          ErrorCodes.internal,
+          `a runner of this algorithm needs ${mib(pool.memory)} MiB, more than this node's runner memory budget of ${mib(s.memoryBudget)} MiB`,
+        );
+      }
+      const victim = this.leastRecentlyUsedIdle(() => true);
+      if (victim) return { kind: 'after', done: this.retire(victim.pool, victim.runner) };
+      if (this.retiring.size) return { kind: 'after', done: Promise.race([...this.retiring.values()].map((r) => r.done)) };
+      if (hasOwnBusy) return { kind: 'wait' };
+      const what = overTotal
+        ? `this node already has ${total} runners, its limit, and all are busy`
+        : `runners already hold ${mib(memory)} MiB of this node's runner memory budget of ${mib(s.memoryBudget!)} MiB and all are busy; another ${mib(pool.memory)} MiB runner does not fit`;
+      throw new DomainError('unavailable', ErrorCodes.internal, `no room for another runner: ${what}. Call again shortly`, {
+        retryAfterSeconds: 5,
+      });
+    }
+    return { kind: 'start' };
+  }
+
+  private leastRecentlyUsedIdle(which: (p: Pool) => boolean): { pool: Pool; runner: PoolRunner } | undefined {
+    let oldest: { pool: Pool; runner: PoolRunner } | undefined;
+    for (const pool of this.pools.values()) {
+      if (!which(pool)) continue;
+      for (const runner of pool.idle) if (!oldest || runner.lastUsed < oldest.runner.lastUsed) oldest = { pool, runner };
+    }
+    return oldest;
+  }
+
+  /** Takes an idle runner out of its pool and stops it; its memory counts until it is gone. */
+  private retire(pool: Pool, runner: PoolRunner): Promise<void> {
+    const at = pool.idle.indexOf(runner);
+    if (at >= 0) pool.idle.splice(at, 1);
+    return this.stopCounted(pool, runner, () => runner.stop());
+  }
+
+  private stopCounted(pool: Pool, runner: PoolRunner, stop: () => Promise<void>): Promise<void> {
+    const done = stop()
+      .catch(() => {})
+      .finally(() => this.retiring.delete(runner));
+    this.retiring.set(runner, { account: pool.account, accountName: pool.accountName, memory: pool.memory, done });
+    return done;
+  }
+
+  private async startRunner(target: RunTarget, pool: Pool): Promise<{ runner: PoolRunner; cold: boolean; startMs: number }> {
     const runner = this.factory.create({
       artifact: target.artifact,
       algorithmName: target.algorithmName,
       environment: target.environment,
       network: target.network,
       pipeline: target.pipeline,
+      // One CPU group per account: under contention accounts share the CPU equally, however
+      // many runners each has.
+      cpuGroup: `account-${target.owner.id.replace(/[^A-Za-z0-9_-]/g, '_')}`,
     });
     if (!runner)
       throw new RuntimeFailure(
@@ -142,15 +344,16 @@ export class RunnerPool implements AlgorithmRuntime {
     try {
       await runner.start();
     } catch (err) {
-      await runner.stop().catch(() => {});
+      pool.starting--;
+      this.starting.delete(runner);
+      await this.stopCounted(pool, runner, () => runner.stop());
       this.wakeWaiter(pool);
       if (this.stopped) throw stopping();
       if (err instanceof RunnerFailure) throw new RuntimeFailure(err.errorType, err.message);
       throw err;
-    } finally {
-      pool.starting--;
-      this.starting.delete(runner);
     }
+    pool.starting--;
+    this.starting.delete(runner);
     if (this.stopped) {
       // Started while the node was stopping: it would serve this call and then outlive the pool.
       await runner.stop().catch(() => {});
@@ -161,9 +364,10 @@ export class RunnerPool implements AlgorithmRuntime {
     return { runner, cold: true, startMs: performance.now() - t };
   }
 
-  private release(artifact: string, runner: RunnerProcess): void {
+  private release(key: string, runner: PoolRunner): void {
     if (this.stopped) return void runner.stop();
-    const pool = this.pool(artifact);
+    const pool = this.pools.get(key);
+    if (!pool) return void runner.stop();
     pool.busy.delete(runner);
     if (!runner.alive) return this.wakeWaiter(pool);
     runner.lastUsed = Date.now();
@@ -174,11 +378,12 @@ export class RunnerPool implements AlgorithmRuntime {
     } else pool.idle.push(runner);
   }
 
-  private discard(artifact: string, runner: RunnerProcess): void {
-    const pool = this.pool(artifact);
+  private discard(key: string, runner: PoolRunner): void {
+    const pool = this.pools.get(key);
+    if (!pool) return void runner.stop();
     pool.busy.delete(runner);
     runner.kill();
-    void runner.stop();
+    void this.stopCounted(pool, runner, () => runner.stop());
     this.wakeWaiter(pool);
   }
 
@@ -188,39 +393,24 @@ export class RunnerPool implements AlgorithmRuntime {
     waiter?.(undefined);
   }
 
-  /** Keeps the node under its cap by stopping the least recently used idle runner. */
-  private makeRoom(): void {
-    let total = 0;
-    for (const p of this.pools.values()) total += p.idle.length + p.busy.size + p.starting;
-    this.stats.runners = total;
-    if (total < this.settings.maxTotal) return;
-    let oldest: { pool: Pool; runner: RunnerProcess } | undefined;
-    for (const pool of this.pools.values()) {
-      for (const runner of pool.idle) if (!oldest || runner.lastUsed < oldest.runner.lastUsed) oldest = { pool, runner };
-    }
-    if (oldest) {
-      oldest.pool.idle.splice(oldest.pool.idle.indexOf(oldest.runner), 1);
-      void oldest.runner.stop();
-    }
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    for (const [artifact, pool] of this.pools) {
-      const keep: RunnerProcess[] = [];
+  /** Stops runners idle longer than the idle time (and forgets dead ones). Run on a timer. */
+  sweep(now = Date.now()): void {
+    for (const [key, pool] of this.pools) {
+      const keep: PoolRunner[] = [];
       for (const r of pool.idle) {
-        if (now - r.lastUsed > this.settings.idleMs || !r.alive) void r.stop();
+        if (now - r.lastUsed > this.settings.idleMs || !r.alive) void this.stopCounted(pool, r, () => r.stop());
         else keep.push(r);
       }
       pool.idle = keep;
-      if (!pool.idle.length && !pool.busy.size && !pool.starting && !pool.waiters.length) this.pools.delete(artifact);
+      if (!pool.idle.length && !pool.busy.size && !pool.starting && !pool.waiters.length) this.pools.delete(key);
     }
   }
 }
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
+const mib = (bytes: number) => Math.round(bytes / MiB);
 
-/** Runners differ by artifact and by what the sandbox is given (network, API access). */
-const poolKey = (t: RunTarget) => `${t.artifact}|${t.network}|${t.pipeline ? 'api' : '-'}`;
+/** Runners differ by owner, artifact and by what the sandbox is given (network, API access). */
+const poolKey = (t: RunTarget) => `${t.owner.id}|${t.artifact}|${t.network}|${t.pipeline ? 'api' : '-'}`;
 
 const stopping = () => new RuntimeFailure('SystemExit', 'the service is stopping; call again');

@@ -53,6 +53,8 @@ export interface RunnerSpec {
   memoryBytes: number;
   pids: number;
   cpus?: number;
+  /** Parent CPU group shared by the runners of one account (cgroups.ts `Limits.cpuGroup`). */
+  cpuGroup?: string;
   /** Largest response accepted (compat: 15 MB of output), before base64 overhead. */
   outputLimitBytes: number;
   /** Root-only directory where the response FIFO is made (and unlinked at once). */
@@ -155,7 +157,7 @@ export class RunnerProcess {
         ],
         fds: [sandboxEnd],
         network: this.spec.network,
-        limits: { memoryBytes: this.spec.memoryBytes, pids: this.spec.pids, cpus: this.spec.cpus },
+        limits: { memoryBytes: this.spec.memoryBytes, pids: this.spec.pids, cpus: this.spec.cpus, cpuGroup: this.spec.cpuGroup },
         // Runners live until stopped; each call has its own timeout.
         wallTimeMs: 365 * 24 * 3600 * 1000,
         outputLimitBytes: Number.MAX_SAFE_INTEGER,

@@ -11,6 +11,12 @@ export interface Limits {
   pids?: number;
   /** CPU share as a number of cores (e.g. 1.5); undefined = unlimited. */
   cpus?: number;
+  /**
+   * A parent group (a name of letters, digits, '-' and '_', e.g. one per account) to make the
+   * group under, for the CPU: parents weigh the same (cpu.shares / cpu.weight defaults), so
+   * under contention each parent gets an equal part of the CPU however many groups it holds.
+   */
+  cpuGroup?: string;
 }
 
 export interface CgroupGroup {
@@ -57,7 +63,8 @@ function v1Support(): CgroupSupport {
       const dirs: string[] = [];
       const memory = path.join(bases.memory, name);
       const pids = path.join(bases.pids, name);
-      const cpu = path.join(bases.cpu, name);
+      const cpuParent = path.join(bases.cpu, parentGroup(limits));
+      const cpu = path.join(cpuParent, name);
       for (const d of [memory, pids, cpu]) {
         fs.mkdirSync(d, { recursive: true });
         dirs.push(d);
@@ -75,7 +82,10 @@ function v1Support(): CgroupSupport {
       return {
         procsFiles: dirs.map((d) => path.join(d, 'cgroup.procs')),
         oomKilled: () => /oom_kill [1-9]/.test(readOr(path.join(memory, 'memory.oom_control'), '')),
-        remove: () => removeGroups(dirs),
+        remove: () => {
+          removeGroups(dirs);
+          removeParent(cpuParent, bases.cpu);
+        },
       };
     },
   };
@@ -93,7 +103,12 @@ function v2Support(): CgroupSupport {
     create(name, limits) {
       fs.mkdirSync(base, { recursive: true });
       tryWrite(path.join(base, 'cgroup.subtree_control'), '+memory +pids +cpu');
-      const dir = path.join(base, name);
+      const parent = path.join(base, parentGroup(limits));
+      if (parent !== base) {
+        fs.mkdirSync(parent, { recursive: true });
+        tryWrite(path.join(parent, 'cgroup.subtree_control'), '+memory +pids +cpu');
+      }
+      const dir = path.join(parent, name);
       fs.mkdirSync(dir, { recursive: true });
       if (limits.memoryBytes) {
         fs.writeFileSync(path.join(dir, 'memory.max'), String(limits.memoryBytes));
@@ -104,10 +119,30 @@ function v2Support(): CgroupSupport {
       return {
         procsFiles: [path.join(dir, 'cgroup.procs')],
         oomKilled: () => /oom_kill [1-9]/.test(readOr(path.join(dir, 'memory.events'), '')),
-        remove: () => removeGroups([dir]),
+        remove: () => {
+          removeGroups([dir]);
+          removeParent(parent, base);
+        },
       };
     },
   };
+}
+
+/** The parent of a new group ('' = none); a name that could leave the base is refused. */
+function parentGroup(limits: Limits): string {
+  if (limits.cpuGroup === undefined) return '';
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(limits.cpuGroup)) throw new Error(`not a cgroup name: ${limits.cpuGroup}`);
+  return limits.cpuGroup;
+}
+
+/** A parent group goes with its last child (create and remove are synchronous: no race here). */
+function removeParent(parent: string, base: string): void {
+  if (parent === base) return;
+  try {
+    fs.rmdirSync(parent);
+  } catch {
+    // other groups are still in it
+  }
 }
 
 /** A group can be removed only once its processes are gone; retry briefly. */
