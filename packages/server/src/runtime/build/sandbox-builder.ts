@@ -463,18 +463,43 @@ const BUILD_PIDS = 512;
 const READ_LIMIT = 5 * 1024 * 1024;
 
 /**
- * Reads a regular file at the top of the checked-out tree on the host; undefined when absent.
- * Opened with O_NOFOLLOW (a link is refused, never followed) and O_NONBLOCK (a FIFO cannot
- * hang the service), then checked on the open descriptor, so what is read is what was checked.
+ * Where `name` (a relative path like `requirements.txt` or `.cargo/config.toml`) is in the tree,
+ * with every directory on the way checked to be a real directory: a link there is refused, so
+ * nothing outside the tree is reached. Undefined when the name is absent.
+ */
+function pathInTree(root: string, name: string): string | undefined {
+  const parts = name.split('/');
+  if (path.isAbsolute(name) || parts.some((p) => p === '' || p === '.' || p === '..')) throw new Error(`not a relative name: ${name}`);
+  let at = root;
+  for (const [i, part] of parts.slice(0, -1).entries()) {
+    at = path.join(at, part);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(at);
+    } catch {
+      return undefined;
+    }
+    if (st.isSymbolicLink()) throw new BuildFailure(notRegular(parts.slice(0, i + 1).join('/'), 'a symbolic link'));
+    if (!st.isDirectory()) return undefined;
+  }
+  return path.join(root, name);
+}
+
+/**
+ * Reads a regular file of the checked-out tree on the host; undefined when absent. Opened with
+ * O_NOFOLLOW (a link is refused, never followed) and O_NONBLOCK (a FIFO cannot hang the
+ * service), then checked on the open descriptor, so what is read is what was checked. No build
+ * step runs while the host reads (steps that run user code see the tree read-only or have ended).
  */
 function readRegularFile(root: string, name: string): string | undefined {
-  if (name.includes('/') || name === '.' || name === '..') throw new Error(`not a top-level name: ${name}`);
+  const file = pathInTree(root, name);
+  if (file === undefined) return undefined;
   let fd: number;
   try {
-    fd = fs.openSync(path.join(root, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     if (code === 'ELOOP') throw new BuildFailure(notRegular(name, 'a symbolic link'));
     throw new BuildFailure(`cannot read ${name} of the repository: ${code ?? (err as Error).message}`);
   }
@@ -491,9 +516,11 @@ function readRegularFile(root: string, name: string): string | undefined {
 /** Refuses a tree in which a name the host reads (or once wrote) is a link or a special file. */
 function refuseLinks(root: string, names: readonly string[]): void {
   for (const name of new Set(names)) {
+    const file = pathInTree(root, name);
+    if (file === undefined) continue;
     let st: fs.Stats;
     try {
-      st = fs.lstatSync(path.join(root, name));
+      st = fs.lstatSync(file);
     } catch {
       continue;
     }
