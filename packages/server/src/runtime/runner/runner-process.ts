@@ -23,6 +23,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { PipeRequest, PipeResponse } from '../../domain/calls/ports.js';
+import { pipeRequestChunks } from '../../domain/calls/pipe-request.js';
 import { RUNNER_INSIDE, type RunnerCommand } from '../languages/adapter.js';
 import { type Mount, type Outcome, SANDBOX_UID, type SandboxProcess, type Supervisor } from '../sandbox/supervisor.js';
 
@@ -221,7 +222,7 @@ export class RunnerProcess {
         reject(new RunnerFailure('TimeoutError', `the call exceeded its timeout of ${timeoutMs / 1000} s`));
       }, timeoutMs);
       this.pending = call;
-      this.proc.stdin.write(`${JSON.stringify(request)}\n`);
+      for (const chunk of pipeRequestChunks(request)) this.proc.stdin.write(chunk);
     });
   }
 
