@@ -147,6 +147,14 @@ describe('sandbox and limits (hostile Python algorithm)', () => {
     assert.deepEqual((await run({ op: 'echo' })).body.result, { echo: { op: 'echo' } });
   });
 
+  test('a forged response nesting 100,000 levels fails that call with the limit named, not the server', async () => {
+    const deep = await run({ op: 'deep' });
+    assert.equal(deep.status, 200, deep.text.slice(0, 300));
+    assert.equal(deep.body.error.error_type, 'SystemExit');
+    assert.match(deep.body.error.message, /deeper than the limit of 1000 levels/);
+    assert.deepEqual((await run({ op: 'echo' })).body.result, { echo: { op: 'echo' } });
+  });
+
   test('megabytes of prints do not break the call; stdout is for the owner only', async () => {
     const res = await run({ op: 'print', bytes: 3 * 1024 * 1024 }, '?stdout=True');
     assert.equal(res.body.result, 'printed');

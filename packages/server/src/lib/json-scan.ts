@@ -135,6 +135,23 @@ export function nestsDeeperThan(bytes: Uint8Array, maxDepth: number): boolean {
   return false;
 }
 
+/** The same check over text already decoded (a runner's response line), without copying it. */
+export function textNestsDeeperThan(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      for (i++; i < n && text.charCodeAt(i) !== QUOTE; i++) if (text.charCodeAt(i) === BACKSLASH) i++;
+    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      if (++depth > maxDepth) return true;
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 /** The index after the string starting at `i` (a quote), or -(position of the fault)-1. */
 function skipString(bytes: Uint8Array, i: number): number {
   const n = bytes.length;

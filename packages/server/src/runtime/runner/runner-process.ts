@@ -24,6 +24,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { PipeRequest, PipeResponse } from '../../domain/calls/ports.js';
 import { pipeRequestChunks } from '../../domain/calls/pipe-request.js';
+import { textNestsDeeperThan } from '../../lib/json-scan.js';
 import { RUNNER_INSIDE, type RunnerCommand } from '../languages/adapter.js';
 import { type Mount, type Outcome, SANDBOX_UID, type SandboxProcess, type Supervisor } from '../sandbox/supervisor.js';
 
@@ -91,6 +92,12 @@ const FIFO_FD_INSIDE = '/proc/self/fd/3';
 const STDOUT_CAP = 1024 * 1024;
 /** What a harness appends to a response line whose output pipes were empty (Python's _pipe.py). */
 const DRAINED_MEMBER = ',"output_drained":true';
+/**
+ * Deepest nesting a response may have. Responses are re-serialized for the caller, and V8's
+ * JSON.stringify overflows its stack on very deep values: a line deeper than this (a harness
+ * would not write one; user code writing to fd 3 might) fails its call, never the server.
+ */
+export const MAX_RESPONSE_DEPTH = 1000;
 
 export class RunnerProcess {
   readonly id = crypto.randomUUID();
@@ -271,6 +278,12 @@ export class RunnerProcess {
       if (!line.trim()) continue;
       const p = this.takePending();
       if (!p) continue;
+      if (textNestsDeeperThan(line, MAX_RESPONSE_DEPTH)) {
+        p.reject(
+          new RunnerFailure('SystemExit', `the result nests arrays and objects deeper than the limit of ${MAX_RESPONSE_DEPTH} levels`),
+        );
+        continue;
+      }
       let response: PipeResponse & { output_drained?: unknown };
       try {
         response = JSON.parse(line) as PipeResponse;
