@@ -34,6 +34,7 @@ export interface Config {
   mavenRepository: string | undefined;
   cranRepository: string | undefined;
   gemSource: string | undefined;
+  buildEgressAllow: string | undefined;
   buildCacheDir: string | undefined;
   buildCacheShared: boolean;
   runnerMemoryMiB: number;
@@ -287,6 +288,14 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--cran-repository',
     kind: 'optional',
     describe: 'CRAN-style repository URL (file:// works offline) for R packages.txt.',
+  },
+  {
+    key: 'buildEgressAllow',
+    env: 'ALGOHOST_BUILD_EGRESS_ALLOW',
+    flag: '--build-egress-allow',
+    kind: 'optional',
+    describe:
+      'Extra hosts build steps may reach through the egress proxy besides the registries, comma-separated host[:port] (port default 443), e.g. "github.com,nexus.internal:8443".',
   },
   {
     key: 'buildCacheDir',

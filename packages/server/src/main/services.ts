@@ -17,6 +17,8 @@ import { BuildService } from '../domain/builds/build-service.js';
 import { SandboxBuilder } from '../runtime/build/sandbox-builder.js';
 import { LANGUAGE_ADAPTERS } from '../runtime/languages/index.js';
 import { Supervisor } from '../runtime/sandbox/supervisor.js';
+import { EgressConfigError, EgressProxy, type EgressTarget, registryTargets } from '../runtime/sandbox/egress-proxy.js';
+import type { RegistrySettings } from '../runtime/languages/adapter.js';
 import { RunnerFactory } from '../runtime/runner/runner-factory.js';
 import { RunnerPool } from '../runtime/runner/runner-pool.js';
 import { CallService } from '../domain/calls/call-service.js';
@@ -42,6 +44,7 @@ export interface Services extends ApiServices {
   accounts: SqlAccountStore;
   repositories: GitRepositoryHost;
   builder: SandboxBuilder;
+  egress: EgressProxy;
   runners: RunnerFactory;
   pool: RunnerPool;
   blobs: BlobStore;
@@ -91,6 +94,18 @@ export async function buildServices(config: Config): Promise<Services> {
   const links = { publicUrl: config.publicUrl };
   // Settings that name catalog entries are checked before anything touches the disk.
   const environmentMemory = parseEnvironmentMemory(config.environmentMemory, catalog);
+  const registries: RegistrySettings = {
+    pipIndexUrl: config.pipIndexUrl,
+    pipFindLinks: splitList(config.pipFindLinks).map((d) => path.resolve(d)),
+    npmRegistry: config.npmRegistry,
+    mavenRepository: config.mavenRepository,
+    cranRepository: config.cranRepository,
+    gemSource: config.gemSource,
+    cargoRegistry: config.cargoRegistry,
+  };
+  // Build steps reach the registries (and the operator's extra hosts) through this proxy only.
+  const egress = new EgressProxy({ dir: path.join(config.dataDir, 'egress'), allow: egressTargets(registries, config.buildEgressAllow) });
+  egress.prepare();
   const supervisor = new Supervisor({ maxOpenFiles: Math.max(16, config.sandboxOpenFiles) });
   const builder = new SandboxBuilder(supervisor, LANGUAGE_ADAPTERS, {
     root: path.join(config.dataDir, 'builds'),
@@ -99,15 +114,8 @@ export async function buildServices(config: Config): Promise<Services> {
     memoryBytes: config.buildMemoryMiB * 1024 * 1024,
     git: config.gitBinary,
     maxArtifactBytes: config.maxArtifactBytes,
-    registries: {
-      pipIndexUrl: config.pipIndexUrl,
-      pipFindLinks: splitList(config.pipFindLinks).map((d) => path.resolve(d)),
-      npmRegistry: config.npmRegistry,
-      mavenRepository: config.mavenRepository,
-      cranRepository: config.cranRepository,
-      gemSource: config.gemSource,
-      cargoRegistry: config.cargoRegistry,
-    },
+    registries,
+    egress,
   });
   builder.prepare();
   const runners = new RunnerFactory(supervisor, builder, {
@@ -185,6 +193,7 @@ export async function buildServices(config: Config): Promise<Services> {
     builds,
     versions,
     builder,
+    egress,
     runners,
     pool,
     calls,
@@ -208,6 +217,16 @@ function parseEnvironmentMemory(value: string | undefined, catalog: Catalog): Ma
     byEnvironment.set(m[1]!, mib * 1024 * 1024);
   }
   return byEnvironment;
+}
+
+/** The registries' hosts and `ALGOHOST_BUILD_EGRESS_ALLOW` (host[:port], comma-separated). */
+function egressTargets(registries: RegistrySettings, allow: string | undefined): EgressTarget[] {
+  try {
+    return registryTargets(registries, splitList(allow));
+  } catch (err) {
+    if (err instanceof EgressConfigError) throw new ConfigError(`ALGOHOST_BUILD_EGRESS_ALLOW: ${err.message}`);
+    throw err;
+  }
 }
 
 const splitList = (v: string | undefined) =>

@@ -2,7 +2,7 @@
  * Builds a commit into an immutable artifact, every step inside the sandbox:
  *   1. the commit's tree is unpacked (git archive → tar running in the sandbox);
  *   2. the dependency layer, keyed by the algorithm and the hash of the dependency files, is
- *      reused or made (network on, package registries reachable);
+ *      reused or made (network on: the package registries, through the egress proxy);
  *   3. the language compiles (layer read-only);
  *   4. the tree becomes the artifact `<algorithm id>/<environment>/<commit>`.
  * An artifact per (algorithm, environment, commit) is made once; a later build of it reuses it.
@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { BuildFailure, type Builder, type BuildRequest } from '../../domain/builds/ports.js';
 import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, type StepContext } from '../languages/adapter.js';
 import { type Mount, type Outcome, SANDBOX_UID, type Supervisor } from '../sandbox/supervisor.js';
+import { egressProxyEnv, type EgressProxy } from '../sandbox/egress-proxy.js';
 
 export interface BuilderSettings {
   /** Root for work dirs, artifacts, dependency layers and (by default) download caches. */
@@ -32,6 +33,8 @@ export interface BuilderSettings {
   /** One download cache per language for the cluster instead of one per owner. */
   sharedCache: boolean;
   registries: RegistrySettings;
+  /** The only way out of networked build steps (to the registries). */
+  egress: EgressProxy;
   memoryBytes: number;
   git: string;
   /** Largest artifact (its tree plus its dependency layer) in bytes; 0 = no limit. */
@@ -423,20 +426,28 @@ export class SandboxBuilder implements Builder {
   ): Promise<void> {
     if (signal.aborted) throw new BuildFailure('cancelled');
     log(`$ ${step.title}: ${step.argv.join(' ')}\n`);
-    const outcome: Outcome = await this.supervisor.run(
-      {
-        argv: step.argv,
-        env: { HOME: '/tmp', LANG: 'C.UTF-8', ...adapter.env(), ...step.env },
-        cwd: INSIDE.src,
-        mounts,
-        network: step.network ? 'host' : 'none',
-        limits: { memoryBytes: this.settings.memoryBytes, pids: BUILD_PIDS },
-        wallTimeMs: 24 * 60 * 60 * 1000, // the build's own time limit aborts through `signal`
-        outputLimitBytes: OUTPUT_LIMIT,
-      },
-      log,
-      signal,
-    );
+    // A networked step gets its own namespace too; its only way out is a channel of the egress proxy.
+    const egress = step.network ? await this.settings.egress.open(log) : undefined;
+    let outcome: Outcome;
+    try {
+      outcome = await this.supervisor.run(
+        {
+          argv: step.argv,
+          env: { HOME: '/tmp', LANG: 'C.UTF-8', ...adapter.env(), ...step.env, ...(egress ? egressProxyEnv() : {}) },
+          cwd: INSIDE.src,
+          mounts,
+          network: egress ? 'registries' : 'none',
+          egressSocket: egress?.socket,
+          limits: { memoryBytes: this.settings.memoryBytes, pids: BUILD_PIDS },
+          wallTimeMs: 24 * 60 * 60 * 1000, // the build's own time limit aborts through `signal`
+          outputLimitBytes: OUTPUT_LIMIT,
+        },
+        log,
+        signal,
+      );
+    } finally {
+      await egress?.close();
+    }
     if (outcome.kind === 'exited' && outcome.code === 0) return;
     throw new BuildFailure(`${step.title} failed: ${describe(outcome)}`);
   }

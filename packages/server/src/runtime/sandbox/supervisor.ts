@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { detectCgroups, type CgroupGroup, type CgroupSupport, type Limits } from './cgroups.js';
+import { EGRESS_SOCKET_INSIDE, withForwarder } from './egress-proxy.js';
 
 export interface Mount {
   host: string;
@@ -33,8 +34,14 @@ export interface SandboxSpec {
   fds?: number[];
   /** Size cap of each tmpfs in bytes (it also counts against the memory limit). */
   tmpfsBytes?: number;
-  /** `none`: own network namespace with loopback only; `host`: the host's network. */
-  network: 'none' | 'host';
+  /**
+   * `none`: own network namespace with loopback only; `host`: the host's network;
+   * `registries`: own namespace whose only way out is the egress proxy's socket `egressSocket`
+   * (package registries only), reached through a forwarder on 127.0.0.1:EGRESS_PROXY_PORT.
+   */
+  network: 'none' | 'host' | 'registries';
+  /** Host path of the egress proxy channel, with `network: 'registries'`. */
+  egressSocket?: string;
   limits: Limits;
   wallTimeMs: number;
   /** Combined stdout+stderr bytes allowed before the process is killed. */
@@ -214,7 +221,12 @@ export class Supervisor {
     }
     for (const m of spec.mounts) args.push(m.writable ? '--bind' : '--ro-bind', m.host, m.inside);
     for (const l of spec.symlinks ?? []) args.push('--symlink', l.target, l.inside);
-    const argv = spec.argv;
+    let argv = spec.argv;
+    if (spec.network === 'registries') {
+      if (!spec.egressSocket) throw new Error("network 'registries' needs an egress proxy socket");
+      args.push('--bind', spec.egressSocket, EGRESS_SOCKET_INSIDE);
+      argv = withForwarder(argv);
+    }
     args.push('--chdir', spec.cwd);
     if (args.some((a) => a.includes('\0'))) throw new Error('a sandbox argument contains a NUL character');
     return { options: args, argv };

@@ -23,6 +23,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Mount } from '../../sandbox/supervisor.js';
+import { EGRESS_PROXY_PORT, jvmProxyProperties } from '../../sandbox/egress-proxy.js';
 import {
   INSIDE,
   RUNNER_INSIDE,
@@ -48,12 +49,22 @@ const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.6.
 const MAVEN_FLAGS = ['-B', '-ntp', '-Dstyle.color=never', `-Dmaven.repo.local=${MAVEN_REPOSITORY}`, '-DskipTests'];
 const PACKAGE_GOALS = ['package', `${DEPENDENCY_PLUGIN}:copy-dependencies`, '-DincludeScope=runtime', '-DoutputDirectory=target/lib'];
 
-/** A settings.xml sending every repository to the cluster's Maven repository, when one is set. */
-export function mavenSettings(registries: RegistrySettings): string | undefined {
+/**
+ * A settings.xml sending every repository to the cluster's Maven repository, when one is set,
+ * and, in networked steps, every connection through the build egress proxy (Maven's resolver
+ * takes its proxy from settings.xml, not from the JVM's proxy properties).
+ */
+export function mavenSettings(registries: RegistrySettings, viaEgressProxy = false): string | undefined {
   const url = registries.mavenRepository;
-  if (!url) return undefined;
-  const esc = url.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return `<settings><mirrors><mirror><id>algohost</id><name>cluster Maven repository</name><url>${esc}</url><mirrorOf>*</mirrorOf></mirror></mirrors></settings>\n`;
+  if (!url && !viaEgressProxy) return undefined;
+  const esc = (url ?? '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const mirrors = url
+    ? `<mirrors><mirror><id>algohost</id><name>cluster Maven repository</name><url>${esc}</url><mirrorOf>*</mirrorOf></mirror></mirrors>`
+    : '';
+  const proxies = viaEgressProxy
+    ? `<proxies><proxy><id>algohost-egress</id><active>true</active><protocol>http</protocol><host>127.0.0.1</host><port>${EGRESS_PROXY_PORT}</port></proxy></proxies>`
+    : '';
+  return `<settings>${proxies}${mirrors}</settings>\n`;
 }
 
 /** Writes the settings (passed in the environment) to a file and names it in $SETTINGS. */
@@ -61,10 +72,12 @@ const SETTINGS_PRELUDE = `SETTINGS=()
 if [ -n "\${ALGOHOST_MAVEN_SETTINGS:-}" ]; then printf '%s' "$ALGOHOST_MAVEN_SETTINGS" > /tmp/algohost-settings.xml; SETTINGS=(-s /tmp/algohost-settings.xml); fi
 `;
 
-function settingsEnv(registries: RegistrySettings): Record<string, string> {
-  const xml = mavenSettings(registries);
+function settingsEnv(registries: RegistrySettings, viaEgressProxy = false): Record<string, string> {
+  const xml = mavenSettings(registries, viaEgressProxy);
   return xml ? { ALGOHOST_MAVEN_SETTINGS: xml } : {};
 }
+
+const MAVEN_OPTS = '-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djansi.noreset=true';
 
 const q = (args: string[]) => args.map((a) => `'${a}'`).join(' ');
 
@@ -213,7 +226,8 @@ export const javaAdapter: LanguageAdapter = {
       {
         title: 'resolve the Maven dependencies and build plugins of pom.xml',
         argv: [BASH, '-c', RESOLVE],
-        env: settingsEnv(ctx.registries),
+        // Plugins that download by themselves use the JVM's proxy properties.
+        env: { ...settingsEnv(ctx.registries, true), MAVEN_OPTS: `${MAVEN_OPTS} ${jvmProxyProperties()}` },
         network: true,
       },
     ];
@@ -249,7 +263,7 @@ export const javaAdapter: LanguageAdapter = {
     return {
       PATH: JVM_PATH,
       ...(JAVA_HOME ? { JAVA_HOME } : {}),
-      MAVEN_OPTS: '-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djansi.noreset=true',
+      MAVEN_OPTS,
     };
   },
 };

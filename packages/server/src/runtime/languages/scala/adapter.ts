@@ -21,6 +21,7 @@
  */
 import fs from 'node:fs';
 import type { Mount } from '../../sandbox/supervisor.js';
+import { jvmProxyProperties } from '../../sandbox/egress-proxy.js';
 import { INSIDE, type BuildStep, type LanguageAdapter, type StepContext } from '../adapter.js';
 import { CLIENT_JAR, compileClientStep, compileHarnessStep, JAVA_HOME, javaHarnessMount, jvmRunner, JVM_PATH } from '../java/adapter.js';
 
@@ -108,7 +109,8 @@ export const scalaAdapter: LanguageAdapter = {
       {
         title: 'fetch sbt, the Scala compiler and the dependencies of build.sbt',
         argv: [BASH, '-c', RESOLVE],
-        env: repositoryEnv(ctx),
+        // The launcher and Coursier download with the JVM's own HTTP client: its proxy properties.
+        env: { ...repositoryEnv(ctx), SBT_OPTS: `${SBT_OPTS} ${jvmProxyProperties()}` },
         network: true,
       },
     ];

@@ -1,0 +1,500 @@
+/**
+ * The only way out of a build step's network namespace: a small HTTP proxy on the host that
+ * opens connections to the cluster's package registries and to nothing else.
+ *
+ * A build step that needs the network runs with `network: 'registries'`: its own network
+ * namespace (only its own loopback, so nothing of the host's loopback, abstract Unix sockets or
+ * interfaces is reachable) with a channel of this proxy, a Unix socket, bind-mounted inside. A
+ * tiny forwarder (FORWARDER, run by the system Python before the step's command) listens on
+ * 127.0.0.1:EGRESS_PROXY_PORT inside and relays to that socket; the step's tools find it through
+ * the usual proxy variables (egressProxyEnv).
+ *
+ * The proxy accepts `CONNECT host:port` and plain-HTTP forwarding (absolute URIs) to an allowed
+ * host and port only (the registries' hosts and ALGOHOST_BUILD_EGRESS_ALLOW); everything else gets
+ * 403. The name is resolved here and the connection made to the checked address, so DNS cannot
+ * turn an allowed name into the host itself: loopback, link-local, unspecified, multicast and the
+ * host's own addresses are refused unless the operator named that very address (a registry URL or
+ * allow entry that is an IP literal or `localhost`); private ranges (10/8, 172.16/12, 192.168/16,
+ * 100.64/10, fc00::/7) are reached only through names the operator configured (an internal
+ * mirror), never through the built-in public registries.
+ *
+ * One channel (socket) per build step, so that each step's refusals and the hosts it reached are
+ * written to that build's log.
+ */
+import crypto from 'node:crypto';
+import dns from 'node:dns';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { RegistrySettings } from '../languages/adapter.js';
+
+/** The port the forwarder listens on inside a build sandbox (its network namespace is its own). */
+export const EGRESS_PROXY_PORT = 3128;
+export const EGRESS_PROXY_URL = `http://127.0.0.1:${EGRESS_PROXY_PORT}`;
+/** Where a step's channel socket is bind-mounted inside its sandbox. */
+export const EGRESS_SOCKET_INSIDE = '/run/algohost-egress.sock';
+
+/** The proxy settings every networked build step gets (each tool reads its own). */
+export function egressProxyEnv(): Record<string, string> {
+  return {
+    HTTP_PROXY: EGRESS_PROXY_URL,
+    HTTPS_PROXY: EGRESS_PROXY_URL,
+    http_proxy: EGRESS_PROXY_URL,
+    https_proxy: EGRESS_PROXY_URL,
+    NO_PROXY: '',
+    no_proxy: '',
+    npm_config_proxy: EGRESS_PROXY_URL,
+    npm_config_https_proxy: EGRESS_PROXY_URL,
+    CARGO_HTTP_PROXY: EGRESS_PROXY_URL,
+  };
+}
+
+/** Java system properties sending the JVM's own HTTP(S) connections (sbt, Coursier…) through the proxy. */
+export function jvmProxyProperties(): string {
+  const p = String(EGRESS_PROXY_PORT);
+  return `-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=${p} -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=${p} -Dhttp.nonProxyHosts=`;
+}
+
+/**
+ * The forwarder, run as `python3 -I -S -c FORWARDER <port> <socket> <argv…>`: it binds the port
+ * before anything else runs, forks a relay that lives as long as the sandbox (its pid namespace
+ * ends with the command; PR_SET_PDEATHSIG too), then becomes the step's command.
+ */
+export const FORWARDER = String.raw`
+import os, socket, sys, threading
+port, path, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+lst.bind(("127.0.0.1", port))
+lst.listen(256)
+if os.fork() == 0:
+    try:
+        import ctypes
+        ctypes.CDLL(None).prctl(1, 9)
+    except Exception:
+        pass
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    def pipe(a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        try:
+            b.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+    def serve(c):
+        u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            u.connect(path)
+        except OSError:
+            c.close()
+            return
+        t = threading.Thread(target=pipe, args=(u, c), daemon=True)
+        t.start()
+        pipe(c, u)
+        t.join()
+        c.close()
+        u.close()
+    while True:
+        try:
+            c, _ = lst.accept()
+        except OSError:
+            continue
+        threading.Thread(target=serve, args=(c,), daemon=True).start()
+lst.close()
+try:
+    os.execvp(argv[0], argv)
+except OSError as e:
+    sys.stderr.write("cannot run %s: %s\n" % (argv[0], e))
+    sys.exit(127)
+`;
+
+/** `argv` wrapped so that the forwarder runs first (python3 is part of every installation). */
+export function withForwarder(argv: string[]): string[] {
+  return ['/usr/bin/python3', '-I', '-S', '-c', FORWARDER, String(EGRESS_PROXY_PORT), EGRESS_SOCKET_INSIDE, ...argv];
+}
+
+export interface EgressTarget {
+  host: string;
+  port: number;
+  /** Named by the operator (a registry setting or the allow list), not a built-in default. */
+  configured: boolean;
+}
+
+export class EgressConfigError extends Error {}
+
+/** `host[:port]` (default port 443), `[v6]:port`, or a URL (its host and port). */
+export function parseEgressEntry(text: string, configured = true): EgressTarget {
+  const raw = text.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
+    const t = urlTarget(raw, configured);
+    if (!t) throw new EgressConfigError(`"${text}" is not an http(s) URL`);
+    return t;
+  }
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s/[\]]+))(?::(\d{1,5}))?$/.exec(raw);
+  const port = m?.[3] ? Number(m[3]) : 443;
+  if (!m || port < 1 || port > 65535) {
+    throw new EgressConfigError(`"${text}" is not host[:port] (for example nexus.example.com:8443)`);
+  }
+  return { host: normalizeHost(m[1] ?? m[2]!), port, configured };
+}
+
+/** The host and port of an http(s) registry URL (`sparse+https://…` too); undefined for file: and the like. */
+function urlTarget(url: string, configured: boolean): EgressTarget | undefined {
+  let u: URL;
+  try {
+    u = new URL(url.replace(/^(sparse|registry)\+/, ''));
+  } catch {
+    return undefined;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+  const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+  return { host: normalizeHost(u.hostname), port, configured };
+}
+
+const DEFAULT_HOSTS = {
+  pip: ['pypi.org', 'files.pythonhosted.org'],
+  npm: ['registry.npmjs.org'],
+  maven: ['repo.maven.apache.org', 'repo1.maven.org'],
+  cran: ['cloud.r-project.org'],
+  gem: ['rubygems.org', 'index.rubygems.org'],
+  cargo: ['index.crates.io', 'static.crates.io', 'crates.io'],
+};
+
+/**
+ * Where build steps may go: each registry the cluster configured (or that language's public
+ * default when unset) plus the operator's extra entries.
+ */
+export function registryTargets(registries: RegistrySettings, extra: string[]): EgressTarget[] {
+  const out: EgressTarget[] = [];
+  const add = (url: string | undefined, defaults: string[]) => {
+    if (url === undefined || url === '') {
+      for (const host of defaults) out.push({ host, port: 443, configured: false });
+      return;
+    }
+    const t = urlTarget(url, true);
+    if (t) out.push(t);
+  };
+  add(registries.pipIndexUrl, DEFAULT_HOSTS.pip);
+  add(registries.npmRegistry, DEFAULT_HOSTS.npm);
+  add(registries.mavenRepository, DEFAULT_HOSTS.maven);
+  add(registries.cranRepository, DEFAULT_HOSTS.cran);
+  add(registries.gemSource, DEFAULT_HOSTS.gem);
+  add(registries.cargoRegistry, DEFAULT_HOSTS.cargo);
+  for (const e of extra) out.push(parseEgressEntry(e));
+  // One entry per host and port; configured wins over default.
+  const byKey = new Map<string, EgressTarget>();
+  for (const t of out) {
+    const key = `${t.host}:${t.port}`;
+    const seen = byKey.get(key);
+    byKey.set(key, seen ? { ...seen, configured: seen.configured || t.configured } : t);
+  }
+  return [...byKey.values()];
+}
+
+function normalizeHost(host: string): string {
+  return host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
+}
+
+const LOCAL = subnets([
+  ['127.0.0.0', 8, 'ipv4'],
+  ['0.0.0.0', 8, 'ipv4'],
+  ['169.254.0.0', 16, 'ipv4'],
+  ['224.0.0.0', 4, 'ipv4'],
+  ['240.0.0.0', 4, 'ipv4'],
+  ['::1', 128, 'ipv6'],
+  ['::', 128, 'ipv6'],
+  ['fe80::', 10, 'ipv6'],
+  ['ff00::', 8, 'ipv6'],
+]);
+const PRIVATE = subnets([
+  ['10.0.0.0', 8, 'ipv4'],
+  ['172.16.0.0', 12, 'ipv4'],
+  ['192.168.0.0', 16, 'ipv4'],
+  ['100.64.0.0', 10, 'ipv4'],
+  ['fc00::', 7, 'ipv6'],
+]);
+
+function subnets(list: [string, number, 'ipv4' | 'ipv6'][]): net.BlockList {
+  const b = new net.BlockList();
+  for (const [a, prefix, type] of list) b.addSubnet(a, prefix, type);
+  return b;
+}
+
+/** An IPv4-mapped IPv6 address as the IPv4 address it is. */
+function unmap(address: string): string {
+  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return m ? m[1]! : address;
+}
+
+export type AddressClass = 'public' | 'private' | 'local';
+
+/** `local`: loopback, link-local, unspecified, multicast or one of the host's own addresses. */
+export function classifyAddress(address: string): AddressClass {
+  const a = unmap(address);
+  const type = net.isIPv6(a) ? 'ipv6' : 'ipv4';
+  if (LOCAL.check(a, type)) return 'local';
+  for (const list of Object.values(os.networkInterfaces())) {
+    for (const i of list ?? []) if (unmap(i.address).toLowerCase() === a.toLowerCase()) return 'local';
+  }
+  if (PRIVATE.check(a, type)) return 'private';
+  return 'public';
+}
+
+export type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
+const systemLookup: Lookup = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
+
+export interface EgressProxyOptions {
+  /** Directory of the channel sockets (created 0711). */
+  dir: string;
+  allow: EgressTarget[];
+  /** Name resolution (tests replace it). */
+  lookup?: Lookup;
+  connectTimeoutMs?: number;
+}
+
+export interface EgressChannel {
+  /** Host path of the socket to bind into the sandbox at EGRESS_SOCKET_INSIDE. */
+  socket: string;
+  /** Stops the channel (open tunnels end) and logs what the step reached. */
+  close(): Promise<void>;
+}
+
+class Refusal extends Error {}
+
+const MAX_LOGGED_REFUSALS = 20;
+
+export class EgressProxy {
+  private readonly allowed = new Map<string, EgressTarget>();
+  private readonly lookup: Lookup;
+  private readonly channels = new Set<EgressChannel>();
+
+  constructor(private readonly opts: EgressProxyOptions) {
+    for (const t of opts.allow) this.allowed.set(`${t.host}:${t.port}`, t);
+    this.lookup = opts.lookup ?? systemLookup;
+  }
+
+  /** Creates the socket directory (emptied of sockets a stopped node left); called once at start-up. */
+  prepare(): void {
+    fs.mkdirSync(this.opts.dir, { recursive: true, mode: 0o711 });
+    fs.chmodSync(this.opts.dir, 0o711);
+    for (const name of fs.readdirSync(this.opts.dir))
+      if (name.endsWith('.sock')) fs.rmSync(path.join(this.opts.dir, name), { force: true });
+  }
+
+  /** The allowed destinations, for messages. */
+  describe(): string {
+    return [...this.allowed.keys()].join(', ') || 'none';
+  }
+
+  /** A new socket for one build step; `log` receives its refusals and, on close, what it reached. */
+  async open(log: (text: string) => void): Promise<EgressChannel> {
+    const socket = path.join(this.opts.dir, `${crypto.randomBytes(9).toString('base64url')}.sock`);
+    const reached = new Map<string, number>();
+    let refused = 0;
+    const sockets = new Set<net.Socket>();
+    const refuse = (what: string, why: string) => {
+      refused++;
+      if (refused <= MAX_LOGGED_REFUSALS) log(`[egress] refused ${what}: ${why}\n`);
+    };
+    const server = http.createServer((req, res) => void this.forward(req, res, reached, refuse));
+    server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+      sockets.add(client);
+      client.on('close', () => sockets.delete(client));
+      void this.tunnel(req, client, head, reached, refuse, sockets);
+    });
+    server.on('connection', (s: net.Socket) => {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    server.on('clientError', (_err, s: net.Socket) => s.destroy());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socket, () => resolve());
+    });
+    // The sandbox user connects to it; the directory is not listable and the name unguessable.
+    await fs.promises.chmod(socket, 0o666);
+    let closing: Promise<void> | undefined;
+    const channel: EgressChannel = {
+      socket,
+      close: () =>
+        (closing ??= (async () => {
+          this.channels.delete(channel);
+          await new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            for (const s of sockets) s.destroy();
+          });
+          await fs.promises.rm(socket, { force: true });
+          if (refused > MAX_LOGGED_REFUSALS) log(`[egress] ${refused - MAX_LOGGED_REFUSALS} more connections refused\n`);
+          if (reached.size > 0) {
+            log(`[egress] reached ${[...reached].map(([dest, n]) => `${dest} (${n}×)`).join(', ')}\n`);
+          }
+        })()),
+    };
+    this.channels.add(channel);
+    return channel;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.channels].map((c) => c.close()));
+  }
+
+  /** The address to connect to for an allowed destination, or a Refusal saying why not. */
+  private async resolve(hostText: string, port: number): Promise<{ address: string; target: EgressTarget }> {
+    const host = normalizeHost(hostText);
+    const target = this.allowed.get(`${host}:${port}`);
+    if (!target) throw new Refusal(`${host}:${port} is not a package registry of this cluster (allowed: ${this.describe()})`);
+    const literal = net.isIP(host) !== 0 || host === 'localhost';
+    // An address the operator named as such is reached whatever it is.
+    if (literal && target.configured) {
+      if (net.isIP(host)) return { address: host, target };
+    }
+    let addresses: { address: string }[];
+    try {
+      addresses = net.isIP(host) ? [{ address: host }] : await this.lookup(host);
+    } catch (err) {
+      throw new Refusal(`cannot resolve ${host}: ${(err as Error).message}`);
+    }
+    const usable = addresses.find(({ address }) => {
+      if (literal && target.configured) return true;
+      const cls = classifyAddress(address);
+      return cls === 'public' || (cls === 'private' && target.configured);
+    });
+    if (!usable) {
+      throw new Refusal(
+        `${host} resolves to ${addresses.map((a) => a.address).join(', ') || 'nothing'}: loopback, link-local, private and this host's own addresses are not reached`,
+      );
+    }
+    return { address: usable.address, target };
+  }
+
+  private async tunnel(
+    req: http.IncomingMessage,
+    client: net.Socket,
+    head: Buffer,
+    reached: Map<string, number>,
+    refuse: (what: string, why: string) => void,
+    sockets: Set<net.Socket>,
+  ): Promise<void> {
+    client.on('error', () => {});
+    const authority = req.url ?? '';
+    const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s/[\]]+)):(\d{1,5})$/.exec(authority);
+    if (!m) {
+      refuse(`CONNECT ${authority}`, 'not host:port');
+      client.end(statusLine(400, 'Bad Request', 'CONNECT needs host:port'));
+      return;
+    }
+    const port = Number(m[3]);
+    let address: string;
+    try {
+      ({ address } = await this.resolve(m[1] ?? m[2]!, port));
+    } catch (err) {
+      if (!(err instanceof Refusal)) throw err;
+      refuse(`CONNECT ${authority}`, err.message);
+      client.end(statusLine(403, 'Not a package registry (algohost build egress)', err.message));
+      return;
+    }
+    if (client.destroyed) return;
+    const upstream = net.connect({ host: address, port });
+    sockets.add(upstream);
+    upstream.on('close', () => sockets.delete(upstream));
+    let established = false;
+    const timer = setTimeout(() => upstream.destroy(new Error('connect timed out')), this.opts.connectTimeoutMs ?? 30_000);
+    upstream.once('connect', () => {
+      clearTimeout(timer);
+      established = true;
+      const dest = `${normalizeHost(m[1] ?? m[2]!)}:${port}`;
+      reached.set(dest, (reached.get(dest) ?? 0) + 1);
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', (err) => {
+      clearTimeout(timer);
+      if (established) client.destroy();
+      else client.end(statusLine(502, 'Bad Gateway', `cannot reach ${authority}: ${err.message}`));
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => {
+      if (established) client.destroy();
+    });
+  }
+
+  /** Plain HTTP through the proxy (an absolute http:// URI), for registries served over http. */
+  private async forward(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    reached: Map<string, number>,
+    refuse: (what: string, why: string) => void,
+  ): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '');
+    } catch {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('this is a proxy: send an absolute http:// URI or CONNECT\n');
+      return;
+    }
+    if (url.protocol !== 'http:') {
+      refuse(`${req.method} ${url.origin}`, 'only http:// is forwarded; use CONNECT for https');
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('only http:// is forwarded; use CONNECT for https\n');
+      return;
+    }
+    const port = url.port ? Number(url.port) : 80;
+    let address: string;
+    try {
+      ({ address } = await this.resolve(url.hostname, port));
+    } catch (err) {
+      if (!(err instanceof Refusal)) throw err;
+      refuse(`${req.method} ${url.origin}`, err.message);
+      res.writeHead(403, 'Not a package registry (algohost build egress)', { 'content-type': 'text/plain' }).end(`${err.message}\n`);
+      return;
+    }
+    const headers: http.OutgoingHttpHeaders = {};
+    const hopByHop = new Set(['connection', 'proxy-connection', 'proxy-authorization', 'keep-alive', 'te', 'trailer', 'upgrade']);
+    for (const name of (req.headers.connection ?? '').split(',')) hopByHop.add(name.trim().toLowerCase());
+    for (const [name, value] of Object.entries(req.headers)) if (!hopByHop.has(name) && value !== undefined) headers[name] = value;
+    headers.host = url.host;
+    const dest = `${normalizeHost(url.hostname)}:${port}`;
+    const upstream = http.request(
+      {
+        host: address,
+        port,
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        timeout: this.opts.connectTimeoutMs ?? 30_000,
+      },
+      (up) => {
+        reached.set(dest, (reached.get(dest) ?? 0) + 1);
+        const out: http.OutgoingHttpHeaders = {};
+        for (const [name, value] of Object.entries(up.headers)) if (!hopByHop.has(name) && value !== undefined) out[name] = value;
+        res.writeHead(up.statusCode ?? 502, up.statusMessage, out);
+        up.pipe(res);
+      },
+    );
+    upstream.on('timeout', () => upstream.destroy(new Error('timed out')));
+    upstream.on('error', (err) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`${err.message}\n`);
+      else res.destroy();
+    });
+    req.pipe(upstream);
+  }
+}
+
+function statusLine(code: number, reason: string, body: string): string {
+  const text = `${body}\n`;
+  return `HTTP/1.1 ${code} ${reason}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`;
+}
