@@ -265,11 +265,18 @@ for (const database of DATABASES) {
       const bytesBefore = await srv.server.services.db.selectFrom('data_files').select('blob_key').where('space', '=', 'session').execute();
       assert.equal(bytesBefore.length, 2);
       root.revoke();
+      // The session is deleted in the background: its records first, then its blobs one by one.
+      // Wait for the whole outcome (records and contents gone), not for the first half of it.
       await waitFor('the session to be deleted', async () => {
         const rows = await srv.server.services.db.selectFrom('data_files').select('name').where('space', '=', 'session').execute();
         return rows.length === 0;
       });
-      for (const { blob_key } of bytesBefore) assert.equal(await srv.server.services.blobs.stat(blob_key), undefined);
+      const blobs = srv.server.services.blobs;
+      await waitFor("the session's blobs to be deleted", async () => {
+        const left = await Promise.all(bytesBefore.map(({ blob_key }) => blobs.stat(blob_key)));
+        return left.every((s) => s === undefined);
+      });
+      for (const { blob_key } of bytesBefore) assert.equal(await blobs.stat(blob_key), undefined);
       elsewhere.revoke();
     });
 

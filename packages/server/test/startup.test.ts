@@ -109,9 +109,25 @@ function run(extraEnv: Record<string, string>, args: string[] = []): Proc {
   return { child, output: () => all, stdout: () => out, stderr: () => err, waitFor, exited };
 }
 
+/**
+ * SIGTERM, then the exit. The process is done only when it has exited: this waits for that,
+ * bounded by WAIT_LIMIT_MS only so that a hung child fails the test with its output instead of
+ * hanging the run.
+ */
 async function stop(p: Proc): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   p.child.kill('SIGTERM');
-  return p.exited;
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the process did not exit within ${WAIT_LIMIT_MS / 1000} s of SIGTERM:\n${p.output()}`)),
+      WAIT_LIMIT_MS,
+    );
+  });
+  try {
+    return await Promise.race([p.exited, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function killAll(): Promise<void> {
@@ -141,6 +157,27 @@ async function freePort(): Promise<number> {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const listeningLine = (port: number) => `algohost listening on http://127.0.0.1:${port}`;
+
+/**
+ * Starts the server on a port that was free when chosen and waits for its ready line. Another
+ * process on a busy machine may take the port before the server binds it (EADDRINUSE): then the
+ * start is retried on a new port, with the environment `env` gives for that attempt.
+ */
+async function startListening(
+  env: (port: number, attempt: number) => Promise<Record<string, string>> | Record<string, string>,
+): Promise<{ proc: Proc; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const proc = run(await env(port, attempt));
+    try {
+      await proc.waitFor(new RegExp(escape(listeningLine(port))));
+      return { proc, port };
+    } catch (err) {
+      if (attempt >= 5 || !/EADDRINUSE/.test(proc.output())) throw err;
+      await proc.exited;
+    }
+  }
+}
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
 for (const database of DATABASES) {
@@ -171,9 +208,12 @@ for (const database of DATABASES) {
     });
 
     test('first start: prints a generated admin key once, writes it to initial-admin-key (0600), logs where it listens', async () => {
-      const port = await freePort();
-      const proc = run({ ALGOHOST_PORT: String(port), ALGOHOST_DATA_DIR: dataDir, ...dbEnv });
-      await proc.waitFor(new RegExp(escape(listeningLine(port))));
+      const { proc, port } = await startListening(async (p, attempt) => {
+        // A start that lost its port may have made the admin already: retry on a fresh install.
+        if (attempt > 1) ({ dataDir, dbEnv } = await freshInstall());
+        return { ALGOHOST_PORT: String(p), ALGOHOST_DATA_DIR: dataDir, ...dbEnv };
+      });
+      // The key is printed after the ready line, once the server is up and SIGTERM is handled.
       await proc.waitFor(/initial-admin-key/);
 
       const printed = proc.stdout().match(KEY_ANYWHERE) ?? [];
@@ -213,16 +253,17 @@ for (const database of DATABASES) {
       assert.ok(firstKey, 'the first start ran');
       const keyFile = path.join(dataDir, 'initial-admin-key');
       const keyFileBefore = fs.readFileSync(keyFile, 'utf8');
-      const port = await freePort();
-      const proc = run({ ALGOHOST_PORT: String(port), ALGOHOST_DATA_DIR: dataDir, ...dbEnv });
-      await proc.waitFor(new RegExp(escape(listeningLine(port))));
+      // The ready line is logged before start-up has finished; a SIGTERM sent right after it
+      // must still end in a clean exit (start.ts takes signals before the server starts).
+      const { proc, port } = await startListening((p) => ({ ALGOHOST_PORT: String(p), ALGOHOST_DATA_DIR: dataDir, ...dbEnv }));
 
       const api = client(`http://127.0.0.1:${port}`);
       const me = await api.get('/v1/users/admin', { key: firstKey });
       assert.equal(me.status, 200, me.text);
       assert.equal(me.body.username, 'admin');
 
-      const { code } = await stop(proc);
+      const { code, signal } = await stop(proc);
+      assert.equal(signal, null, `killed by ${signal} instead of stopping cleanly:\n${proc.output()}`);
       assert.equal(code, 0, proc.output());
       assert.deepEqual(proc.output().match(KEY_ANYWHERE), null, `no key printed:\n${proc.output()}`);
       assert.ok(!/admin API key/i.test(proc.output()), proc.output());
@@ -232,9 +273,12 @@ for (const database of DATABASES) {
     test('ALGOHOST_ADMIN_KEY on first start becomes the admin key', async () => {
       const install = await freshInstall();
       const chosen = generateApiKey();
-      const port = await freePort();
-      const proc = run({ ALGOHOST_PORT: String(port), ALGOHOST_DATA_DIR: install.dataDir, ALGOHOST_ADMIN_KEY: chosen, ...install.dbEnv });
-      await proc.waitFor(new RegExp(escape(listeningLine(port))));
+      const { proc, port } = await startListening((p) => ({
+        ALGOHOST_PORT: String(p),
+        ALGOHOST_DATA_DIR: install.dataDir,
+        ALGOHOST_ADMIN_KEY: chosen,
+        ...install.dbEnv,
+      }));
 
       const api = client(`http://127.0.0.1:${port}`);
       const me = await api.get('/v1/users/admin', { key: chosen });
@@ -242,7 +286,8 @@ for (const database of DATABASES) {
       assert.equal(me.body.username, 'admin');
       assertError(await api.get('/v1/users/admin', { key: generateApiKey() }), 401);
 
-      const { code } = await stop(proc);
+      const { code, signal } = await stop(proc);
+      assert.equal(signal, null, `killed by ${signal} instead of stopping cleanly:\n${proc.output()}`);
       assert.equal(code, 0, proc.output());
       assert.ok(!proc.output().includes(chosen), 'the chosen key is not echoed');
       assert.deepEqual(proc.output().match(KEY_ANYWHERE), null, `no generated key printed:\n${proc.output()}`);
