@@ -5,7 +5,7 @@
  * requires credentials.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DomainError, ErrorCodes, unauthenticated } from '../domain/errors.js';
+import { Errors, unauthenticated } from '../domain/errors.js';
 import type { Principal } from '../domain/auth/principal.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
 
@@ -51,7 +51,7 @@ function cachedKeyOf(req: FastifyRequest, keys: KeyService): Principal | undefin
 async function authenticate(req: FastifyRequest, keys: KeyService): Promise<Principal> {
   const header = req.headers.authorization?.trim();
   if (!header) {
-    throw new DomainError('unauthenticated', ErrorCodes.notAuthorized, 'authorization required: send "Authorization: Simple <API key>"');
+    throw Errors.authorizationRequired('authorization required: send "Authorization: Simple <API key>"');
   }
   const space = header.indexOf(' ');
   if (space < 0) return keys.authenticateKey(header);

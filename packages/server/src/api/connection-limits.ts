@@ -9,7 +9,7 @@
  */
 import type http from 'node:http';
 import type net from 'node:net';
-import { ErrorCodes } from '../domain/errors.js';
+import { Errors } from '../domain/errors.js';
 
 export interface ConnectionLimits {
   /** Connections held at once by every server attached (TCP and the API's Unix socket). */
@@ -137,7 +137,7 @@ export function clientOf(address: string | undefined): string {
 
 /** Answers with a bare HTTP error and closes: no parser, no route, nothing kept. */
 function refuse(socket: net.Socket, status: 408 | 503, message: string): void {
-  const body = JSON.stringify({ error: { code: status === 408 ? ErrorCodes.invalidRequest : ErrorCodes.internal, message } });
+  const body = JSON.stringify({ error: { code: status === 408 ? Errors.badRequest.code : Errors.unavailable.code, message } });
   const head =
     `HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : 'Service Unavailable'}\r\n` +
     `Connection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

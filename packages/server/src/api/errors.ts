@@ -1,11 +1,12 @@
 /**
- * The only place that knows HTTP status codes for domain errors. Every error leaves as JSON
+ * The only place that knows HTTP status codes for domain errors, for the REST API and (through
+ * `statusOf`, handed to git/ by the composition root) for Git. Every error leaves as JSON
  * `{"error": {"code", "message"}}` with the message repeated in `X-Error-Message`
  * (reference/compat.md §1–2); unexpected errors are logged and answered generically.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { DomainError, ErrorCodes, type ErrorKind } from '../domain/errors.js';
+import { DomainError, Errors, type ErrorKind } from '../domain/errors.js';
 import { nestsDeeperThan } from '../lib/json-scan.js';
 
 const STATUS: Record<ErrorKind, number> = {
@@ -15,28 +16,35 @@ const STATUS: Record<ErrorKind, number> = {
   forbidden: 403,
   unauthenticated: 401,
   limit: 429,
+  too_large: 413,
+  unsupported_media_type: 415,
   unavailable: 503,
   internal: 500,
 };
 
+/** The HTTP status of a domain error. */
+export function statusOf(err: DomainError): number {
+  return STATUS[err.kind];
+}
+
 /** Fastify's own client errors, mapped to our codes and wording. */
 const FASTIFY_ERRORS: Record<string, { status: number; code: number; message: (e: FastifyError) => string }> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: ErrorCodes.malformedJson, message: (e) => `malformed JSON: ${e.message}` },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: Errors.malformedJson.code, message: (e) => `malformed JSON: ${e.message}` },
   FST_ERR_CTP_EMPTY_JSON_BODY: {
     status: 400,
-    code: ErrorCodes.malformedJson,
+    code: Errors.malformedJson.code,
     message: () => 'malformed JSON: the body is empty but Content-Type is application/json',
   },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: ErrorCodes.invalidRequest, message: () => 'request body too large' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: Errors.badRequest.code, message: () => 'request body too large' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     status: 415,
-    code: ErrorCodes.invalidRequest,
+    code: Errors.badRequest.code,
     message: (e) => `unsupported Content-Type: ${e.message.replace(/^Unsupported Media Type:\s*/, '')}; send application/json`,
   },
-  FST_ERR_MAX_PARAM_LENGTH: { status: 400, code: ErrorCodes.invalidRequest, message: () => 'a path segment is too long' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 400, code: Errors.badRequest.code, message: () => 'a path segment is too long' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
     status: 400,
-    code: ErrorCodes.invalidRequest,
+    code: Errors.badRequest.code,
     message: () => 'Content-Length does not match the body',
   },
 };
@@ -52,14 +60,13 @@ export function sendError(reply: FastifyReply, status: number, code: number, mes
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof DomainError) {
-      // A few limits have their own status (413 input too large, 415 content type).
-      const status = typeof err.details?.status === 'number' ? err.details.status : STATUS[err.kind];
+      const status = statusOf(err);
       if (typeof err.details?.retryAfterSeconds === 'number') reply.header('retry-after', String(err.details.retryAfterSeconds));
       if (status >= 500) req.log.error({ err }, 'domain error');
       return sendError(reply, status, err.code, err.message);
     }
     if (err.validation) {
-      return sendError(reply, 400, ErrorCodes.invalidRequest, `invalid request: ${err.message}`);
+      return sendError(reply, 400, Errors.badRequest.code, `invalid request: ${err.message}`);
     }
     const known = err.code ? FASTIFY_ERRORS[err.code] : undefined;
     if (known) {
@@ -70,17 +77,17 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
       return sendError(reply, known.status, known.code, message);
     }
     if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
-      return sendError(reply, 400, ErrorCodes.malformedJson, `malformed JSON: ${err.message}`);
+      return sendError(reply, 400, Errors.malformedJson.code, `malformed JSON: ${err.message}`);
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      return sendError(reply, err.statusCode, ErrorCodes.invalidRequest, err.message);
+      return sendError(reply, err.statusCode, Errors.badRequest.code, err.message);
     }
     req.log.error({ err }, 'unexpected error');
-    return sendError(reply, 500, ErrorCodes.internal, `internal error; quote request id ${req.id} when reporting it`);
+    return sendError(reply, 500, Errors.internal.code, `internal error; quote request id ${req.id} when reporting it`);
   });
 
   app.setNotFoundHandler((req, reply) =>
-    sendError(reply, 404, ErrorCodes.invalidRequest, `no such endpoint: ${req.method} ${req.url.split('?')[0]}`),
+    sendError(reply, 404, Errors.badRequest.code, `no such endpoint: ${req.method} ${req.url.split('?')[0]}`),
   );
 }
 
@@ -90,11 +97,11 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
  */
 export function frameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
   if (err.code === 'FST_ERR_BAD_URL') {
-    sendError(reply, 400, ErrorCodes.invalidRequest, `malformed percent-encoding in the URL: ${err.message}`);
+    sendError(reply, 400, Errors.badRequest.code, `malformed percent-encoding in the URL: ${err.message}`);
     return;
   }
   const known = err.code ? FASTIFY_ERRORS[err.code] : undefined;
-  sendError(reply, known?.status ?? 400, known?.code ?? ErrorCodes.invalidRequest, known ? known.message(err) : err.message);
+  sendError(reply, known?.status ?? 400, known?.code ?? Errors.badRequest.code, known ? known.message(err) : err.message);
 }
 
 /** How deeply arrays and objects may nest in a JSON request body (the API's own need a few). */
@@ -112,12 +119,12 @@ export function installJsonParser(app: FastifyInstance): void {
     if (text.trim() === '') return done(null, undefined);
     if (nestsDeeperThan(Buffer.from(text), MAX_BODY_DEPTH)) {
       const message = `malformed JSON: arrays and objects nest deeper than the limit of ${MAX_BODY_DEPTH} levels`;
-      return done(new DomainError('invalid', ErrorCodes.malformedJson, message), undefined);
+      return done(Errors.malformedJson(message), undefined);
     }
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch (err) {
-      done(new DomainError('invalid', ErrorCodes.malformedJson, `malformed JSON: ${(err as Error).message}`), undefined);
+      done(Errors.malformedJson(`malformed JSON: ${(err as Error).message}`), undefined);
     }
   });
 }

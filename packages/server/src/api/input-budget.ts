@@ -4,7 +4,7 @@
  * call is refused with 503 and Retry-After instead of buffering more; one account may hold at
  * most a quarter of it (at least one input of the largest size), so it cannot starve the others.
  */
-import { DomainError, ErrorCodes } from '../domain/errors.js';
+import { Errors } from '../domain/errors.js';
 
 export class InputBudget {
   private used = 0;
@@ -28,20 +28,15 @@ export class InputBudget {
     if (this.totalBytes <= 0) return;
     const mine = this.byAccount.get(account.id) ?? 0;
     if (mine + n > this.perAccountBytes) {
-      throw new DomainError(
-        'limit',
-        ErrorCodes.invalidRequest,
+      throw Errors.busy(
         `too much call input in flight for ${account.name}: at most ${this.perAccountBytes} bytes at once; retry when earlier calls have finished`,
         { retryAfterSeconds: 5 },
       );
     }
     if (this.used + n > this.totalBytes) {
-      throw new DomainError(
-        'unavailable',
-        ErrorCodes.internal,
-        `the server holds as much call input as it may (${this.totalBytes} bytes); retry shortly`,
-        { retryAfterSeconds: 5 },
-      );
+      throw Errors.unavailable(`the server holds as much call input as it may (${this.totalBytes} bytes); retry shortly`, {
+        retryAfterSeconds: 5,
+      });
     }
     this.used += n;
     this.byAccount.set(account.id, mine + n);

@@ -1,10 +1,29 @@
 /**
- * Domain errors name a kind; only the HTTP edge (api/errors.ts) maps kinds to status codes.
+ * The error catalog: every error a client can see is defined here once, with its kind, its
+ * numeric code and its message template. Domain errors name a kind; only the HTTP edge
+ * (api/errors.ts) maps kinds to status codes, for the REST API and for Git alike.
+ *
  * `code` is the numeric error code of the original platform's API (reference/compat.md §1),
- * which existing clients read, so it travels with the error from where it is raised.
+ * which existing clients read, so it travels with the error from where it is raised. Codes
+ * never change; several definitions may share one (the platform answers most bad requests
+ * with 2015 whatever was wrong).
+ *
+ * Raise an error by calling its definition: `throw Errors.algorithmNotFound({ owner, name })`.
+ * Definitions whose wording differs at every site (validation, forbidden…) take the message.
  */
-export type ErrorKind = 'not_found' | 'conflict' | 'invalid' | 'forbidden' | 'unauthenticated' | 'limit' | 'unavailable' | 'internal';
+export type ErrorKind =
+  | 'not_found'
+  | 'conflict'
+  | 'invalid'
+  | 'forbidden'
+  | 'unauthenticated'
+  | 'limit'
+  | 'too_large'
+  | 'unsupported_media_type'
+  | 'unavailable'
+  | 'internal';
 
+/** The numeric codes, one name each. Only the catalog below uses them. */
 export const ErrorCodes = {
   algorithmNotFound: 1001,
   algorithmExists: 1002,
@@ -34,20 +53,173 @@ export const ErrorCodes = {
   dataQuota: 7003,
 } as const;
 
+/** What an error may carry besides its message: only what the edge turns into headers. */
+export interface ErrorDetails {
+  /** Sent as Retry-After: when calling again may succeed. */
+  retryAfterSeconds?: number;
+}
+
+/** One catalog entry: call it with its parameters to get the error to throw. */
+export interface ErrorDef<P> {
+  (params: P, details?: ErrorDetails): DomainError;
+  readonly kind: ErrorKind;
+  readonly code: number;
+  readonly id: string;
+}
+
 export class DomainError extends Error {
   constructor(
     readonly kind: ErrorKind,
     readonly code: number,
     message: string,
-    readonly details?: Record<string, unknown>,
+    readonly details?: ErrorDetails,
+    /** The catalog entry this error was raised from. */
+    readonly id?: string,
   ) {
     super(message);
     this.name = 'DomainError';
   }
+
+  /** Whether this error was raised from `def`. */
+  is(def: ErrorDef<never>): boolean {
+    return this.id === def.id;
+  }
 }
 
-export const notFound = (code: number, message: string) => new DomainError('not_found', code, message);
-export const conflict = (code: number, message: string) => new DomainError('conflict', code, message);
-export const invalid = (message: string, code: number = ErrorCodes.validation) => new DomainError('invalid', code, message);
-export const forbidden = (message: string) => new DomainError('forbidden', ErrorCodes.notAuthorized, message);
-export const unauthenticated = (message: string) => new DomainError('unauthenticated', ErrorCodes.invalidApiKey, message);
+function def<P>(kind: ErrorKind, code: number, template: (params: P) => string): ErrorDef<P> {
+  const entry = Object.assign((params: P, details?: ErrorDetails) => new DomainError(kind, code, template(params), details, entry.id), {
+    kind,
+    code,
+    id: '',
+  });
+  return entry;
+}
+
+/** A definition whose message is written at the site that raises it. */
+const said = (kind: ErrorKind, code: number) => def<string>(kind, code, (message) => message);
+
+const C = ErrorCodes;
+
+export const Errors = {
+  // Algorithms, builds, versions (1xxx).
+  algorithmNotFound: def('not_found', C.algorithmNotFound, (p: { owner: string; name: string }) => {
+    return `No such algorithm: algorithm algo://${p.owner}/${p.name} not found`;
+  }),
+  /** An algorithm address (`algo://owner/name[/version]`) that names nothing callable; `detail` is appended as written. */
+  algorithmAddressNotFound: def('not_found', C.algorithmNotFound, (p: { address: string; detail?: string }) => {
+    return `algorithm ${p.address} not found${p.detail ?? ''}`;
+  }),
+  versionNotPublished: def('not_found', C.algorithmNotFound, (p: { version: string; owner: string; name: string }) => {
+    return `version ${p.version} of ${p.owner}/${p.name} is not published`;
+  }),
+  algorithmExists: def('conflict', C.algorithmExists, (p: { owner: string; name: string }) => {
+    return `algorithm ${p.owner}/${p.name} already exists; it was left unchanged`;
+  }),
+  noBuildToPublish: def('conflict', C.nothingToPublish, (p: { owner: string; name: string }) => {
+    return `${p.owner}/${p.name} has no successful build to publish; push a commit and publish once its build has succeeded`;
+  }),
+  buildAlreadyPublished: def('conflict', C.nothingToPublish, (p: { owner: string; name: string; commit: string; version: string }) => {
+    return `the latest successful build of ${p.owner}/${p.name} (commit ${p.commit.slice(0, 12)}) is already published as ${p.version}; push a change to publish a new version`;
+  }),
+  /** Two publishes of one build raced; the loser retries (version-service). */
+  versionPublishRace: def('conflict', C.nothingToPublish, (p: { version: string; buildId: string }) => {
+    return `version ${p.version} or build ${p.buildId} is already published`;
+  }),
+  nothingToBuild: def('invalid', C.invalidRequest, (p: { owner: string; name: string }) => {
+    return `${p.owner}/${p.name} has no commits on main to build`;
+  }),
+  buildNotFound: def('not_found', C.buildNotFound, (p: { buildId: string; owner?: string; name?: string }) => {
+    return `build ${p.buildId}${p.owner ? ` of ${p.owner}/${p.name}` : ''} not found`;
+  }),
+  buildLogsNotReady: def('not_found', C.buildLogsNotFound, (p: { buildId: string; status: string }) => {
+    return `build ${p.buildId} is ${p.status}; its logs are available once it finishes (follow it live at .../logs/stream)`;
+  }),
+
+  // Authentication and authorization, requests (2xxx).
+  forbidden: said('forbidden', C.notAuthorized),
+  authorizationRequired: said('unauthenticated', C.notAuthorized),
+  unauthenticated: said('unauthenticated', C.invalidApiKey),
+  gitUserNotKeyOwner: def('unauthenticated', C.invalidApiKey, (p: { user: string }) => {
+    return `the user name "${p.user}" is not the owner of this API key`;
+  }),
+  malformedJson: said('invalid', C.malformedJson),
+  badRequest: said('invalid', C.invalidRequest),
+  keyNotFound: def('not_found', C.invalidRequest, (p: { keyId: string; account: string }) => {
+    return `no key with id "${p.keyId}" belongs to "${p.account}"`;
+  }),
+  environmentSpecNotFound: def('not_found', C.invalidRequest, (p: { id: string }) => `no environment specification "${p.id}"`),
+  asyncRequestNotFound: def('not_found', C.invalidRequest, (p: { id: string; keptMinutes: number }) => {
+    return `no async request ${p.id} of yours (results are kept for ${p.keptMinutes} minutes)`;
+  }),
+  tooManyCallsInFlight: def('limit', C.invalidRequest, (p: { account: string; max: number }) => {
+    return `too many calls in flight for ${p.account}: at most ${p.max} at once`;
+  }),
+  /** A call input over the cap; `bytes` when its size is known. */
+  inputTooLarge: def('too_large', C.invalidRequest, (p: { limit: number; bytes?: number }) => {
+    return `input${p.bytes === undefined ? '' : ` of ${p.bytes} bytes`} exceeds the limit of 10 MiB (${p.limit} bytes)`;
+  }),
+  unsupportedInputType: def('unsupported_media_type', C.invalidRequest, (p: { type: string }) => {
+    return `unsupported Content-Type "${p.type}": use application/json, text/plain or application/octet-stream`;
+  }),
+  uploadInterrupted: def('invalid', C.invalidRequest, (p: { reason?: string }) => {
+    return `the upload was interrupted before its end${p.reason ? ` (${p.reason})` : ''}`;
+  }),
+  /** A limit of the node (runners, input budget) that frees up by itself: refused with Retry-After. */
+  busy: said('limit', C.invalidRequest),
+  /** The node cannot serve this now (no room, environment gone); 503. */
+  unavailable: said('unavailable', C.internal),
+  internal: said('internal', C.internal),
+
+  // Accounts and organizations (3xxx).
+  userNotFound: def('not_found', C.userNotFound, (p: { name: string }) => `user "${p.name}" not found`),
+  accountNotFound: def('not_found', C.userNotFound, (p: { name: string }) => `account "${p.name}" not found`),
+  ownerNotFound: def('not_found', C.userNotFound, (p: { name: string }) => `no user or organization named "${p.name}"`),
+  notAMember: def('not_found', C.userNotFound, (p: { user: string; org: string }) => {
+    return `user "${p.user}" is not a member of organization "${p.org}"`;
+  }),
+  usernameTaken: def('conflict', C.usernameTaken, (p: { name: string }) => `username "${p.name}" is already taken`),
+  /** The store's check: a name is taken in any letter case, by a user or an organization. */
+  nameTaken: def('conflict', C.usernameTaken, (p: { name: string }) => `the name "${p.name}" is already taken`),
+  emailTaken: def('conflict', C.emailTaken, (p: { email: string }) => `email "${p.email}" is already in use`),
+  organizationNotFound: def('not_found', C.organizationNotFound, (p: { name: string }) => `organization "${p.name}" not found`),
+  organizationExists: def('conflict', C.organizationExists, (p: { name: string }) => {
+    return `the name "${p.name}" is already taken by a user or organization`;
+  }),
+  invitationNotFound: def('not_found', C.invitationNotFound, (p: { org: string; user: string }) => {
+    return `organization "${p.org}" has no pending invitation for "${p.user}"`;
+  }),
+  noInvitationTo: def('not_found', C.invitationNotFound, (p: { user: string; org: string }) => {
+    return `${p.user} has no pending invitation to organization "${p.org}"`;
+  }),
+
+  // Catalog (4xxx).
+  unknownLanguage: def('not_found', C.unknownLanguage, (p: { language: string }) => {
+    return `unknown language "${p.language}"; see GET /v1/algorithm-environments/edge/languages`;
+  }),
+  unknownLanguageSetting: def('invalid', C.unknownLanguage, (p: { language: string }) => `unknown language "${p.language}"`),
+
+  // Paging, validation (5xxx, 6xxx).
+  invalidMarker: def('invalid', C.invalidMarker, (p: { marker?: string }) => {
+    return `invalid marker${p.marker === undefined ? '' : ` "${p.marker}"`}: pass the marker of a previous page unchanged`;
+  }),
+  invalidLimit: def('invalid', C.invalidLimit, (p: { limit: string; max: number }) => {
+    return `invalid limit "${p.limit}": use an integer from 1 to ${p.max}`;
+  }),
+  validation: said('invalid', C.validation),
+
+  // Hosted data (7xxx).
+  dataNotFound: said('not_found', C.dataNotFound),
+  dataExists: said('conflict', C.dataExists),
+  dataQuotaExceeded: def('too_large', C.dataQuota, (p: { quota: number; used: number; left: number; size?: number }) => {
+    return `data quota exceeded: the account may store ${p.quota} bytes (ALGOHOST_DATA_QUOTA) and uses ${p.used}; this upload${
+      p.size === undefined ? '' : ` of ${p.size} bytes`
+    } needs more than the ${p.left} bytes left`;
+  }),
+} satisfies Record<string, ErrorDef<never>>;
+
+for (const [id, entry] of Object.entries(Errors)) (entry as { id: string }).id = id;
+
+/** Shorthands for the definitions raised with a message written at the site. */
+export const invalid = (message: string) => Errors.validation(message);
+export const forbidden = (message: string) => Errors.forbidden(message);
+export const unauthenticated = (message: string) => Errors.unauthenticated(message);

@@ -2,7 +2,7 @@
  * Marker pagination (reference/compat.md §1): `{marker, next_link, results}`. A marker is an
  * opaque, URL-safe encoding of the sort key of the last item on the previous page.
  */
-import { DomainError, ErrorCodes } from './errors.js';
+import { Errors } from './errors.js';
 
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 1000;
@@ -24,11 +24,7 @@ export function parsePageRequest(limit: unknown, marker: unknown): PageRequest {
   if (limit !== undefined && limit !== '') {
     n = Number(limit);
     if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_LIMIT) {
-      throw new DomainError(
-        'invalid',
-        ErrorCodes.invalidLimit,
-        `invalid limit "${String(limit)}": use an integer from 1 to ${MAX_PAGE_LIMIT}`,
-      );
+      throw Errors.invalidLimit({ limit: String(limit), max: MAX_PAGE_LIMIT });
     }
   }
   let after: string | undefined;
@@ -49,7 +45,7 @@ function decodeMarker(marker: string): string {
   } catch {
     // fall through to the error below
   }
-  throw new DomainError('invalid', ErrorCodes.invalidMarker, `invalid marker "${marker}": pass the marker of a previous page unchanged`);
+  throw Errors.invalidMarker({ marker });
 }
 
 /** Builds a page from `limit + 1` fetched rows: the extra row only tells that more exist. */

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, Errors } from '../domain/errors.js';
 import type { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
 import type { Principal } from '../domain/auth/principal.js';
@@ -50,6 +50,8 @@ export interface SmartHttpDeps {
   repositories: GitRepositoryHost;
   pushes: PushListener;
   git: string;
+  /** The HTTP status of a domain error: api/errors.ts's mapping, the one table of them. */
+  errorStatus: (err: DomainError) => number;
   /** The node's own base URL, for the hook's call back. Known only after listen. */
   selfUrl: () => string;
 }
@@ -155,19 +157,15 @@ async function serveGit(
   try {
     principal = await authenticateBasic(req, deps.keys);
   } catch (err) {
-    const message = err instanceof DomainError ? err.message : 'authentication failed';
+    if (!(err instanceof DomainError)) throw err;
     reply.header('www-authenticate', 'Basic realm="algohost", charset="UTF-8"');
-    return textError(reply, 401, message);
+    return textError(reply, deps.errorStatus(err), err.message);
   }
 
   let repoPath: string;
   try {
     if (version !== undefined && write)
-      throw new DomainError(
-        'forbidden',
-        2001,
-        `the versioned address ${owner}/${name}/${version}.git is read-only; push to /git/${owner}/${name}.git`,
-      );
+      throw Errors.forbidden(`the versioned address ${owner}/${name}/${version}.git is read-only; push to /git/${owner}/${name}.git`);
     const algorithm = await deps.algorithms.authorizeSource(principal, owner, name, write ? 'write' : 'read');
     repoPath =
       version === undefined
@@ -207,10 +205,7 @@ async function serveGit(
       if (push) pushes.delete(push.pushId);
     }
   } catch (err) {
-    if (err instanceof DomainError) {
-      const status = err.kind === 'not_found' ? 404 : err.kind === 'forbidden' ? 403 : 400;
-      return textError(reply, status, err.message);
-    }
+    if (err instanceof DomainError) return textError(reply, deps.errorStatus(err), err.message);
     throw err;
   }
 }
@@ -218,11 +213,7 @@ async function serveGit(
 async function authenticateBasic(req: FastifyRequest, keys: KeyService): Promise<Principal> {
   const header = req.headers.authorization ?? '';
   if (!/^basic /i.test(header)) {
-    throw new DomainError(
-      'unauthenticated',
-      2001,
-      'authentication required: use https://{account}:{standard API key}@host/git/{owner}/{name}.git',
-    );
+    throw Errors.authorizationRequired('authentication required: use https://{account}:{standard API key}@host/git/{owner}/{name}.git');
   }
   const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
@@ -232,7 +223,7 @@ async function authenticateBasic(req: FastifyRequest, keys: KeyService): Promise
   if (password.includes('%')) password = safeDecode(password);
   const principal = await keys.authenticateKey(password);
   if (principal.account.name.toLowerCase() !== user.toLowerCase()) {
-    throw new DomainError('unauthenticated', 2002, `the user name "${user}" is not the owner of this API key`);
+    throw Errors.gitUserNotKeyOwner({ user });
   }
   return principal;
 }

@@ -5,6 +5,7 @@ import type { FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
 import { buildApi, httpServerOptions, type HttpTimeouts } from '../api/app.js';
 import { ConnectionGuard } from '../api/connection-limits.js';
+import { statusOf } from '../api/errors.js';
 import type { Api } from '../api/context.js';
 import { gitRoutes } from '../git/smart-http.js';
 import { bootstrapAdmin, buildServices, type BootstrapResult, type Services } from './services.js';
@@ -61,6 +62,7 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
         pushes: { pushed: (event, say) => services.builds.pushed(event.algorithmId, event.updates, event.pushOptions, say) },
         git: config.gitBinary,
         selfUrl: () => selfUrl,
+        errorStatus: statusOf,
       }),
     );
     await app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `algohost listening on ${address}` });

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { conflict, ErrorCodes } from '../domain/errors.js';
+import { Errors } from '../domain/errors.js';
 import type { Account, AccountKind, ApiKey, Capability, Invitation, Member, MemberRole } from '../domain/accounts/model.js';
 import type { AccountStore, ClusterSettingsStore, KeyStore, StoredKey } from '../domain/accounts/ports.js';
 import { nameKey } from '../domain/names.js';
@@ -14,7 +14,7 @@ export class SqlAccountStore implements AccountStore {
     try {
       await this.db.insertInto('accounts').values(toRow(a)).execute();
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict(ErrorCodes.usernameTaken, `the name "${a.name}" is already taken`);
+      if (isUniqueViolation(err)) throw Errors.nameTaken({ name: a.name });
       throw err;
     }
   }

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { conflict, ErrorCodes } from '../domain/errors.js';
+import { Errors } from '../domain/errors.js';
 import type { Algorithm } from '../domain/algorithms/model.js';
 import type { AlgorithmStore } from '../domain/algorithms/ports.js';
 import type { EnvironmentStore } from '../domain/catalog/model.js';
@@ -18,7 +18,7 @@ export class SqlAlgorithmStore implements AlgorithmStore {
       await this.db.insertInto('algorithms').values(toRow(a)).execute();
     } catch (err) {
       if (isUniqueViolation(err)) {
-        throw conflict(ErrorCodes.algorithmExists, `algorithm ${a.ownerName}/${a.name} already exists; it was left unchanged`);
+        throw Errors.algorithmExists({ owner: a.ownerName, name: a.name });
       }
       throw err;
     }

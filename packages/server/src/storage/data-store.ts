@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
-import { DomainError, ErrorCodes } from '../domain/errors.js';
+import { Errors } from '../domain/errors.js';
 import type { FileRecord, FolderRecord, SpaceKind, SpaceRef } from '../domain/data/model.js';
 import type { DataStore } from '../domain/data/ports.js';
 import { type Db, isUniqueViolation } from './database.js';
@@ -42,7 +42,7 @@ export class SqlDataStore implements DataStore {
         })
         .execute();
     } catch (err) {
-      if (isUniqueViolation(err)) throw new DomainError('conflict', ErrorCodes.dataExists, `folder ${f.path} already exists`);
+      if (isUniqueViolation(err)) throw Errors.dataExists(`folder ${f.path} already exists`);
       throw err;
     }
   }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
-import { DomainError, ErrorCodes } from '../domain/errors.js';
+import { Errors } from '../domain/errors.js';
 import type { Database } from './schema.js';
 import * as m0001 from './migrations/0001-initial.js';
 import * as m0002 from './migrations/0002-builds.js';
@@ -74,8 +74,7 @@ export async function migrateToLatest(db: Db): Promise<void> {
 export const hasNul = (value: string | undefined): boolean => value !== undefined && value.includes('\u0000');
 
 /** A paging marker that was never issued: it decodes to a key holding NUL. */
-export const invalidMarker = () =>
-  new DomainError('invalid', ErrorCodes.invalidMarker, 'invalid marker: pass the marker of a previous page unchanged');
+export const invalidMarker = () => Errors.invalidMarker({});
 
 /** True when the error is a unique-constraint violation on either database. */
 export function isUniqueViolation(err: unknown): boolean {

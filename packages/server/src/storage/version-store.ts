@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { conflict, ErrorCodes } from '../domain/errors.js';
+import { Errors } from '../domain/errors.js';
 import { type Page, type PageRequest, toPage } from '../domain/pagination.js';
 import type { Version } from '../domain/versions/model.js';
 import type { VersionStore } from '../domain/versions/ports.js';
@@ -38,7 +38,7 @@ export class SqlVersionStore implements VersionStore {
         .execute();
     } catch (err) {
       if (isUniqueViolation(err)) {
-        throw conflict(ErrorCodes.nothingToPublish, `version ${v.semanticVersion} or build ${v.buildId} is already published`);
+        throw Errors.versionPublishRace({ version: v.semanticVersion, buildId: v.buildId });
       }
       throw err;
     }

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { DomainError, ErrorCodes } from '../../domain/errors.js';
+import { DomainError, Errors } from '../../domain/errors.js';
 import { MAX_INPUT_BYTES, type CallResult } from '../../domain/calls/call-service.js';
 import { principalOf } from '../auth.js';
 import { InputBudget, type InputLease } from '../input-budget.js';
@@ -58,12 +58,7 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices, opts: Cal
   app.addHook('onRequest', (req, _reply, done) => {
     const length = Number(req.headers['content-length'] ?? 0);
     if (req.method === 'POST' && length > MAX_INPUT_BYTES) {
-      throw new DomainError(
-        'limit',
-        ErrorCodes.invalidRequest,
-        `input of ${length} bytes exceeds the limit of 10 MiB (${MAX_INPUT_BYTES} bytes)`,
-        { status: 413 },
-      );
+      throw Errors.inputTooLarge({ bytes: length, limit: MAX_INPUT_BYTES });
     }
     done();
   });
@@ -203,9 +198,7 @@ function readInput(payload: NodeJS.ReadableStream, contentLength: string | undef
 }
 
 function tooLarge(): DomainError {
-  return new DomainError('limit', ErrorCodes.invalidRequest, `input exceeds the limit of 10 MiB (${MAX_INPUT_BYTES} bytes)`, {
-    status: 413,
-  });
+  return Errors.inputTooLarge({ limit: MAX_INPUT_BYTES });
 }
 
 function sendRaw(reply: import('fastify').FastifyReply, result: CallResult) {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
-import { ErrorCodes, forbidden, invalid, notFound, unauthenticated } from '../errors.js';
+import { Errors, forbidden, invalid, unauthenticated } from '../errors.js';
 import { CALL_KEY_CAPABILITIES, isAdmin, type Principal, requireAccountCredential } from '../auth/principal.js';
 import { type Account, type ApiKey, CAPABILITIES, type Capability, type KeyKind } from './model.js';
 import type { AccountStore, ClusterSettingsStore, KeyStore } from './ports.js';
@@ -101,7 +101,7 @@ export class KeyService {
     requireAccountCredential(p, 'revoking API keys');
     const account = await this.requireOwnAccount(p, accountName);
     if (!(await this.keys.delete(account.id, keyId))) {
-      throw notFound(ErrorCodes.invalidRequest, `no key with id "${keyId}" belongs to "${account.name}"`);
+      throw Errors.keyNotFound({ keyId, account: account.name });
     }
     for (const [hash, entry] of this.cache) if (entry.principal.keyId === keyId) this.cache.delete(hash);
   }
@@ -211,7 +211,7 @@ export class KeyService {
   private async requireOwnAccount(p: Principal, name: string): Promise<Account> {
     const account = await this.accounts.findByName(name);
     if (isAdmin(p)) {
-      if (!account) throw notFound(ErrorCodes.userNotFound, `account "${name}" not found`);
+      if (!account) throw Errors.accountNotFound({ name });
       return account;
     }
     if (account && account.id === p.account.id) return account;

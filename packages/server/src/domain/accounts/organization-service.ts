@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
-import { conflict, ErrorCodes, forbidden, invalid, notFound } from '../errors.js';
+import { Errors, forbidden, invalid } from '../errors.js';
 import { assertName, MAX_ACCOUNT_NAME } from '../names.js';
 import type { Page, PageRequest } from '../pagination.js';
 import { isAdmin, refuseCallKey, requireAccountCredential, requireCapability, type Principal } from '../auth/principal.js';
@@ -34,7 +34,7 @@ export class OrganizationService {
     const label = optionalText('org_label', input.org_label) ?? name;
     const typeId = this.resolveType(input.type_id);
     if (await this.accounts.findByName(name)) {
-      throw conflict(ErrorCodes.organizationExists, `the name "${name}" is already taken by a user or organization`);
+      throw Errors.organizationExists({ name });
     }
     const email = optionalText('org_email', input.org_email);
     if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email)) throw invalid(`org_email "${email}" is not an e-mail address`);
@@ -117,7 +117,7 @@ export class OrganizationService {
     const org = await this.require(name);
     await this.requireRole(p, org, 'owner');
     const user = await this.accounts.findByName(username);
-    if (!user || user.kind !== 'user') throw notFound(ErrorCodes.userNotFound, `user "${username}" not found`);
+    if (!user || user.kind !== 'user') throw Errors.userNotFound({ name: username });
     const newRole: MemberRole = role === undefined ? 'member' : assertRole(role);
     const current = await this.accounts.membershipRole(org.id, user.id);
     const now = isoNow(this.clock);
@@ -145,7 +145,7 @@ export class OrganizationService {
     await this.requireRole(p, org, 'owner');
     const user = await this.accounts.findByName(username);
     if (!user || !(await this.accounts.deleteInvitation(org.id, user.id))) {
-      throw notFound(ErrorCodes.invitationNotFound, `organization "${org.name}" has no pending invitation for "${username}"`);
+      throw Errors.invitationNotFound({ org: org.name, user: username });
     }
   }
 
@@ -189,7 +189,7 @@ export class OrganizationService {
     const self = user !== undefined && user.kind === 'user' && p.account.id === user.id;
     if (self) return user;
     if (adminMay && isAdmin(p)) {
-      if (!user || user.kind !== 'user') throw notFound(ErrorCodes.userNotFound, `user "${username}" not found`);
+      if (!user || user.kind !== 'user') throw Errors.userNotFound({ name: username });
       return user;
     }
     // The same answer whether the user exists or not.
@@ -197,7 +197,7 @@ export class OrganizationService {
   }
 
   private noInvitation(user: Account, orgName: string) {
-    return notFound(ErrorCodes.invitationNotFound, `${user.name} has no pending invitation to organization "${orgName}"`);
+    return Errors.noInvitationTo({ user: user.name, org: orgName });
   }
 
   /** Owners remove anyone; a member may leave. The last owner cannot go. */
@@ -208,7 +208,7 @@ export class OrganizationService {
     const role = user ? await this.accounts.membershipRole(org.id, user.id) : undefined;
     if (!user || !role) {
       await this.requireRole(p, org, 'member');
-      throw notFound(ErrorCodes.userNotFound, `user "${username}" is not a member of organization "${org.name}"`);
+      throw Errors.notAMember({ user: username, org: org.name });
     }
     if (p.account.id !== user.id) await this.requireRole(p, org, 'owner');
     if (role === 'owner') await this.assertAnotherOwner(org, user.id);
@@ -228,7 +228,7 @@ export class OrganizationService {
 
   private async require(name: string): Promise<Account> {
     const org = await this.accounts.findByName(name);
-    if (!org || org.kind !== 'organization') throw notFound(ErrorCodes.organizationNotFound, `organization "${name}" not found`);
+    if (!org || org.kind !== 'organization') throw Errors.organizationNotFound({ name });
     return org;
   }
 

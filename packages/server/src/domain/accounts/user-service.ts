@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
-import { conflict, ErrorCodes, forbidden, invalid, notFound } from '../errors.js';
+import { Errors, forbidden, invalid } from '../errors.js';
 import { assertName, MAX_ACCOUNT_NAME } from '../names.js';
 import type { Page, PageRequest } from '../pagination.js';
 import { isAdmin, requireAccountCredential, requireAdmin, type Principal } from '../auth/principal.js';
@@ -44,8 +44,8 @@ export class UserService {
     const email = optionalText('email', input.email);
     if (!admin && !email) throw invalid('email is required');
     if (email && !EMAIL.test(email)) throw invalid(`email "${email}" is not an e-mail address`);
-    if (await this.accounts.findByName(name)) throw conflict(ErrorCodes.usernameTaken, `username "${name}" is already taken`);
-    if (email && (await this.accounts.findByEmail(email))) throw conflict(ErrorCodes.emailTaken, `email "${email}" is already in use`);
+    if (await this.accounts.findByName(name)) throw Errors.usernameTaken({ name });
+    if (email && (await this.accounts.findByEmail(email))) throw Errors.emailTaken({ email });
     const now = isoNow(this.clock);
     const account: Account = {
       id: crypto.randomUUID(),
@@ -93,7 +93,7 @@ export class UserService {
     if (email !== undefined && email !== account.email) {
       if (!EMAIL.test(email)) throw invalid(`email "${email}" is not an e-mail address`);
       const other = await this.accounts.findByEmail(email);
-      if (other && other.id !== account.id) throw conflict(ErrorCodes.emailTaken, `email "${email}" is already in use`);
+      if (other && other.id !== account.id) throw Errors.emailTaken({ email });
       account.email = email;
     }
     account.fullname = optionalText('fullname', input.fullname) ?? account.fullname;
@@ -134,7 +134,7 @@ export class UserService {
     const account = await this.accounts.findByName(name);
     if (!account || account.kind !== 'user') {
       if (hideAs403) throw forbidden(`you may only update your own account, not "${name}"`);
-      throw notFound(ErrorCodes.userNotFound, `user "${name}" not found`);
+      throw Errors.userNotFound({ name });
     }
     return account;
   }

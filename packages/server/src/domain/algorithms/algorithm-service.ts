@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
-import { DomainError, ErrorCodes, forbidden, invalid, notFound } from '../errors.js';
+import { Errors, forbidden, invalid } from '../errors.js';
 import { assertName, MAX_ALGORITHM_NAME } from '../names.js';
 import type { Page, PageRequest } from '../pagination.js';
 import { refuseCallKey, requireCapability, type Principal } from '../auth/principal.js';
@@ -219,7 +219,7 @@ export class AlgorithmService {
 
   private async requireOwner(ownerName: string): Promise<Account> {
     const owner = await this.accounts.findByName(ownerName);
-    if (!owner) throw notFound(ErrorCodes.userNotFound, `no user or organization named "${ownerName}"`);
+    if (!owner) throw Errors.ownerNotFound({ name: ownerName });
     return owner;
   }
 
@@ -244,8 +244,7 @@ export class AlgorithmService {
   }
 }
 
-export const noSuchAlgorithm = (owner: string, name: string) =>
-  new DomainError('not_found', ErrorCodes.algorithmNotFound, `No such algorithm: algorithm algo://${owner}/${name} not found`);
+export const noSuchAlgorithm = (owner: string, name: string) => Errors.algorithmNotFound({ owner, name });
 
 function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, catalog?: Catalog): void {
   const d = input.details ?? {};

@@ -10,7 +10,7 @@
  */
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
-import { DomainError, ErrorCodes, notFound } from '../errors.js';
+import { Errors } from '../errors.js';
 import type { Page, PageRequest } from '../pagination.js';
 import type { Principal } from '../auth/principal.js';
 import type { AlgorithmService, AlgorithmView } from '../algorithms/algorithm-service.js';
@@ -139,7 +139,7 @@ export class BuildService {
   async compile(p: Principal, owner: string, name: string): Promise<{ view: AlgorithmView; build: Build; log: string }> {
     const view = await this.algorithms.forMember(p, owner, name, 'manage_algorithms');
     const head = await this.repositories.head(view.algorithm.id);
-    if (!head) throw new DomainError('invalid', ErrorCodes.invalidRequest, `${owner}/${name} has no commits on main to build`);
+    if (!head) throw Errors.nothingToBuild({ owner, name });
     const queued = await this.enqueue(view, head, 'compile');
     const build = await this.follow(queued.id, () => {});
     return { view, build, log: (await this.logs.read(build.id)) ?? '' };
@@ -154,7 +154,7 @@ export class BuildService {
     const view = await this.algorithms.forMember(p, owner, name);
     const build = await this.builds.get(buildId);
     if (!build || build.algorithmId !== view.algorithm.id) {
-      throw notFound(ErrorCodes.buildNotFound, `build ${buildId} of ${owner}/${name} not found`);
+      throw Errors.buildNotFound({ buildId, owner, name });
     }
     return build;
   }
@@ -163,10 +163,7 @@ export class BuildService {
   async logsOf(p: Principal, owner: string, name: string, buildId: string): Promise<string> {
     const build = await this.get(p, owner, name, buildId);
     if (!isFinished(build)) {
-      throw notFound(
-        ErrorCodes.buildLogsNotFound,
-        `build ${buildId} is ${build.status}; its logs are available once it finishes (follow it live at .../logs/stream)`,
-      );
+      throw Errors.buildLogsNotReady({ buildId, status: build.status });
     }
     return (await this.logs.read(build.id)) ?? '';
   }
@@ -187,7 +184,7 @@ export class BuildService {
         return await done;
       }
       const current = await this.builds.get(buildId);
-      if (!current) throw notFound(ErrorCodes.buildNotFound, `build ${buildId} not found`);
+      if (!current) throw Errors.buildNotFound({ buildId });
       if (isFinished(current)) {
         onText((await this.logs.read(buildId)) ?? '');
         return current;

@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
-import { DomainError, ErrorCodes } from '../errors.js';
+import { DomainError, Errors } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { CallInput, CallService } from './call-service.js';
 import type { AsyncRequest, AsyncRequestStore } from './ports.js';
@@ -65,7 +65,7 @@ export class AsyncCallService {
         // that could not start): the result says what happened.
         (err: unknown) =>
           failure(
-            err instanceof DomainError && err.kind === 'limit' ? 'TooLargeError' : 'AlgorithmError',
+            err instanceof DomainError && (err.kind === 'limit' || err.kind === 'too_large') ? 'TooLargeError' : 'AlgorithmError',
             err instanceof Error ? err.message : String(err),
           ),
       )
@@ -80,11 +80,7 @@ export class AsyncCallService {
   async get(p: Principal, id: string): Promise<AsyncRequest> {
     const request = /^req-[0-9a-f-]{36}$/.test(id) ? await this.store.get(id) : undefined;
     if (!request || request.accountId !== p.account.id || request.expiresAt < isoNow(this.clock)) {
-      throw new DomainError(
-        'not_found',
-        ErrorCodes.invalidRequest,
-        `no async request ${id} of yours (results are kept for ${Math.round(this.ttlMs / 60_000)} minutes)`,
-      );
+      throw Errors.asyncRequestNotFound({ id, keptMinutes: Math.round(this.ttlMs / 60_000) });
     }
     return request;
   }

@@ -6,7 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import crypto from 'node:crypto';
 import { scanJson } from '../../lib/json-scan.js';
-import { DomainError, ErrorCodes, invalid } from '../errors.js';
+import { Errors, invalid } from '../errors.js';
 import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { AccountStore } from '../accounts/ports.js';
@@ -89,12 +89,7 @@ export class CallService {
     const accountKey = p.account.id;
     const current = this.inFlight.get(accountKey) ?? 0;
     if (current >= this.settings.maxInFlightPerAccount) {
-      throw new DomainError(
-        'limit',
-        ErrorCodes.invalidRequest,
-        `too many calls in flight for ${p.account.name}: at most ${this.settings.maxInFlightPerAccount} at once`,
-        { retryAfterSeconds: 1 },
-      );
+      throw Errors.tooManyCallsInFlight({ account: p.account.name, max: this.settings.maxInFlightPerAccount }, { retryAfterSeconds: 1 });
     }
     this.inFlight.set(accountKey, current + 1);
     const started = process.hrtime.bigint();
@@ -192,26 +187,16 @@ export class CallService {
   private async resolve(p: Principal, { owner: ownerName, name, version }: AlgoAddress, cacheKey: string): Promise<Resolved> {
     const owner = await this.accounts.findByName(ownerName);
     const algorithm = owner && (await this.algorithms.find(owner.id, name));
-    const notFound = () =>
-      new DomainError(
-        'not_found',
-        ErrorCodes.algorithmNotFound,
-        `algorithm algo://${ownerName}/${name}${version ? `/${version}` : ''} not found`,
-      );
+    const notFound = () => Errors.algorithmAddressNotFound({ address: `algo://${ownerName}/${name}${version ? `/${version}` : ''}` });
     if (!owner || !algorithm) throw notFound();
     const member = isAdmin(p) || (await this.access.isMemberOrSelf(p, owner));
     if (algorithm.settings.algorithmCallability !== 'public' && !member) throw notFound();
 
     const target = await this.versions.resolveCall(algorithm, owner.name, member, version);
     const environment = this.catalog.environmentByName(target.environmentName);
-    if (!environment)
-      throw new DomainError('unavailable', ErrorCodes.internal, `environment ${target.environmentName} is no longer in the catalog`);
+    if (!environment) throw Errors.unavailable(`environment ${target.environmentName} is no longer in the catalog`);
     if (environment.machine_type === 'GPU' && !this.settings.gpuAvailable) {
-      throw new DomainError(
-        'unavailable',
-        ErrorCodes.internal,
-        `${environment.name} needs a GPU and no worker of this cluster reports one`,
-      );
+      throw Errors.unavailable(`${environment.name} needs a GPU and no worker of this cluster reports one`);
     }
     const value: Resolved = { algorithm, environment, member, artifact: target.artifact, semanticVersion: target.semanticVersion };
     if (this.resolved.size > 10_000) this.resolved.clear();
@@ -249,23 +234,13 @@ function parseTimeout(raw: string | undefined): number {
 
 function toPipeRequest(contentType: string | undefined, body: Buffer): PipeRequest {
   if (body.length > MAX_INPUT_BYTES) {
-    throw new DomainError(
-      'limit',
-      ErrorCodes.invalidRequest,
-      `input of ${body.length} bytes exceeds the limit of 10 MiB (${MAX_INPUT_BYTES} bytes)`,
-      { status: 413 },
-    );
+    throw Errors.inputTooLarge({ bytes: body.length, limit: MAX_INPUT_BYTES });
   }
   const type = contentType === 'application/json' ? contentType : (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || type === '') return { content_type: 'json', data: undefined, json: jsonInput(body) };
   if (type === 'text/plain' || type === 'application/text') return { content_type: 'text', data: body.toString('utf8') };
   if (type === 'application/octet-stream') return { content_type: 'binary', data: body.toString('base64') };
-  throw new DomainError(
-    'invalid',
-    ErrorCodes.invalidRequest,
-    `unsupported Content-Type "${type}": use application/json, text/plain or application/octet-stream`,
-    { status: 415 },
-  );
+  throw Errors.unsupportedInputType({ type });
 }
 
 /**
@@ -279,9 +254,9 @@ function jsonInput(body: Buffer): Buffer {
   if (i === body.length) return Buffer.from('null');
   const scan = scanJson(body, MAX_INPUT_DEPTH);
   if (!scan.ok && scan.reason === 'depth') {
-    throw new DomainError('invalid', ErrorCodes.invalidRequest, `input is nested too deeply: ${scan.message}`);
+    throw Errors.badRequest(`input is nested too deeply: ${scan.message}`);
   }
-  if (!scan.ok) throw new DomainError('invalid', ErrorCodes.malformedJson, `input is not valid JSON: ${scan.message}`);
+  if (!scan.ok) throw Errors.malformedJson(`input is not valid JSON: ${scan.message}`);
   // As before (when it was decoded to a string): invalid UTF-8 becomes U+FFFD, never raw bytes
   // a harness's decoder could choke on.
   let text = isUtf8(body) ? body : Buffer.from(body.toString('utf8'));

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
-import { DomainError, ErrorCodes, invalid, notFound } from '../errors.js';
+import { Errors, invalid } from '../errors.js';
 import { tarGzip, type TarEntry } from '../../lib/tar.js';
 import type { CatalogData, Environment, EnvironmentStore, LanguageSpec, TemplateFile } from './model.js';
 
@@ -55,7 +55,7 @@ export class Catalog {
 
   listEnvironments(languageName: string): Environment[] {
     if (!this.languages.some((l) => l.name === languageName)) {
-      throw notFound(ErrorCodes.unknownLanguage, `unknown language "${languageName}"; see GET /v1/algorithm-environments/edge/languages`);
+      throw Errors.unknownLanguage({ language: languageName });
     }
     return [...this.byId.values()].filter((e) => e.language === languageName);
   }
@@ -85,7 +85,7 @@ export class Catalog {
       const legacy = [...this.byId.values()].find((e) => e.default_for?.includes(`${req.language}/${hardware}`));
       if (legacy) return legacy;
       const lang = this.languages.find((l) => l.name === req.language);
-      if (!lang) throw new DomainError('invalid', ErrorCodes.unknownLanguage, `unknown language "${req.language}"`);
+      if (!lang) throw Errors.unknownLanguageSetting({ language: req.language });
       const env = [...this.byId.values()].find((e) => e.language === lang.name && e.machine_type.toLowerCase() === hardware);
       if (!env) throw invalid(`language "${req.language}" has no ${hardware.toUpperCase()} environment`);
       return env;
@@ -108,7 +108,7 @@ export class Catalog {
   /** Spec endpoint 5: a gzipped tar of the template, filled with generic names. */
   templateArchive(specificationId: string): Buffer {
     const env = this.bySpecId.get(specificationId);
-    if (!env) throw notFound(ErrorCodes.invalidRequest, `no environment specification "${specificationId}"`);
+    if (!env) throw Errors.environmentSpecNotFound({ id: specificationId });
     let tar = this.tarCache.get(specificationId);
     if (!tar) {
       tar = tarGzip(this.renderTemplate(env, { algoName: 'Algorithm', owner: 'user' }), Math.floor(Date.parse(env.createdAt) / 1000));

@@ -14,7 +14,7 @@
 import crypto from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { type Clock, isoNow } from '../clock.js';
-import { DomainError, ErrorCodes, forbidden, invalid } from '../errors.js';
+import { DomainError, Errors, forbidden, invalid } from '../errors.js';
 import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { Account } from '../accounts/model.js';
@@ -150,7 +150,7 @@ export class DataService {
     const folder = joinPath(folderSegments);
     const target = joinPath(segments);
     if (name === undefined || this.implicitFolder(place, segments) || (await this.store.findFolder(space, target))) {
-      throw new DomainError('conflict', ErrorCodes.dataExists, `${this.uri(place, segments)} is a folder, not a file`);
+      throw Errors.dataExists(`${this.uri(place, segments)} is a folder, not a file`);
     }
     if (!this.holdsFiles(place, folderSegments)) {
       throw invalid(
@@ -160,9 +160,7 @@ export class DataService {
       );
     }
     if (!(await this.folderExists(place, folderSegments))) {
-      throw new DomainError(
-        'not_found',
-        ErrorCodes.dataNotFound,
+      throw Errors.dataNotFound(
         `folder ${this.uri(place, folderSegments)} does not exist: create it first (POST {"name": "${folderSegments[folderSegments.length - 1]}"} on its parent)`,
       );
     }
@@ -212,7 +210,7 @@ export class DataService {
     }
     const aclRead = isCollection ? (body.acl === undefined || body.acl === null ? [...DEFAULT_ACL] : parseAcl(body.acl)) : null;
     if (await this.store.findFile(space, joinPath(segments), name)) {
-      throw new DomainError('conflict', ErrorCodes.dataExists, `${this.uri(place, path)} already exists as a file`);
+      throw Errors.dataExists(`${this.uri(place, path)} already exists as a file`);
     }
     const now = isoNow(this.clock);
     if (space.kind === 'session') this.sessionsWithData.add(space.id);
@@ -258,9 +256,7 @@ export class DataService {
     if (!node.record) throw invalid(`${this.uri(place, segments)} always exists and cannot be deleted; delete what is inside it`);
     const folderPath = node.record.path;
     if (!force && (await this.store.hasChildren(space, folderPath))) {
-      throw new DomainError(
-        'conflict',
-        ErrorCodes.dataExists,
+      throw Errors.dataExists(
         `${this.uri(place, segments)} is not empty: add ?force=true to delete it with everything in it`,
       );
     }
@@ -356,7 +352,7 @@ export class DataService {
       case 'owner': {
         const owner = await this.accounts.findByName(address.owner);
         if (!owner) {
-          throw new DomainError('not_found', ErrorCodes.dataNotFound, `data://${address.owner}: no user or organization "${address.owner}"`);
+          throw Errors.dataNotFound(`data://${address.owner}: no user or organization "${address.owner}"`);
         }
         return this.accountPlace(p, owner, address.segments, `data://${owner.name}`);
       }
@@ -373,7 +369,7 @@ export class DataService {
           );
         }
         const algorithm = await this.algorithms.findById(p.call.algorithmId);
-        if (!algorithm) throw new DomainError('not_found', ErrorCodes.dataNotFound, 'the running algorithm no longer exists');
+        if (!algorithm) throw Errors.dataNotFound('the running algorithm no longer exists');
         return this.algoPlace(p, algorithm, address.segments);
       }
       case 'session': {
@@ -410,9 +406,7 @@ export class DataService {
     }
     const first = segments[0];
     if (first !== undefined && !(ALGO_ROOTS as readonly string[]).includes(first)) {
-      throw new DomainError(
-        'not_found',
-        ErrorCodes.dataNotFound,
+      throw Errors.dataNotFound(
         `data://.algo/${algorithm.ownerName}/${algorithm.name}/${first} does not exist: an algorithm's space holds only temp and perm`,
       );
     }
@@ -501,7 +495,7 @@ export class DataService {
     let after: string | undefined;
     if (page.after !== undefined) {
       if (!/^[df]:/.test(page.after)) {
-        throw new DomainError('invalid', ErrorCodes.invalidMarker, 'invalid marker: pass the marker of a previous page unchanged');
+        throw Errors.invalidMarker({});
       }
       phase = page.after[0] as 'd' | 'f';
       after = page.after.slice(2) || undefined;
@@ -573,14 +567,7 @@ export class DataService {
     const used = await this.store.usage(accountId);
     const bytes = Math.max(0, quota - used + replacing);
     const error = (size?: number) =>
-      new DomainError(
-        'limit',
-        ErrorCodes.dataQuota,
-        `data quota exceeded: the account may store ${quota} bytes (ALGOHOST_DATA_QUOTA) and uses ${used}; this upload${
-          size === undefined ? '' : ` of ${size} bytes`
-        } needs more than the ${bytes} bytes left`,
-        { status: 413 },
-      );
+      Errors.dataQuotaExceeded({ quota, used, left: bytes, size });
     return { bytes, error };
   }
 
@@ -633,11 +620,11 @@ export class DataService {
   }
 
   private missing(place: Place): DomainError {
-    return new DomainError('not_found', ErrorCodes.dataNotFound, `${this.uri(place, place.segments)} does not exist`);
+    return Errors.dataNotFound(`${this.uri(place, place.segments)} does not exist`);
   }
 
   private noAlgorithm(owner: string, name: string): DomainError {
-    return new DomainError('not_found', ErrorCodes.algorithmNotFound, `algorithm algo://${owner}/${name} not found (data://.algo/${owner}/${name})`);
+    return Errors.algorithmAddressNotFound({ address: `algo://${owner}/${name}`, detail: ` (data://.algo/${owner}/${name})` });
   }
 }
 
@@ -659,7 +646,7 @@ function limited(body: Readable, allowance: { bytes: number; error: () => Domain
   const interrupted = (err?: Error) => {
     if (counter.destroyed) return;
     counter.destroy(
-      new DomainError('invalid', ErrorCodes.invalidRequest, `the upload was interrupted before its end${err?.message ? ` (${err.message})` : ''}`),
+      Errors.uploadInterrupted({ reason: err?.message }),
     );
   };
   body.once('error', interrupted);

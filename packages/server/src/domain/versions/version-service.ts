@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
-import { conflict, DomainError, ErrorCodes, invalid } from '../errors.js';
+import { DomainError, Errors, invalid } from '../errors.js';
 import { isAdmin, type Principal } from '../auth/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { AccountStore } from '../accounts/ports.js';
@@ -75,10 +75,7 @@ export class VersionService {
     const request = parsePublishInput(input, algorithm);
     const build = await this.builds.latestSucceeded(algorithm.id);
     if (!build?.artifact) {
-      throw conflict(
-        ErrorCodes.nothingToPublish,
-        `${ownerName}/${name} has no successful build to publish; push a commit and publish once its build has succeeded`,
-      );
+      throw Errors.noBuildToPublish({ owner: ownerName, name });
     }
     const fingerprint = fingerprintOf(p, build, request);
 
@@ -87,10 +84,7 @@ export class VersionService {
       if (already) {
         // The Python client retries a failed publish once: the same request gets the same version.
         if (already.requestFingerprint === fingerprint) return this.versionView(p, ownerName, name, already, build);
-        throw conflict(
-          ErrorCodes.nothingToPublish,
-          `the latest successful build of ${ownerName}/${name} (commit ${build.commitSha.slice(0, 12)}) is already published as ${already.semanticVersion}; push a change to publish a new version`,
-        );
+        throw Errors.buildAlreadyPublished({ owner: ownerName, name, commit: build.commitSha, version: already.semanticVersion });
       }
       const next = bump(await this.versions.latest(algorithm.id), request.type);
       const version: Version = {
@@ -115,7 +109,7 @@ export class VersionService {
         await this.versions.insert(version);
       } catch (err) {
         // A concurrent publish took the number or the build: look again (at most twice).
-        if (err instanceof DomainError && err.code === ErrorCodes.nothingToPublish && attempt < 2) continue;
+        if (err instanceof DomainError && err.is(Errors.versionPublishRace) && attempt < 2) continue;
         throw err;
       }
       // Publishing a public version makes the algorithm public (visible, and its public versions
@@ -164,10 +158,9 @@ export class VersionService {
   async get(p: Principal, ownerName: string, name: string, gitHash: string): Promise<VersionView> {
     const view = await this.algorithms.get(p, ownerName, name);
     const member = await this.isMember(p, view.algorithm);
-    const missing = () =>
-      new DomainError('not_found', ErrorCodes.algorithmNotFound, `algorithm algo://${ownerName}/${name}/${gitHash} not found`);
+    const missing = () => Errors.algorithmAddressNotFound({ address: `algo://${ownerName}/${name}/${gitHash}` });
     if (!/^[0-9a-f]{40}$/.test(gitHash)) {
-      throw invalid(`"${gitHash}" is not a git hash: use the full 40-character commit SHA`, ErrorCodes.invalidRequest);
+      throw Errors.badRequest(`"${gitHash}" is not a git hash: use the full 40-character commit SHA`);
     }
     const version = await this.versions.findByCommit(view.algorithm.id, gitHash);
     if (version && (member || version.algorithmCallability === 'public')) return { view, version, build: await this.buildOf(version) };
@@ -186,19 +179,11 @@ export class VersionService {
     const address = `algo://${ownerName}/${algorithm.name}${versionText ? `/${versionText}` : ''}`;
     if (query.kind === 'commit') {
       if (!member) {
-        throw new DomainError(
-          'forbidden',
-          ErrorCodes.notAuthorized,
-          `calling ${address} by commit is for its owner and organization members; call a published version`,
-        );
+        throw Errors.forbidden(`calling ${address} by commit is for its owner and organization members; call a published version`);
       }
       const build = await this.builds.findSucceeded(algorithm.id, query.sha);
       if (!build?.artifact) {
-        throw new DomainError(
-          'not_found',
-          ErrorCodes.algorithmNotFound,
-          `algorithm ${address} not found: no successful build of that commit`,
-        );
+        throw Errors.algorithmAddressNotFound({ address, detail: ': no successful build of that commit' });
       }
       const published = await this.versions.findByBuild(algorithm.id, build.id);
       return { artifact: build.artifact, environmentName: build.environmentName, semanticVersion: published?.semanticVersion };
@@ -212,7 +197,7 @@ export class VersionService {
           : query.kind === 'latest' && member
             ? 'it has no public version; call latestPrivate or an exact version'
             : 'no published version matches';
-      throw new DomainError('not_found', ErrorCodes.algorithmNotFound, `algorithm ${address} not found: ${hint}`);
+      throw Errors.algorithmAddressNotFound({ address, detail: `: ${hint}` });
     }
     return { artifact: chosen.artifact, environmentName: chosen.environmentName, semanticVersion: chosen.semanticVersion };
   }
@@ -223,12 +208,7 @@ export class VersionService {
    */
   async repositoryForVersion(p: Principal, algorithm: Algorithm, versionText: string): Promise<string> {
     const semver = parseExact(versionText);
-    const missing = () =>
-      new DomainError(
-        'not_found',
-        ErrorCodes.algorithmNotFound,
-        `version ${versionText} of ${algorithm.ownerName}/${algorithm.name} is not published`,
-      );
+    const missing = () => Errors.versionNotPublished({ version: versionText, owner: algorithm.ownerName, name: algorithm.name });
     if (!semver) throw missing();
     const version = (await this.versions.listAll(algorithm.id)).find((v) => compareSemVer(v, semver) === 0);
     if (!version) throw missing();

@@ -18,7 +18,7 @@
  * A runner being stopped still counts until its process is gone, so room is never promised
  * twice.
  */
-import { DomainError, ErrorCodes } from '../../domain/errors.js';
+import { Errors } from '../../domain/errors.js';
 import { type AlgorithmRuntime, type Execution, type PipeRequest, type RunTarget, RuntimeFailure } from '../../domain/calls/ports.js';
 import type { RunnerRequest } from './runner-factory.js';
 import { type CallOutcome, RunnerFailure } from './runner-process.js';
@@ -252,9 +252,7 @@ export class RunnerPool implements AlgorithmRuntime {
     const overMemory = !!s.memoryPerAccount && mine.memoryBytes + pool.memory > s.memoryPerAccount;
     if (overCount || overMemory) {
       if (s.memoryPerAccount && pool.memory > s.memoryPerAccount) {
-        throw new DomainError(
-          'unavailable',
-          ErrorCodes.internal,
+        throw Errors.unavailable(
           `a runner of this algorithm needs ${mib(pool.memory)} MiB, more than the ${mib(s.memoryPerAccount)} MiB one account's runners may hold on this node`,
         );
       }
@@ -266,21 +264,16 @@ export class RunnerPool implements AlgorithmRuntime {
       const what = overCount
         ? `already have ${mine.runners} runners on this node, the most one account may have (${s.maxPerAccount})`
         : `already hold ${mib(mine.memoryBytes)} MiB of runner memory on this node; another ${mib(pool.memory)} MiB runner would pass the account's limit of ${mib(s.memoryPerAccount!)} MiB`;
-      throw new DomainError(
-        'limit',
-        ErrorCodes.invalidRequest,
-        `${pool.accountName}'s algorithms ${what}, and all of them are busy; call again when one of its calls finishes`,
-        { retryAfterSeconds: 1 },
-      );
+      throw Errors.busy(`${pool.accountName}'s algorithms ${what}, and all of them are busy; call again when one of its calls finishes`, {
+        retryAfterSeconds: 1,
+      });
     }
 
     const overTotal = total + 1 > s.maxTotal;
     const overBudget = !!s.memoryBudget && memory + pool.memory > s.memoryBudget;
     if (overTotal || overBudget) {
       if (s.memoryBudget && pool.memory > s.memoryBudget) {
-        throw new DomainError(
-          'unavailable',
-          ErrorCodes.internal,
+        throw Errors.unavailable(
           `a runner of this algorithm needs ${mib(pool.memory)} MiB, more than this node's runner memory budget of ${mib(s.memoryBudget)} MiB`,
         );
       }
@@ -291,7 +284,7 @@ export class RunnerPool implements AlgorithmRuntime {
       const what = overTotal
         ? `this node already has ${total} runners, its limit, and all are busy`
         : `runners already hold ${mib(memory)} MiB of this node's runner memory budget of ${mib(s.memoryBudget!)} MiB and all are busy; another ${mib(pool.memory)} MiB runner does not fit`;
-      throw new DomainError('unavailable', ErrorCodes.internal, `no room for another runner: ${what}. Call again shortly`, {
+      throw Errors.unavailable(`no room for another runner: ${what}. Call again shortly`, {
         retryAfterSeconds: 5,
       });
     }
