@@ -3,7 +3,7 @@
  * `npm run depcheck` (scripts/test.sh). Only packages/server/src is cruised: tests and scripts
  * may import anything, main/ included. Type-only imports count like any other.
  *
- *   main/  ──▶  api/ · git/ · runtime/ · storage/  ──▶  domain/ (and lib/)
+ *   main/  ──▶  api/ · git/ · jobs/ · runtime/ · storage/  ──▶  domain/ (and lib/)
  */
 const SRC = '^packages/server/src/';
 
@@ -26,6 +26,15 @@ module.exports = {
       severity: 'error',
       from: { path: `${SRC}(api|git|runtime|storage)/` },
       to: { path: SRC, pathNot: `${SRC}($1|domain|lib|main)/` },
+    },
+    {
+      name: 'jobs-import-only-domain',
+      comment:
+        'jobs/ declares and runs background work by calling domain services; it imports only jobs/, domain/ ' +
+        'and lib/. An adapter a job needs (the runner pool) is passed in by main/ behind an interface jobs/ declares.',
+      severity: 'error',
+      from: { path: `${SRC}jobs/` },
+      to: { path: SRC, pathNot: `${SRC}(jobs|domain|lib)/` },
     },
     {
       name: 'no-importing-main',

@@ -8,6 +8,7 @@ import { ConnectionGuard } from '../api/connection-limits.js';
 import { statusOf } from '../api/errors.js';
 import type { Api } from '../api/context.js';
 import { gitRoutes } from '../git/smart-http.js';
+import { JobRunner } from '../jobs/job-runner.js';
 import { bootstrapAdmin, buildServices, type BootstrapResult, type Services } from './services.js';
 
 const VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -81,10 +82,26 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
     guard.attach(socketServer, { byAddress: false });
     await new Promise<void>((resolve) => socketServer.listen(apiSocket, resolve));
     fs.chmodSync(apiSocket, 0o666);
-    await services.builds.start();
     services.data.reportTo((message, err) => app.log.warn({ err }, message));
-    services.data.start();
-    await services.asyncCalls.start();
+    // Background work starts once the stores are ready and the node is reachable (a queued
+    // build's post-receive output and a pipeline's API socket need both).
+    const jobs = new JobRunner(services.jobs, app.log);
+    await jobs.start();
+    // Stopped in this order, each step after the one before has ended; a failing step is
+    // logged and the rest still run, so the database always closes last.
+    const shutdown: [string, () => Promise<unknown>][] = [
+      // In reverse start order; running builds are cancelled and requeued for the next start.
+      ['background jobs', () => jobs.stop()],
+      ['build egress proxy', () => services.egress.stop()],
+      // Runners next: calls still running end (as SystemExit) and their results are written.
+      ['runners', () => services.pool.stopAll()],
+      ['async call results', () => services.asyncCalls.drain()],
+      ['API socket', () => new Promise((resolve) => socketServer.close(resolve))],
+      ['HTTP server', () => app.close()],
+      ['connection guard', async () => guard.stop()],
+      ['blob store', () => services.blobs.close()],
+      ['database', () => services.db.destroy()],
+    ];
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -94,17 +111,16 @@ export async function startServer(config: Config, logger: FastifyServerOptions['
       bootstrap,
       close: () =>
         (closing ??= (async () => {
-          await services.builds.stop();
-          await services.egress.stop();
-          await services.data.stop();
-          // Runners first: calls still running end (as SystemExit) and their results are written.
-          await services.pool.stopAll();
-          await services.asyncCalls.stop();
-          await new Promise((resolve) => socketServer.close(resolve));
-          await app.close();
-          guard.stop();
-          await services.blobs.close();
-          await services.db.destroy();
+          let failure: unknown;
+          for (const [what, stop] of shutdown) {
+            try {
+              await stop();
+            } catch (err) {
+              app.log.error({ err }, `shutdown: stopping the ${what} failed`);
+              failure ??= err;
+            }
+          }
+          if (failure !== undefined) throw failure;
         })()),
     };
   } catch (err) {

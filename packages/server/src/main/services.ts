@@ -33,6 +33,8 @@ import type { BlobStore } from '../domain/data/ports.js';
 import { SqlDataStore } from '../storage/data-store.js';
 import { FileBuildLogStore, SqlBuildStore } from '../storage/build-store.js';
 import { GitRepositoryHost } from '../git/repository-host.js';
+import { jobCatalog } from '../jobs/catalog.js';
+import { type Job, JobTrigger } from '../jobs/job-runner.js';
 import type { ApiServices } from '../api/context.js';
 import { SqlAccountStore, SqlClusterSettingsStore, SqlKeyStore } from '../storage/account-store.js';
 import { SqlAlgorithmStore, SqlEnvironmentStore } from '../storage/algorithm-store.js';
@@ -48,6 +50,8 @@ export interface Services extends ApiServices {
   runners: RunnerFactory;
   pool: RunnerPool;
   blobs: BlobStore;
+  /** The background jobs, in start order (`jobs/catalog.ts`); the server runs them. */
+  jobs: Job[];
 }
 
 export async function buildServices(config: Config): Promise<Services> {
@@ -141,6 +145,8 @@ export async function buildServices(config: Config): Promise<Services> {
     maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
     gpuAvailable: fs.existsSync('/dev/nvidia0'),
   });
+  // The build service wakes the `build.schedule` job through this when a build is queued.
+  const buildQueue = new JobTrigger();
   const builds = new BuildService(
     buildStore,
     new FileBuildLogStore(path.join(config.dataDir, 'builds', 'logs')),
@@ -154,6 +160,7 @@ export async function buildServices(config: Config): Promise<Services> {
       publicUrl: () => links.publicUrl,
     },
     clock,
+    buildQueue,
   );
 
   const asyncCalls = new AsyncCallService(calls, new SqlAsyncRequestStore(db), clock);
@@ -171,7 +178,6 @@ export async function buildServices(config: Config): Promise<Services> {
     {
       quotaBytes: config.dataQuotaBytes,
       tempTtlMs: config.dataTempTtlSeconds * 1000,
-      sweepIntervalMs: config.dataSweepSeconds * 1000,
     },
     clock,
   );
@@ -202,6 +208,10 @@ export async function buildServices(config: Config): Promise<Services> {
     links,
     data,
     blobs,
+    jobs: jobCatalog(
+      { builds, buildQueue, data, asyncCalls, runners: pool },
+      { dataSweepMs: config.dataSweepSeconds * 1000, runnerIdleMs: config.runnerIdleSeconds * 1000 },
+    ),
   };
 }
 

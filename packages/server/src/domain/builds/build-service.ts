@@ -7,6 +7,10 @@
  * the durable queue:
  * queued builds survive a restart, and a build interrupted by a restart is retried once and
  * then marked failed, never left in progress.
+ *
+ * The service does not run its own loop: the `build.schedule` queue job (`jobs/catalog.ts`)
+ * calls `startQueued` at start and whenever the service wakes it (a build was queued or one
+ * finished), and stops the service when the node stops.
  */
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
@@ -18,6 +22,7 @@ import type { RepositoryHost } from '../algorithms/ports.js';
 import { BuildEvents } from './build-events.js';
 import { type Build, isFinished } from './model.js';
 import { BuildFailure, type Builder, type BuildLogStore, type BuildStore } from './ports.js';
+import type { QueueSignal } from '../work-queue.js';
 
 export interface BuildSettings {
   concurrency: number;
@@ -48,9 +53,9 @@ export class BuildService {
   /** When each account last had a build started (a sequence number), for round-robin. */
   private readonly lastStarted = new Map<string, number>();
   private starts = 0;
-  private scheduling = false;
-  private rescheduled = false;
   private stopped = false;
+  /** Resolves stop() once the last running build has ended. */
+  private allEnded: (() => void) | undefined;
 
   constructor(
     private readonly builds: BuildStore,
@@ -60,6 +65,8 @@ export class BuildService {
     private readonly builder: Builder,
     private readonly settings: BuildSettings,
     private readonly clock: Clock,
+    /** Woken when a build is queued or ends: whoever runs the queue then calls startQueued. */
+    private readonly queue: QueueSignal,
   ) {}
 
   private lastCreatedAt = 0;
@@ -71,8 +78,8 @@ export class BuildService {
     return new Date(now).toISOString();
   }
 
-  /** Called once at start: recover builds a previous process left in progress, then start the queue. */
-  async start(): Promise<void> {
+  /** Called once at start, before the queue runs: recovers builds a previous process left in progress. */
+  async recoverInterrupted(): Promise<void> {
     for (const b of await this.builds.listInProgress()) {
       if (b.attempt < MAX_ATTEMPTS) {
         await this.logs.append(b.id, '\n-- the service restarted during this build; it is retried --\n');
@@ -81,16 +88,20 @@ export class BuildService {
         await this.finish(b, 'failed', 'interrupted by a restart twice; push again or POST .../compile to retry', null);
       }
     }
-    this.schedule();
   }
 
-  /** Stops taking builds; running ones are cancelled and go back to the queue for the next start. */
+  /**
+   * Stops taking builds; running ones are cancelled, awaited, and go back to the queue for the
+   * next start. Every build is requeued even when one fails; the first failure is then thrown.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     const ids = [...this.running.keys()];
+    const ended = this.running.size ? new Promise<void>((resolve) => (this.allEnded = resolve)) : undefined;
     for (const c of this.running.values()) c.abort();
-    for (let i = 0; i < 100 && this.running.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    for (const id of ids) await this.builds.requeue(id).catch(() => {});
+    await ended;
+    const failed = (await Promise.allSettled(ids.map((id) => this.builds.requeue(id)))).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   async enqueue(view: AlgorithmView, commitSha: string, trigger: Build['trigger']): Promise<Build> {
@@ -109,7 +120,7 @@ export class BuildService {
       finishedAt: null,
     };
     await this.builds.insert(build);
-    this.schedule();
+    this.queue.wake();
     return build;
   }
 
@@ -197,25 +208,11 @@ export class BuildService {
 
   /**
    * Starts queued builds while there are free slots: one build per algorithm at a time, in
-   * push order; across accounts, fairly (see the top of this file).
+   * push order; across accounts, fairly (see the top of this file). Resolves once the builds
+   * are started, not finished. One caller at a time (the queue job never overlaps itself).
    */
-  private schedule(): void {
-    if (this.stopped) return;
-    if (this.scheduling) {
-      this.rescheduled = true;
-      return;
-    }
-    this.scheduling = true;
-    void (async () => {
-      try {
-        do {
-          this.rescheduled = false;
-          while (!this.stopped && this.running.size < this.settings.concurrency && (await this.startNext()));
-        } while (this.rescheduled);
-      } finally {
-        this.scheduling = false;
-      }
-    })();
+  async startQueued(): Promise<void> {
+    while (!this.stopped && this.running.size < this.settings.concurrency && (await this.startNext()));
   }
 
   /** Claims and starts the next build by the fairness rules; false when none may start now. */
@@ -284,7 +281,8 @@ export class BuildService {
       const n = (this.runningPerAccount.get(account) ?? 1) - 1;
       if (n > 0) this.runningPerAccount.set(account, n);
       else this.runningPerAccount.delete(account);
-      this.schedule();
+      if (!this.running.size) this.allEnded?.();
+      this.queue.wake();
     }
   }
 

@@ -12,10 +12,12 @@ import type { CallInput, CallService } from './call-service.js';
 import type { AsyncRequest, AsyncRequestStore } from './ports.js';
 
 export const ASYNC_RESULT_TTL_MS = 60 * 60 * 1000;
-const SWEEP_INTERVAL_MS = 5 * 60 * 1000;
 
+/**
+ * The `calls.async-sweep` job (`jobs/catalog.ts`) calls `recoverInterrupted` at start and
+ * `deleteExpired` on its schedule; the server calls `drain` once the runners have stopped.
+ */
 export class AsyncCallService {
-  private sweeper: NodeJS.Timeout | undefined;
   private readonly running = new Set<Promise<void>>();
 
   constructor(
@@ -27,21 +29,23 @@ export class AsyncCallService {
 
   /**
    * Marks what the previous run of this node left running as failed (its runner is gone) and
-   * starts removing expired results. One node serves its own async calls.
+   * removes expired results. One node serves its own async calls.
    */
-  async start(): Promise<void> {
+  async recoverInterrupted(): Promise<void> {
     await this.store.completeAllRunning(
       failure('SystemExit', 'the service restarted while this call was running; call again'),
       this.expiry(),
     );
-    await this.store.deleteExpired(isoNow(this.clock));
-    this.sweeper = setInterval(() => void this.store.deleteExpired(isoNow(this.clock)).catch(() => {}), SWEEP_INTERVAL_MS);
-    this.sweeper.unref();
+    await this.deleteExpired();
   }
 
-  /** Stops sweeping and waits for the results of calls still running to be written. */
-  async stop(): Promise<void> {
-    if (this.sweeper) clearInterval(this.sweeper);
+  /** Removes results past their expiry. */
+  async deleteExpired(): Promise<void> {
+    await this.store.deleteExpired(isoNow(this.clock));
+  }
+
+  /** Waits for the results of calls still running to be written (they end once the runners stop). */
+  async drain(): Promise<void> {
     await Promise.allSettled([...this.running]);
   }
 

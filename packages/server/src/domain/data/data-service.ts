@@ -31,8 +31,6 @@ export interface DataSettings {
   quotaBytes: number;
   /** How long a file under `.algo/…/temp` lives after its last change. */
   tempTtlMs: number;
-  /** How often the sweep runs; 0 = never on its own (tests call `sweep`). */
-  sweepIntervalMs: number;
 }
 
 /**
@@ -89,13 +87,11 @@ export interface SweepResult {
 }
 
 export class DataService {
-  private timer: NodeJS.Timeout | undefined;
   /**
    * Sessions that stored something through this node. A call key lives only on the node that
    * issued it, so a session's data is written here; ending any other session needs no query.
    */
   private readonly sessionsWithData = new Set<string>();
-  private sweeping: Promise<unknown> | undefined;
   private lastGarbageCollection = 0;
   private warn: (message: string, err: unknown) => void = () => {};
 
@@ -109,7 +105,7 @@ export class DataService {
     private readonly clock: Clock,
   ) {}
 
-  /** Where failures that must not fail a request (a leftover blob, a sweep) are reported. */
+  /** Where failures that must not fail a request (a leftover blob, a session not yet deleted) are reported. */
   reportTo(warn: (message: string, err: unknown) => void): void {
     this.warn = warn;
   }
@@ -268,42 +264,32 @@ export class DataService {
     return files.length;
   }
 
-  // --- lifecycle ----------------------------------------------------------------------------
-
-  start(): void {
-    if (this.settings.sweepIntervalMs <= 0 || this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.sweeping) return;
-      this.sweeping = this.sweep()
-        .catch((err: unknown) => this.warn('data sweep failed', err))
-        .finally(() => (this.sweeping = undefined));
-    }, this.settings.sweepIntervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.sweeping;
-  }
+  // --- sweeps -------------------------------------------------------------------------------
 
   /**
    * Deletes `.algo/…/temp` files unchanged for the temp lifetime, `.session` files of ended
    * request trees, the spaces of deleted algorithms and folders left empty by all that; once an
-   * hour (or when asked) also blobs that no record names (left by a crash or a lost race).
+   * hour (or when asked) also blobs that no record names (left by a crash or a lost race). Run
+   * by the `data.sweep` job (`jobs/catalog.ts`); an aborted `signal` ends it between steps
+   * (the next sweep picks up where it stopped).
    */
-  async sweep(opts: { collectGarbage?: boolean } = {}): Promise<SweepResult> {
+  async sweep(opts: { collectGarbage?: boolean; signal?: AbortSignal } = {}): Promise<SweepResult> {
+    const { signal } = opts;
     const now = this.clock().getTime();
     const result: SweepResult = { tempFiles: 0, sessionFiles: 0, orphanFiles: 0, folders: 0 };
     const tempCutoff = new Date(now - this.settings.tempTtlMs).toISOString();
     const sessionCutoff = new Date(now - SESSION_MAX_AGE_MS).toISOString();
     result.tempFiles = await this.expireFiles('algo', 'temp', tempCutoff);
+    signal?.throwIfAborted();
     result.sessionFiles = await this.expireFiles('session', '', sessionCutoff);
+    signal?.throwIfAborted();
     result.folders += await this.removeEmptyFolders('algo', 'temp', tempCutoff);
     result.folders += await this.removeEmptyFolders('session', '', sessionCutoff);
     for (const algorithmId of await this.store.orphanAlgorithmSpaces()) {
+      signal?.throwIfAborted();
       result.orphanFiles += await this.dropSpace({ kind: 'algo', id: algorithmId });
     }
+    signal?.throwIfAborted();
     if (opts.collectGarbage || now - this.lastGarbageCollection >= ORPHAN_BLOB_MIN_AGE_MS) {
       this.lastGarbageCollection = now;
       await this.collectGarbage(now - ORPHAN_BLOB_MIN_AGE_MS);

@@ -103,7 +103,6 @@ export class RunnerPool implements AlgorithmRuntime {
   private readonly retiring = new Map<PoolRunner, Retiring>();
   /** Set by stopAll: no runner starts or goes back to a pool after it. */
   private stopped = false;
-  private readonly sweeper: NodeJS.Timeout;
   readonly stats: PoolStats = {
     calls: 0,
     warmCalls: 0,
@@ -118,9 +117,7 @@ export class RunnerPool implements AlgorithmRuntime {
   constructor(
     private readonly factory: PoolRunnerFactory,
     private readonly settings: PoolSettings,
-  ) {
-    this.sweeper = setInterval(() => this.sweep(), Math.min(10_000, settings.idleMs)).unref();
-  }
+  ) {}
 
   async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
     const t0 = performance.now();
@@ -151,7 +148,6 @@ export class RunnerPool implements AlgorithmRuntime {
 
   async stopAll(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.sweeper);
     const all: PoolRunner[] = [...this.starting];
     for (const pool of this.pools.values()) {
       all.push(...pool.idle, ...pool.busy);
@@ -386,7 +382,7 @@ export class RunnerPool implements AlgorithmRuntime {
     waiter?.(undefined);
   }
 
-  /** Stops runners idle longer than the idle time (and forgets dead ones). Run on a timer. */
+  /** Stops runners idle longer than the idle time (and forgets dead ones). The `runners.idle-sweep` job runs it. */
   sweep(now = Date.now()): void {
     for (const [key, pool] of this.pools) {
       const keep: PoolRunner[] = [];

@@ -1,0 +1,78 @@
+/**
+ * The node's background work, declared in one place: what each job does, when it runs and how
+ * it stops. `main/server.ts` hands this list to a `JobRunner` once the stores are ready, which
+ * starts the jobs in this order and stops them in the reverse order before the database
+ * closes. Cluster mode will move jobs onto workers here.
+ */
+import type { BuildService } from '../domain/builds/build-service.js';
+import type { AsyncCallService } from '../domain/calls/async-calls.js';
+import type { DataService } from '../domain/data/data-service.js';
+import type { Job, JobTrigger } from './job-runner.js';
+
+/** Expired async results are deleted this often (they are already unreadable once expired). */
+const ASYNC_SWEEP_MS = 5 * 60 * 1000;
+/**
+ * Idle runners are looked at every 10 s, or every idle time when that is shorter, but at most
+ * once a second (an idle time of 0 stops runners within a second, without a busy loop).
+ */
+const runnerSweepMs = (idleMs: number) => Math.max(1000, Math.min(10_000, idleMs));
+
+/** What the idle sweep needs of the runner pool (jobs/ sees only the domain; main passes the pool). */
+export interface IdleRunners {
+  sweep(): void;
+}
+
+export interface JobServices {
+  builds: BuildService;
+  /** The trigger the build service was given as its queue signal. */
+  buildQueue: JobTrigger;
+  data: DataService;
+  asyncCalls: AsyncCallService;
+  runners: IdleRunners;
+}
+
+export interface JobSettings {
+  /** Between data sweeps; 0 = none (ALGOHOST_DATA_SWEEP_INTERVAL). */
+  dataSweepMs: number;
+  /** How long a runner may stay idle (ALGOHOST_RUNNER_IDLE). */
+  runnerIdleMs: number;
+}
+
+export function jobCatalog(s: JobServices, settings: JobSettings): Job[] {
+  return [
+    {
+      name: 'build.schedule',
+      kind: 'queue',
+      description: 'starts queued builds in push order, fairly across accounts, up to the concurrency',
+      trigger: s.buildQueue,
+      // Builds a previous process left in progress go back to the queue (or fail on the second time).
+      prepare: () => s.builds.recoverInterrupted(),
+      run: () => s.builds.startQueued(),
+      // Running builds are cancelled, awaited and requeued for the next start.
+      stop: () => s.builds.stop(),
+    },
+    {
+      name: 'data.sweep',
+      kind: 'interval',
+      description: 'expires temp files, ended sessions and deleted algorithms’ data; hourly, unreferenced blobs',
+      everyMs: settings.dataSweepMs,
+      run: (signal) => s.data.sweep({ signal }),
+    },
+    {
+      name: 'calls.async-sweep',
+      kind: 'interval',
+      description: 'deletes async call results past their expiry',
+      everyMs: ASYNC_SWEEP_MS,
+      // Calls a previous process left running are completed as SystemExit.
+      prepare: () => s.asyncCalls.recoverInterrupted(),
+      run: () => s.asyncCalls.deleteExpired(),
+    },
+    {
+      name: 'runners.idle-sweep',
+      kind: 'interval',
+      description: 'stops runners idle past the idle time',
+      everyMs: runnerSweepMs(settings.runnerIdleMs),
+      run: async () => s.runners.sweep(),
+    },
+  ];
+}
