@@ -74,7 +74,7 @@ export class AsyncCallService {
           ),
       )
       .then((envelope) => this.store.complete(id, envelope, this.expiry()))
-      .catch(() => {}) // the database is gone (shutting down): start() of the next run marks it
+      .catch(() => {}) // the database is gone: recoverInterrupted() of the next start marks it
       .finally(() => this.running.delete(done));
     this.running.add(done);
     return { requestId: id, done };
