@@ -25,7 +25,7 @@ export interface ApiServices {
   asyncCalls: AsyncCallService;
   data: DataService;
   /** Prometheus text for /metrics. */
-  metrics: () => string;
+  metrics: () => Promise<string>;
   links: Links;
 }
 

@@ -1,27 +1,123 @@
-/** Prometheus text exposition of the node's counters (GET /metrics). */
+/**
+ * The node's Prometheus metrics (GET /metrics), kept by prom-client in a registry of this
+ * server's own (tests start several servers in one process). The runner pool's counters are
+ * read when scraped; the latency histograms are fed by decorators around the call runtime and
+ * the builder, so the domain services stay unaware of them.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Builder } from '../domain/builds/ports.js';
+import type { AlgorithmRuntime } from '../domain/calls/ports.js';
 import type { PoolStats } from '../runtime/runner/runner-pool.js';
 
-/** One metric: HELP and TYPE lines, then its samples (`name{labels} value`). */
-function metric(name: string, type: 'counter' | 'gauge', help: string, samples: [labels: string, value: number][]): string[] {
-  return [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...samples.map(([labels, value]) => `${name}${labels} ${value}`)];
-}
+/** Seconds, from a sub-millisecond warm call to a call at the longest timeout. */
+const CALL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3000];
+/** Seconds, from a fast interpreter start to a slow JVM start. */
+const COLD_START_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 600];
+/** Seconds, from a cached build to one at the longest build timeout. */
+const BUILD_BUCKETS = [1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600];
 
-export function renderMetrics(pool: PoolStats): string {
-  const counter = (name: string, help: string, value: number) => metric(name, 'counter', help, [['', value]]);
-  const lines = [
-    ...counter('algohost_calls_total', 'Algorithm calls served by runners on this node.', pool.calls),
-    ...counter('algohost_warm_calls_total', 'Calls served by a runner that was already warm.', pool.warmCalls),
-    ...counter('algohost_call_queue_seconds_total', 'Time calls waited for a free runner.', pool.queueSeconds),
-    ...counter('algohost_call_start_seconds_total', 'Time calls waited for a runner to start (cold starts).', pool.startSeconds),
-    ...counter('algohost_call_run_seconds_total', 'Time runners spent answering calls.', pool.runSeconds),
-    ...counter('algohost_cold_starts_total', 'Runners started (a call that had to wait for a new runner).', pool.coldStarts),
-    ...metric(
-      'algohost_runner_failures_total',
-      'counter',
-      'Calls that failed in the runner, by error type.',
-      Object.entries(pool.failures).map(([type, n]) => [`{error_type="${type}"}`, n]),
-    ),
-    ...metric('algohost_runners', 'gauge', 'Warm runners on this node when last counted.', [['', pool.runners]]),
-  ];
-  return `${lines.join('\n')}\n`;
+export class NodeMetrics {
+  private readonly registry = new Registry();
+  private readonly callDuration: Histogram<'outcome'>;
+  private readonly coldStart: Histogram;
+  private readonly buildDuration: Histogram<'outcome'>;
+
+  constructor(pool: { readonly stats: PoolStats }) {
+    const registers = [this.registry];
+    // A counter whose value is the pool's running total, read at scrape time.
+    const total = (name: string, help: string, read: (s: PoolStats) => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read(pool.stats));
+        },
+      });
+    total('algohost_calls_total', 'Algorithm calls served by runners on this node.', (s) => s.calls);
+    total('algohost_warm_calls_total', 'Calls served by a runner that was already warm.', (s) => s.warmCalls);
+    total('algohost_call_queue_seconds_total', 'Time calls waited for a free runner.', (s) => s.queueSeconds);
+    total('algohost_call_start_seconds_total', 'Time calls waited for a runner to start (cold starts).', (s) => s.startSeconds);
+    total('algohost_call_run_seconds_total', 'Time runners spent answering calls.', (s) => s.runSeconds);
+    total('algohost_cold_starts_total', 'Runners started (a call that had to wait for a new runner).', (s) => s.coldStarts);
+    new Counter({
+      name: 'algohost_runner_failures_total',
+      help: 'Calls that failed in the runner, by error type.',
+      labelNames: ['error_type'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [type, n] of Object.entries(pool.stats.failures)) this.inc({ error_type: type }, n);
+      },
+    });
+    new Gauge({
+      name: 'algohost_runners',
+      help: 'Warm runners on this node when last counted.',
+      registers,
+      collect() {
+        this.set(pool.stats.runners);
+      },
+    });
+    this.callDuration = new Histogram({
+      name: 'algohost_call_duration_seconds',
+      help: 'Time from handing a call to the runner pool to its answer, queue and cold start included; outcome is ok or failed (the runner, not the algorithm, failed).',
+      labelNames: ['outcome'],
+      buckets: CALL_BUCKETS,
+      registers,
+    });
+    this.coldStart = new Histogram({
+      name: 'algohost_cold_start_seconds',
+      help: 'Time a call waited for a new runner to start.',
+      buckets: COLD_START_BUCKETS,
+      registers,
+    });
+    this.buildDuration = new Histogram({
+      name: 'algohost_build_duration_seconds',
+      help: 'Time a build step ran in the sandbox; outcome is succeeded or failed.',
+      labelNames: ['outcome'],
+      buckets: BUILD_BUCKETS,
+      registers,
+    });
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** The runtime, timing each call. Returns the runtime's own promise: no extra turn per call. */
+  timedRuntime(inner: AlgorithmRuntime): AlgorithmRuntime {
+    return {
+      execute: (target, request, timeoutMs) => {
+        const t0 = performance.now();
+        const execution = inner.execute(target, request, timeoutMs);
+        execution.then(
+          (e) => {
+            this.callDuration.observe({ outcome: 'ok' }, (performance.now() - t0) / 1000);
+            if (e.cold) this.coldStart.observe(e.startMs / 1000);
+          },
+          () => this.callDuration.observe({ outcome: 'failed' }, (performance.now() - t0) / 1000),
+        );
+        return execution;
+      },
+    };
+  }
+
+  /** The builder, timing each build. */
+  timedBuilder(inner: Builder): Builder {
+    return {
+      build: async (req, log, signal) => {
+        const t0 = performance.now();
+        let outcome = 'failed';
+        try {
+          const result = await inner.build(req, log, signal);
+          outcome = 'succeeded';
+          return result;
+        } finally {
+          this.buildDuration.observe({ outcome }, (performance.now() - t0) / 1000);
+        }
+      },
+    };
+  }
 }

@@ -26,7 +26,7 @@ import { AsyncCallService } from '../domain/calls/async-calls.js';
 import { SqlAsyncRequestStore } from '../storage/async-request-store.js';
 import { VersionService } from '../domain/versions/version-service.js';
 import { SqlVersionStore } from '../storage/version-store.js';
-import { renderMetrics } from './metrics.js';
+import { NodeMetrics } from './metrics.js';
 import { openBlobStore } from './blob-store.js';
 import { DataService } from '../domain/data/data-service.js';
 import type { BlobStore } from '../domain/data/ports.js';
@@ -140,8 +140,9 @@ export async function buildServices(config: Config): Promise<Services> {
     memoryBudget: config.runnerMemoryBudgetMiB * 1024 * 1024,
     memoryOf: (environment) => environmentMemory.get(environment) ?? config.runnerMemoryMiB * 1024 * 1024,
   });
+  const metrics = new NodeMetrics(pool);
   const versions = new VersionService(versionStore, buildStore, algorithms, accounts, access, repositories, clock);
-  const calls = new CallService(accounts, algorithmStore, versions, access, catalog, pool, keys, {
+  const calls = new CallService(accounts, algorithmStore, versions, access, catalog, metrics.timedRuntime(pool), keys, {
     maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
     gpuAvailable: fs.existsSync('/dev/nvidia0'),
   });
@@ -152,7 +153,7 @@ export async function buildServices(config: Config): Promise<Services> {
     new FileBuildLogStore(path.join(config.dataDir, 'builds', 'logs')),
     algorithms,
     repositories,
-    builder,
+    metrics.timedBuilder(builder),
     {
       concurrency: Math.max(1, config.buildConcurrency),
       perAccount: config.buildsPerAccount,
@@ -204,7 +205,7 @@ export async function buildServices(config: Config): Promise<Services> {
     pool,
     calls,
     asyncCalls,
-    metrics: () => renderMetrics(pool.stats),
+    metrics: () => metrics.render(),
     links,
     data,
     blobs,
