@@ -82,9 +82,11 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
-  installCors(app, opts.corsOrigins ?? []);
   installJsonParser(app);
   installErrorHandling(app, opts.bodyLimit);
+  // After the error handler (the preflight route it adds keeps the handler set before it), before
+  // authentication (preflights carry no key).
+  await installCors(app, opts.corsOrigins ?? []);
   installAuth(app, services.keys);
 
   await app.register(swagger, {
@@ -120,7 +122,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   await app.register(async (scope) => callRoutes(scope, services, { inputBudgetBytes: opts.callInputBudgetBytes ?? 0 }));
   await app.register(async (scope) => dataRoutes(scope, services));
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>
-    reply.type('text/plain; version=0.0.4').send(services.metrics()),
+    reply.type('text/plain; version=0.0.4').send(await services.metrics()),
   );
   return app;
 }

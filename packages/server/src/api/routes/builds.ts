@@ -62,7 +62,10 @@ export function buildRoutes(app: Api, s: ApiServices): void {
     },
     handler: async (req, reply) => {
       const build = await s.builds.get(principalOf(req), req.params.owner, req.params.name, req.params.build_id);
+      // Hijacked: the headers set so far (CORS) are written here, Fastify no longer sends them.
+      const headers = (reply as unknown as FastifyReply).getHeaders();
       const raw = (reply as unknown as FastifyReply).hijack().raw;
+      for (const [name, value] of Object.entries(headers)) if (value !== undefined) raw.setHeader(name, value);
       raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
       const send = (event: string, data: unknown) => raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       let closed = false;
