@@ -344,7 +344,7 @@ for (const database of DATABASES) {
         `${header}.${payload}.${flipped}`,
         `${header}.${forged}.${signature}`,
         `${token}x`,
-        signJwt({ ...claims }, 'some other secret'),
+        await signJwt({ ...claims }, 'some other secret'),
         `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${payload}.`,
       ];
       for (const t of garbled) assertError(await api.get('/v1/users/jay/keys', { auth: `Bearer ${t}` }), 401);
@@ -357,8 +357,8 @@ for (const database of DATABASES) {
         .where('key', '=', 'session_jwt_secret')
         .executeTakeFirstOrThrow();
       const now = Math.floor(Date.now() / 1000);
-      const expired = signJwt({ ...claims, iat: now - 7200, exp: now - 3600 }, row.value);
-      const fresh = signJwt({ ...claims, iat: now, exp: now + 3600 }, row.value);
+      const expired = await signJwt({ ...claims, iat: now - 7200, exp: now - 3600 }, row.value);
+      const fresh = await signJwt({ ...claims, iat: now, exp: now + 3600 }, row.value);
       assert.equal((await api.get('/v1/users/jay/keys', { auth: `Bearer ${fresh}` })).status, 200);
       assertError(await api.get('/v1/users/jay/keys', { auth: `Bearer ${expired}` }), 401);
 

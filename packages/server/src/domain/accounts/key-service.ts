@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { type Clock, isoNow } from '../clock.js';
 import { Errors, forbidden, invalid, unauthenticated } from '../errors.js';
 import { CALL_KEY_CAPABILITIES, isAdmin, type Principal, requireAccountCredential } from '../auth/principal.js';
@@ -25,6 +26,12 @@ export interface Session {
 
 const CACHE_TTL_MS = 5_000;
 const CACHE_MAX = 10_000;
+/**
+ * Call keys live while their call runs (revoked when it ends, or at their own expiry). The
+ * bound only keeps a leak finite: it is far above the calls one node can hold at once, since
+ * evicting a live call key would fail its call's own calls.
+ */
+const CALL_KEYS_MAX = 100_000;
 const JWT_SECRET_SETTING = 'session_jwt_secret';
 
 /**
@@ -33,8 +40,10 @@ const JWT_SECRET_SETTING = 'session_jwt_secret';
  * a revoke on this node drops the cache entry at once.
  */
 export class KeyService {
-  private readonly cache = new Map<string, { principal: Principal; until: number }>();
-  private readonly callKeys = new Map<string, { principal: Principal; until: number }>();
+  /** Resolved keys by hash, for CACHE_TTL_MS; the least recently used go first when full. */
+  private readonly cache = new LRUCache<string, Principal>({ max: CACHE_MAX, ttl: CACHE_TTL_MS });
+  /** Call keys by hash, each with its call's time-to-live. */
+  private readonly callKeys = new LRUCache<string, Principal>({ max: CALL_KEYS_MAX });
   private readonly sessionEndListeners: ((session: string) => void)[] = [];
   private jwtSecret: string | undefined;
 
@@ -103,12 +112,17 @@ export class KeyService {
     if (!(await this.keys.delete(account.id, keyId))) {
       throw Errors.keyNotFound({ keyId, account: account.name });
     }
-    for (const [hash, entry] of this.cache) if (entry.principal.keyId === keyId) this.cache.delete(hash);
+    this.forgetCached((principal) => principal.keyId === keyId);
   }
 
   /** Drops cached keys of a deleted account so they stop working on this node at once. */
   forgetAccount(accountId: string): void {
-    for (const [hash, entry] of this.cache) if (entry.principal.account.id === accountId) this.cache.delete(hash);
+    this.forgetCached((principal) => principal.account.id === accountId);
+  }
+
+  private forgetCached(match: (principal: Principal) => boolean): void {
+    const hashes = [...this.cache.entries()].filter(([, principal]) => match(principal)).map(([hash]) => hash);
+    for (const hash of hashes) this.cache.delete(hash);
   }
 
   /**
@@ -126,7 +140,7 @@ export class KeyService {
     const session = caller.call?.session ?? crypto.randomUUID();
     const call = algorithm ? { algorithmId: algorithm.id, algorithmOwnerId: algorithm.ownerId, session } : undefined;
     const principal: Principal = { account: caller.account, via: 'call_key', capabilities, keyId: null, ...(call ? { call } : {}) };
-    this.callKeys.set(hash, { principal, until: Date.now() + ttlMs });
+    this.callKeys.set(hash, principal, { ttl: Math.max(1, Math.ceil(ttlMs)) });
     const outermost = !caller.call;
     return {
       secret,
@@ -153,19 +167,11 @@ export class KeyService {
    */
   cachedKey(secret: string): Principal | undefined {
     const hash = hashApiKey(secret);
-    const now = Date.now();
-    const callKey = this.callKeys.get(hash);
-    if (callKey) {
-      if (callKey.until > now) return callKey.principal;
-      this.callKeys.delete(hash);
-    }
-    const hit = this.cache.get(hash);
-    if (hit && hit.until > now) return hit.principal;
-    return undefined;
+    // Expired entries are not returned (and are dropped) by get.
+    return this.callKeys.get(hash) ?? this.cache.get(hash);
   }
 
   private async lookUpKey(hash: string): Promise<Principal> {
-    const now = Date.now();
     const key = await this.keys.findByHash(hash);
     const account = key && (await this.accounts.findById(key.accountId));
     if (!key || !account) {
@@ -178,8 +184,7 @@ export class KeyService {
       capabilities: new Set(key.capabilities),
       keyId: key.id,
     };
-    if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(hash, { principal, until: now + CACHE_TTL_MS });
+    this.cache.set(hash, principal);
     return principal;
   }
 
@@ -190,12 +195,12 @@ export class KeyService {
     if (!ok || !account) throw unauthenticated('wrong username or password');
     const now = Math.floor(this.clock().getTime() / 1000);
     const exp = now + this.sessionTtlSeconds;
-    const token = signJwt({ sub: account.id, name: account.name, iat: now, exp }, await this.secret());
+    const token = await signJwt({ sub: account.id, name: account.name, iat: now, exp }, await this.secret());
     return { token, expiresAt: new Date(exp * 1000) };
   }
 
   async authenticateSession(token: string): Promise<Principal> {
-    const claims = verifyJwt(token, await this.secret(), Math.floor(this.clock().getTime() / 1000));
+    const claims = await verifyJwt(token, await this.secret(), Math.floor(this.clock().getTime() / 1000));
     const account = typeof claims?.sub === 'string' ? await this.accounts.findById(claims.sub) : undefined;
     if (!account) throw unauthenticated('invalid or expired session token');
     return { account, via: 'session', capabilities: new Set(CAPABILITIES), keyId: null };

@@ -4,6 +4,7 @@
  */
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
+import { type JWTPayload, jwtVerify, SignJWT } from 'jose';
 
 const scrypt = promisify(crypto.scrypt) as (pw: string, salt: Buffer, len: number) => Promise<Buffer>;
 
@@ -34,31 +35,24 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return crypto.timingSafeEqual(actual, expected);
 }
 
-/** HS256 JSON Web Tokens for web UI sessions. */
-export function signJwt(claims: Record<string, unknown>, secret: string): string {
-  const header = b64json({ alg: 'HS256', typ: 'JWT' });
-  const body = b64json(claims);
-  const sig = crypto.createHmac('sha256', secret).update(`${header}.${body}`).digest('base64url');
-  return `${header}.${body}.${sig}`;
+/** HS256 JSON Web Tokens for web UI sessions (header `{"alg":"HS256","typ":"JWT"}`). */
+export function signJwt(claims: JWTPayload, secret: string): Promise<string> {
+  return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(hmacKey(secret));
 }
 
-/** Returns the claims of a valid, unexpired token, else undefined. */
-export function verifyJwt(token: string, secret: string, nowSeconds: number): Record<string, unknown> | undefined {
-  const parts = token.split('.');
-  if (parts.length !== 3) return undefined;
-  const [header, body, sig] = parts as [string, string, string];
-  const expected = crypto.createHmac('sha256', secret).update(`${header}.${body}`).digest();
-  const given = Buffer.from(sig, 'base64url');
-  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return undefined;
+/** Returns the claims of a valid HS256 token with an `exp` later than now, else undefined. */
+export async function verifyJwt(token: string, secret: string, nowSeconds: number): Promise<JWTPayload | undefined> {
   try {
-    const h = JSON.parse(Buffer.from(header, 'base64url').toString()) as { alg?: string };
-    if (h.alg !== 'HS256') return undefined;
-    const claims = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
-    if (typeof claims.exp !== 'number' || claims.exp <= nowSeconds) return undefined;
-    return claims;
+    const { payload } = await jwtVerify(token, hmacKey(secret), {
+      algorithms: ['HS256'],
+      requiredClaims: ['exp'],
+      currentDate: new Date(nowSeconds * 1000),
+    });
+    return payload;
   } catch {
     return undefined;
   }
 }
 
-const b64json = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+/** The HMAC key: the secret's UTF-8 bytes, as before tokens were made with jose. */
+const hmacKey = (secret: string) => new TextEncoder().encode(secret);

@@ -5,6 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import crypto from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { scanJson } from '../../lib/json-scan.js';
 import { Errors, invalid } from '../errors.js';
 import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
@@ -53,6 +54,7 @@ export interface CallSettings {
 }
 
 const RESOLVE_TTL_MS = 2000;
+const RESOLVE_MAX = 10_000;
 
 interface Resolved {
   algorithm: Algorithm;
@@ -64,7 +66,8 @@ interface Resolved {
 
 export class CallService {
   private readonly inFlight = new Map<string, number>();
-  private readonly resolved = new Map<string, { value: Resolved; until: number }>();
+  /** Resolutions by caller and path, for RESOLVE_TTL_MS; the least recently used go first when full. */
+  private readonly resolved = new LRUCache<string, Resolved>({ max: RESOLVE_MAX, ttl: RESOLVE_TTL_MS });
 
   constructor(
     private readonly accounts: AccountStore,
@@ -169,8 +172,8 @@ export class CallService {
    */
   private lookUp(p: Principal, path: string): { cacheKey: string; cached?: Resolved; address?: AlgoAddress } {
     const cacheKey = `${p.account.id}|${p.via}|${path}`;
-    const hit = this.resolved.get(cacheKey);
-    if (hit && hit.until > Date.now()) return { cacheKey, cached: hit.value };
+    const cached = this.resolved.get(cacheKey);
+    if (cached) return { cacheKey, cached };
     return { cacheKey, address: parseAlgoPath(path) };
   }
 
@@ -199,8 +202,7 @@ export class CallService {
       throw Errors.unavailable(`${environment.name} needs a GPU and no worker of this cluster reports one`);
     }
     const value: Resolved = { algorithm, environment, member, artifact: target.artifact, semanticVersion: target.semanticVersion };
-    if (this.resolved.size > 10_000) this.resolved.clear();
-    this.resolved.set(cacheKey, { value, until: Date.now() + RESOLVE_TTL_MS });
+    this.resolved.set(cacheKey, value);
     return value;
   }
 }
