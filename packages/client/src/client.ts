@@ -41,6 +41,8 @@ import type {
   OrganizationInput,
   OrganizationMember,
   OrganizationType,
+  Invitation,
+  AcceptedInvitation,
   Page,
   PageOptions,
   PublishInput,
@@ -299,6 +301,16 @@ export class UsersApi {
   async delete(username: string): Promise<void> {
     await this.t.send('DELETE', `/v1/users/${seg(username)}`);
   }
+  /** Invitations to organizations waiting for the user (the user themself, or an admin). */
+  invitations(username: string): Promise<Invitation[]> {
+    return this.t.json('GET', `/v1/users/${seg(username)}/invitations`);
+  }
+  acceptInvitation(username: string, org: string): Promise<AcceptedInvitation> {
+    return this.t.json('POST', `/v1/users/${seg(username)}/invitations/${seg(org)}`);
+  }
+  async declineInvitation(username: string, org: string): Promise<void> {
+    await this.t.send('DELETE', `/v1/users/${seg(username)}/invitations/${seg(org)}`);
+  }
 }
 
 export class OrganizationsApi {
@@ -328,8 +340,20 @@ export class OrganizationsApi {
   members(org: string): Promise<OrganizationMember[]> {
     return this.t.json('GET', `/v1/organizations/${seg(org)}/members`);
   }
-  async addMember(org: string, username: string): Promise<void> {
-    await this.t.send('PUT', `/v1/organizations/${seg(org)}/members/${seg(username)}`);
+  /**
+   * An owner invites a user who is not a member yet (the pending invitation is returned; the user
+   * accepts with `users.acceptInvitation`); a member's role changes, and a cluster admin adds,
+   * at once (undefined).
+   */
+  async addMember(org: string, username: string, role?: 'owner' | 'member'): Promise<Invitation | undefined> {
+    const res = await this.t.send('PUT', `/v1/organizations/${seg(org)}/members/${seg(username)}`, role ? { json: { role } } : {});
+    return res.status === 202 ? ((await res.json()) as Invitation) : undefined;
+  }
+  invitations(org: string): Promise<Invitation[]> {
+    return this.t.json('GET', `/v1/organizations/${seg(org)}/invitations`);
+  }
+  async withdrawInvitation(org: string, username: string): Promise<void> {
+    await this.t.send('DELETE', `/v1/organizations/${seg(org)}/invitations/${seg(username)}`);
   }
   async removeMember(org: string, username: string): Promise<void> {
     await this.t.send('DELETE', `/v1/organizations/${seg(org)}/members/${seg(username)}`);

@@ -35,6 +35,9 @@ export type UserInput = RequestBody<'user.create'>;
 export type OrganizationInput = RequestBody<'organization.create'>;
 export type OrganizationType = ResponseBody<'organization.types'>[number];
 export type OrganizationMember = ResponseBody<'organization.members.list'>[number];
+/** A pending invitation to an organization: the user becomes a member only by accepting it. */
+export type Invitation = Schemas['Invitation'];
+export type AcceptedInvitation = ResponseBody<'user.invitations.accept'>;
 export type KeyInput = RequestBody<'key.create'>;
 export type CreatedApiKey = ResponseBody<'key.create'>;
 export type Session = ResponseBody<'session.create'>;

@@ -97,7 +97,23 @@ describe('AlgohostClient against a running server', () => {
       type_id: 'basic',
     });
     assert.equal(org.org_name, 'Acme');
-    await as.organizations.addMember('Acme', 'carol');
+    // An owner invites; carol is a member only once she accepts.
+    const invitation = await as.organizations.addMember('Acme', 'carol');
+    assert.equal(invitation?.username, 'carol');
+    assert.deepEqual(
+      (await as.organizations.invitations('Acme')).map((i) => i.username),
+      ['carol'],
+    );
+    assert.deepEqual(
+      (await as.organizations.members('Acme')).map((m) => m.username),
+      ['alice'],
+    );
+    const carol = new AlgohostClient({ server: srv.url, apiKey: (await admin.keys.create('carol')).key });
+    assert.deepEqual(
+      (await carol.users.invitations('carol')).map((i) => i.org_name),
+      ['Acme'],
+    );
+    assert.equal((await carol.users.acceptInvitation('carol', 'Acme')).role, 'member');
     const members = await as.organizations.members('Acme');
     assert.deepEqual(members.map((m) => m.username).sort(), ['alice', 'carol']);
     await as.organizations.removeMember('Acme', 'carol');
