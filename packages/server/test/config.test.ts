@@ -1,19 +1,18 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { loadConfig, SETTINGS } from '../src/config/config.js';
+import { ConfigError, ConfigSchema, describeSettings, loadConfig, SETTINGS } from '../src/config/config.js';
 
-test('every field of Config has exactly one setting (env var, flag, default, description)', () => {
-  const source = fs.readFileSync(fileURLToPath(new URL('../src/config/config.ts', import.meta.url)), 'utf8');
-  const iface = /export interface Config \{([\s\S]*?)\n\}/.exec(source)![1]!;
-  const fields = [...iface.matchAll(/^\s+(\w+):/gm)].map((m) => m[1]).sort();
-  assert.deepEqual([...SETTINGS.map((s) => s.key)].sort(), fields);
+test('every setting of the schema has one env var, flag and description, all distinct, each in --help', () => {
+  assert.deepEqual(SETTINGS.map((s) => s.key).sort(), Object.keys(ConfigSchema.properties).sort());
+  const help = describeSettings();
   for (const s of SETTINGS) {
     assert.match(s.env, /^ALGOHOST_[A-Z0-9_]+$/);
     assert.match(s.flag, /^--[a-z0-9-]+$/);
     assert.ok(s.describe.length > 10, s.key);
+    assert.ok(help.includes(s.env) && help.includes(s.flag), `--help lists ${s.env} and ${s.flag}`);
   }
+  assert.equal(new Set(SETTINGS.map((s) => s.env)).size, SETTINGS.length);
+  assert.equal(new Set(SETTINGS.map((s) => s.flag)).size, SETTINGS.length);
 });
 
 test('defaults fill every setting that is not optional', () => {
@@ -23,11 +22,64 @@ test('defaults fill every setting that is not optional', () => {
   assert.equal(config.host, '127.0.0.1');
   assert.equal(config.publicUrl, 'http://127.0.0.1:8080');
   assert.equal(config.runnersPerAlgorithm, 4);
+  assert.equal(config.buildsPerAccount, 1);
+  assert.equal(config.runnersPerAccount, 8);
+  assert.equal(config.s3ForcePathStyle, false);
+  assert.equal(config.runnerMemoryPerAccountMiB, Math.floor(config.runnerMemoryBudgetMiB / 2));
+});
+
+test('values are converted to their types; derived defaults follow the settings they come from', () => {
+  const config = loadConfig(
+    {
+      ALGOHOST_BUILD_CACHE_SHARED: '1',
+      ALGOHOST_RUNNER_CPUS: '0.5',
+      ALGOHOST_MAX_RUNNERS: '40',
+      ALGOHOST_S3_ENDPOINT: 'http://minio:9000',
+    },
+    ['--port=9002', '--host', '0.0.0.0'],
+  );
+  assert.equal(config.buildCacheShared, true);
+  assert.equal(config.runnerCpus, 0.5);
+  assert.equal(config.runnersPerAccount, 10);
+  assert.equal(config.s3ForcePathStyle, true);
+  assert.equal(config.publicUrl, 'http://127.0.0.1:9002');
 });
 
 test('flags win over environment variables; bad values are refused with the setting named', () => {
   assert.equal(loadConfig({ ALGOHOST_PORT: '9000' }, ['--port', '9001']).port, 9001);
   assert.throws(() => loadConfig({ ALGOHOST_PORT: '70000' }, []), /ALGOHOST_PORT.*65535/);
+  assert.throws(() => loadConfig({ ALGOHOST_PORT: '80.5' }, []), /ALGOHOST_PORT \(--port\) must be a non-negative integer; got "80.5"/);
+  assert.throws(() => loadConfig({ ALGOHOST_RUNNER_CPUS: '-1' }, []), /ALGOHOST_RUNNER_CPUS.*non-negative number/);
   assert.throws(() => loadConfig({ ALGOHOST_BUILD_CACHE_SHARED: 'maybe' }, []), /true or false/);
+  assert.throws(() => loadConfig({ ALGOHOST_LOG_LEVEL: 'loud' }, []), /ALGOHOST_LOG_LEVEL \(--log-level\) must be one of fatal, error/);
   assert.throws(() => loadConfig({}, ['--nope', 'x']), /unknown option --nope/);
+  assert.throws(() => loadConfig({}, ['--port']), /option --port needs a value/);
+  assert.throws(() => loadConfig({}, ['stray']), ConfigError);
+});
+
+test('settings that contradict each other are refused before anything starts, each in one line', () => {
+  const refused = (env: Record<string, string>, pattern: RegExp) =>
+    assert.throws(
+      () => loadConfig(env, []),
+      (err: unknown) => err instanceof ConfigError && pattern.test(err.message) && !err.message.includes('\n'),
+    );
+  refused({ ALGOHOST_BLOB_STORE: 's3' }, /ALGOHOST_S3_BUCKET/);
+  refused({ ALGOHOST_S3_ACCESS_KEY_ID: 'k' }, /ALGOHOST_S3_SECRET_ACCESS_KEY go together/);
+  refused({ ALGOHOST_S3_ENDPOINT: 'minio:9000' }, /ALGOHOST_S3_ENDPOINT must be an http\(s\) URL/);
+  refused(
+    { ALGOHOST_RUNNER_MEMORY_BUDGET: '1024', ALGOHOST_RUNNER_MEMORY_PER_ACCOUNT: '2048' },
+    /PER_ACCOUNT \(2048 MiB\) must not exceed/,
+  );
+  refused(
+    { ALGOHOST_MAX_RUNNERS: '4', ALGOHOST_RUNNERS_PER_ACCOUNT: '5' },
+    /ALGOHOST_RUNNERS_PER_ACCOUNT \(5\) must not exceed ALGOHOST_MAX_RUNNERS \(4\)/,
+  );
+  refused({ ALGOHOST_BUILD_CONCURRENCY: '2', ALGOHOST_BUILDS_PER_ACCOUNT: '3' }, /ALGOHOST_BUILDS_PER_ACCOUNT \(3\) must not exceed/);
+  refused({ ALGOHOST_PUBLIC_URL: 'not a url' }, /ALGOHOST_PUBLIC_URL must be an absolute URL/);
+  refused({ ALGOHOST_DATABASE_URL: 'mysql://x' }, /must start with postgres:\/\//);
+  // 0 means "no limit" and contradicts nothing.
+  assert.equal(
+    loadConfig({ ALGOHOST_RUNNER_MEMORY_BUDGET: '0', ALGOHOST_RUNNER_MEMORY_PER_ACCOUNT: '4096' }, []).runnerMemoryPerAccountMiB,
+    4096,
+  );
 });

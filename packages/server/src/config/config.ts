@@ -1,606 +1,464 @@
 /**
- * Every setting of the service, in one schema. Each has an environment variable, a matching
- * command-line flag, a default and a one-line reason. `loadConfig` is called once by the
- * composition root; no other module reads `process.env`.
+ * Every setting of the service, in one typed schema (TypeBox): each has an environment
+ * variable, a matching command-line flag, a default (or a default derived from the settings
+ * before it) and a one-line reason. `Config` is the schema's static type. `loadConfig` is
+ * called once by the composition root; no other module reads `process.env`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Type, type Static, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
 
-export interface Config {
-  port: number;
+/** What derived defaults read: settings earlier in the schema, already converted. */
+interface Earlier {
   host: string;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  publicUrl: string;
-  clusterDomain: string;
-  adminKey: string | undefined;
-  logLevel: string;
-  defaultEnvironment: string;
-  defaultNetworkAccess: 'isolated' | 'full';
-  sessionTtlSeconds: number;
-  bodyLimitBytes: number;
-  gitBinary: string;
-  maxPushBytes: number;
-  maxRepositoryBytes: number;
-  maxAccountRepositoryBytes: number;
-  buildTimeoutSeconds: number;
+  port: number;
   buildConcurrency: number;
-  buildsPerAccount: number;
-  buildMemoryMiB: number;
-  pipIndexUrl: string | undefined;
-  pipFindLinks: string | undefined;
-  npmRegistry: string | undefined;
-  mavenRepository: string | undefined;
-  cranRepository: string | undefined;
-  gemSource: string | undefined;
-  buildEgressAllow: string | undefined;
-  buildCacheDir: string | undefined;
-  buildCacheShared: boolean;
-  runnerMemoryMiB: number;
-  runnerPids: number;
-  runnerCpus: number;
-  sandboxOpenFiles: number;
-  maxArtifactBytes: number;
-  environmentMemory: string | undefined;
-  corsOrigins: string | undefined;
-  maxConnections: number;
-  maxConnectionsPerClient: number;
-  headersTimeoutSeconds: number;
-  requestTimeoutSeconds: number;
-  keepAliveTimeoutSeconds: number;
-  bodyTimeoutSeconds: number;
-  minBodyBytesPerSecond: number;
-  callInputBudgetBytes: number;
-  runnersPerAlgorithm: number;
   maxRunners: number;
-  runnersPerAccount: number;
   runnerMemoryBudgetMiB: number;
-  runnerMemoryPerAccountMiB: number;
-  runnerIdleSeconds: number;
-  maxCallsPerAccount: number;
-  cargoRegistry: string | undefined;
-  dataQuotaBytes: number;
-  dataTempTtlSeconds: number;
-  dataSweepSeconds: number;
-  blobStore: 'disk' | 's3';
-  blobDir: string | undefined;
-  s3Endpoint: string | undefined;
-  s3Region: string;
-  s3Bucket: string | undefined;
-  s3AccessKeyId: string | undefined;
-  s3SecretAccessKey: string | undefined;
-  s3ForcePathStyle: boolean;
+  s3Endpoint?: string;
 }
+
+interface Meta<T> {
+  env: string;
+  flag: string;
+  describe: string;
+  default?: T;
+  /** A default computed from the settings before this one (in schema order). */
+  derive?: (earlier: Earlier) => T;
+}
+
+/** A setting: its value's schema, with the variable, flag and description beside it. */
+function setting<S extends TSchema>(schema: S, meta: Meta<Static<S>>): S {
+  // Onto the schema itself: a copy would lose TypeBox's own (non-enumerable) marks, which Convert reads.
+  return Object.assign(schema, meta, { description: meta.describe });
+}
+
+/** A setting with no default: unset means "not configured". */
+function optional<S extends TSchema>(schema: S, meta: Meta<Static<S>>) {
+  return Type.Optional(setting(schema, meta));
+}
+
+export const ConfigSchema = Type.Object({
+  port: setting(Type.Integer({ minimum: 0, maximum: 65535 }), {
+    env: 'ALGOHOST_PORT',
+    flag: '--port',
+    default: 8080,
+    describe: 'TCP port of the HTTP API and Git server (0 picks a free port).',
+  }),
+  host: setting(Type.String(), {
+    env: 'ALGOHOST_HOST',
+    flag: '--host',
+    default: '127.0.0.1',
+    describe: 'Address to listen on; loopback by default so a fresh install is not exposed.',
+  }),
+  dataDir: setting(Type.String(), {
+    env: 'ALGOHOST_DATA_DIR',
+    flag: '--data-dir',
+    default: './data',
+    describe: 'Where the SQLite database, Git repositories and the initial admin key live.',
+  }),
+  databaseUrl: optional(Type.String(), {
+    env: 'ALGOHOST_DATABASE_URL',
+    flag: '--database-url',
+    describe: 'Unset: SQLite file in the data dir. postgres://… : PostgreSQL (cluster mode).',
+  }),
+  publicUrl: setting(Type.String(), {
+    env: 'ALGOHOST_PUBLIC_URL',
+    flag: '--public-url',
+    derive: (c) => `http://${c.host === '0.0.0.0' ? '127.0.0.1' : c.host}:${c.port}`,
+    describe: 'Base URL used in links and Git URLs; set it when behind a proxy or on another host name.',
+  }),
+  adminKey: optional(Type.String(), {
+    env: 'ALGOHOST_ADMIN_KEY',
+    flag: '--admin-key',
+    describe: 'Admin API key of the `admin` account created on first start; generated when unset.',
+  }),
+  logLevel: setting(
+    Type.Union([
+      Type.Literal('fatal'),
+      Type.Literal('error'),
+      Type.Literal('warn'),
+      Type.Literal('info'),
+      Type.Literal('debug'),
+      Type.Literal('trace'),
+      Type.Literal('silent'),
+    ]),
+    {
+      env: 'ALGOHOST_LOG_LEVEL',
+      flag: '--log-level',
+      default: 'info',
+      describe: 'Structured log level (pino).',
+    },
+  ),
+  defaultEnvironment: setting(Type.String(), {
+    env: 'ALGOHOST_DEFAULT_ENVIRONMENT',
+    flag: '--default-environment',
+    default: 'python311',
+    describe: 'Environment name used when a create request names none.',
+  }),
+  defaultNetworkAccess: setting(Type.Union([Type.Literal('isolated'), Type.Literal('full')]), {
+    env: 'ALGOHOST_DEFAULT_NETWORK_ACCESS',
+    flag: '--default-network-access',
+    default: 'isolated',
+    describe: 'network_access of a new algorithm when the request omits it.',
+  }),
+  sessionTtlSeconds: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_SESSION_TTL',
+    flag: '--session-ttl',
+    default: 3600,
+    describe: 'Lifetime in seconds of the JWTs issued by POST /v1/auth/token (web UI sessions).',
+  }),
+  bodyLimitBytes: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_BODY_LIMIT',
+    flag: '--body-limit',
+    default: 1048576,
+    describe: 'Largest JSON body accepted by the management API, in bytes.',
+  }),
+  gitBinary: setting(Type.String(), {
+    env: 'ALGOHOST_GIT',
+    flag: '--git',
+    default: 'git',
+    describe: 'The git executable used for repositories.',
+  }),
+  maxPushBytes: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_MAX_PUSH_BYTES',
+    flag: '--max-push-bytes',
+    default: 100 * 1024 * 1024,
+    describe:
+      'Largest Git push (the pack one push sends), in bytes; a bigger one is refused while it streams (default 100 MiB; 0 = no limit).',
+  }),
+  maxRepositoryBytes: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_MAX_REPOSITORY_BYTES',
+    flag: '--max-repository-bytes',
+    default: 1024 * 1024 * 1024,
+    describe:
+      "Largest size of one algorithm's Git repository on disk, in bytes; a push growing it past this is refused (default 1 GiB; 0 = no limit).",
+  }),
+  maxAccountRepositoryBytes: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_MAX_ACCOUNT_REPOSITORY_BYTES',
+    flag: '--max-account-repository-bytes',
+    default: 10 * 1024 * 1024 * 1024,
+    describe:
+      "Largest total size of an account's algorithm repositories, in bytes; a push growing it past this is refused (default 10 GiB; 0 = no limit).",
+  }),
+  buildTimeoutSeconds: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_BUILD_TIMEOUT',
+    flag: '--build-timeout',
+    default: 900,
+    describe: 'Wall-clock limit of one build, in seconds (default 15 minutes).',
+  }),
+  buildConcurrency: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_BUILD_CONCURRENCY',
+    flag: '--build-concurrency',
+    default: 2,
+    describe: "Builds run at once on this node (one algorithm's builds always run one after another).",
+  }),
+  buildsPerAccount: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_BUILDS_PER_ACCOUNT',
+    flag: '--builds-per-account',
+    derive: (c) => Math.max(1, Math.floor(c.buildConcurrency / 2)),
+    describe:
+      "Builds of one account's algorithms running at once on this node; free slots go to the account with the fewest running (default half of ALGOHOST_BUILD_CONCURRENCY, at least 1; 0 = no limit).",
+  }),
+  buildMemoryMiB: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_BUILD_MEMORY',
+    flag: '--build-memory',
+    default: 4096,
+    describe: 'Memory limit of each build step, in MiB.',
+  }),
+  pipIndexUrl: optional(Type.String(), {
+    env: 'ALGOHOST_PIP_INDEX_URL',
+    flag: '--pip-index-url',
+    describe: 'Python package index for builds; unset = the public PyPI.',
+  }),
+  pipFindLinks: optional(Type.String(), {
+    env: 'ALGOHOST_PIP_FIND_LINKS',
+    flag: '--pip-find-links',
+    describe: 'Comma-separated directories of wheels offered to pip (--find-links), e.g. for offline clusters.',
+  }),
+  npmRegistry: optional(Type.String(), {
+    env: 'ALGOHOST_NPM_REGISTRY',
+    flag: '--npm-registry',
+    describe: "npm registry for JavaScript builds; unset = npm's default.",
+  }),
+  mavenRepository: optional(Type.String(), {
+    env: 'ALGOHOST_MAVEN_REPOSITORY',
+    flag: '--maven-repository',
+    describe: 'Maven repository (mirror of central) for Java and Scala builds; unset = Maven Central.',
+  }),
+  cranRepository: optional(Type.String(), {
+    env: 'ALGOHOST_CRAN_REPOSITORY',
+    flag: '--cran-repository',
+    describe: 'CRAN-style repository URL (file:// works offline) for R packages.txt.',
+  }),
+  buildEgressAllow: optional(Type.String(), {
+    env: 'ALGOHOST_BUILD_EGRESS_ALLOW',
+    flag: '--build-egress-allow',
+    describe:
+      'Extra hosts build steps may reach through the egress proxy besides the registries, comma-separated host[:port] (port default 443), e.g. "github.com,nexus.internal:8443".',
+  }),
+  buildCacheDir: optional(Type.String(), {
+    env: 'ALGOHOST_BUILD_CACHE_DIR',
+    flag: '--build-cache-dir',
+    describe:
+      'Download caches of builds (pip, npm, Maven, Cargo…); unset = <data dir>/builds/cache. Share it to keep downloads across clusters.',
+  }),
+  runnerMemoryMiB: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_RUNNER_MEMORY',
+    flag: '--runner-memory',
+    default: 2048,
+    describe: 'Memory limit of each algorithm runner, in MiB (default 2 GiB).',
+  }),
+  runnerPids: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_RUNNER_PIDS',
+    flag: '--runner-pids',
+    default: 128,
+    describe:
+      'Most processes and threads one runner may have (stops fork bombs); with ALGOHOST_SANDBOX_OPEN_FILES it bounds the files one runner can hold open.',
+  }),
+  sandboxOpenFiles: setting(Type.Integer({ minimum: 0, maximum: 1048576 }), {
+    env: 'ALGOHOST_SANDBOX_OPEN_FILES',
+    flag: '--sandbox-open-files',
+    default: 1024,
+    describe:
+      'Open-files limit (RLIMIT_NOFILE, soft and hard) of every sandboxed process, runners and build steps; a runner holds at most this × ALGOHOST_RUNNER_PIDS files.',
+  }),
+  maxArtifactBytes: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_MAX_ARTIFACT_BYTES',
+    flag: '--max-artifact-bytes',
+    default: 2 * 1024 * 1024 * 1024,
+    describe:
+      "Largest artifact of one build (the algorithm's built tree plus its dependency layer), in bytes; a build growing past it fails (default 2 GiB; 0 = no limit).",
+  }),
+  runnerCpus: setting(Type.Number({ minimum: 0 }), {
+    env: 'ALGOHOST_RUNNER_CPUS',
+    flag: '--runner-cpus',
+    default: 1,
+    describe: 'CPU cores one runner may use, as a CFS quota (0.5 = half a core; 0 = no quota).',
+  }),
+  environmentMemory: optional(Type.String(), {
+    env: 'ALGOHOST_ENVIRONMENT_MEMORY',
+    flag: '--environment-memory',
+    describe: 'Runner memory per environment in MiB, overriding ALGOHOST_RUNNER_MEMORY: "java17=3072,python311=1024".',
+  }),
+  corsOrigins: optional(Type.String(), {
+    env: 'ALGOHOST_CORS_ORIGINS',
+    flag: '--cors-origins',
+    describe: 'Origins whose web pages may call the API, comma-separated ("https://app.example"), or * for any. Unset: none.',
+  }),
+  maxConnections: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_MAX_CONNECTIONS',
+    flag: '--max-connections',
+    derive: () => connectionsForFileLimit(openFileLimit()),
+    describe:
+      "HTTP connections held at once (API, Git, the algorithms' API socket); more are answered 503 and closed. Default: half of the process's open-file limit less 512, so files, pipes to runners and the database keep descriptors.",
+  }),
+  maxConnectionsPerClient: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_MAX_CONNECTIONS_PER_CLIENT',
+    flag: '--max-connections-per-client',
+    default: 256,
+    describe:
+      'HTTP connections one client address (IPv6: one /64) may hold; more are answered 503 and closed at once. Raise it or use 0 (no limit) behind a reverse proxy, whose address every client shares.',
+  }),
+  headersTimeoutSeconds: setting(Type.Number({ minimum: 0 }), {
+    env: 'ALGOHOST_HEADERS_TIMEOUT',
+    flag: '--headers-timeout',
+    default: 30,
+    describe:
+      'Seconds a connection may take to send a complete request head, counted from its opening: idle connections are closed after it.',
+  }),
+  requestTimeoutSeconds: setting(Type.Number({ minimum: 0 }), {
+    env: 'ALGOHOST_REQUEST_TIMEOUT',
+    flag: '--request-timeout',
+    default: 3600,
+    describe:
+      'Seconds to receive one whole request (head and body, not the answer: a 3000 s call is not cut); long, for big pushes and uploads, which ALGOHOST_MIN_BODY_RATE watches meanwhile. 0 = no limit.',
+  }),
+  keepAliveTimeoutSeconds: setting(Type.Number({ minimum: 0 }), {
+    env: 'ALGOHOST_KEEP_ALIVE_TIMEOUT',
+    flag: '--keep-alive-timeout',
+    default: 72,
+    describe: "Seconds an idle keep-alive connection stays open between requests (keep it above a proxy's idle timeout).",
+  }),
+  bodyTimeoutSeconds: setting(Type.Number({ minimum: 0 }), {
+    env: 'ALGOHOST_BODY_TIMEOUT',
+    flag: '--body-timeout',
+    default: 30,
+    describe:
+      'Window in which a request body still arriving must bring ALGOHOST_MIN_BODY_RATE bytes per second, or the request is answered 408 and closed (time the server itself holds the body back does not count). 0 = no check.',
+  }),
+  minBodyBytesPerSecond: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_MIN_BODY_RATE',
+    flag: '--min-body-rate',
+    default: 1024,
+    describe: 'Slowest rate, in bytes per second, at which a request body may arrive (see ALGOHOST_BODY_TIMEOUT).',
+  }),
+  callInputBudgetBytes: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_CALL_INPUT_BUDGET',
+    flag: '--call-input-budget',
+    default: 256 * 1024 * 1024,
+    describe:
+      'Bytes of call inputs the node holds at once (being received, or kept until their call ends); past it calls get 503 with Retry-After, and one account may hold a quarter of it (default 256 MiB; 0 = no limit).',
+  }),
+  runnersPerAlgorithm: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_RUNNERS_PER_ALGORITHM',
+    flag: '--runners-per-algorithm',
+    default: 4,
+    describe: 'Most warm runners one built algorithm scales to under concurrent calls (it starts with one).',
+  }),
+  maxRunners: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_MAX_RUNNERS',
+    flag: '--max-runners',
+    default: 32,
+    describe: 'Warm runners on this node; past it the least recently used idle runner stops.',
+  }),
+  runnersPerAccount: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_RUNNERS_PER_ACCOUNT',
+    flag: '--runners-per-account',
+    derive: (c) => Math.max(1, Math.floor(c.maxRunners / 4)),
+    describe:
+      "Runners of one account's algorithms on this node; past it that account's least recently used idle runner stops, and with all busy its call is refused with 429 (default a quarter of ALGOHOST_MAX_RUNNERS; 0 = no limit).",
+  }),
+  runnerMemoryBudgetMiB: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_RUNNER_MEMORY_BUDGET',
+    flag: '--runner-memory-budget',
+    derive: () => Math.floor((os.totalmem() * 0.75) / 1024 / 1024),
+    describe:
+      "Sum of the runners' memory limits on this node, in MiB; a runner that does not fit stops an idle one or is refused with 503 (default 75% of the machine's memory; 0 = no limit).",
+  }),
+  runnerMemoryPerAccountMiB: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_RUNNER_MEMORY_PER_ACCOUNT',
+    flag: '--runner-memory-per-account',
+    derive: (c) => Math.floor(c.runnerMemoryBudgetMiB / 2),
+    describe:
+      "Sum of the memory limits of one account's runners on this node, in MiB (default half of ALGOHOST_RUNNER_MEMORY_BUDGET; 0 = no limit).",
+  }),
+  runnerIdleSeconds: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_RUNNER_IDLE',
+    flag: '--runner-idle',
+    default: 600,
+    describe: 'Seconds an idle runner stays warm.',
+  }),
+  maxCallsPerAccount: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_MAX_CALLS_PER_ACCOUNT',
+    flag: '--max-calls-per-account',
+    default: 64,
+    describe: 'Calls one account may have in flight; more get 429 with Retry-After.',
+  }),
+  buildCacheShared: setting(Type.Boolean(), {
+    env: 'ALGOHOST_BUILD_CACHE_SHARED',
+    flag: '--build-cache-shared',
+    default: false,
+    describe:
+      "true: one download cache per language for the whole cluster (faster; only for clusters whose users trust each other). false: one per owner, so no build can plant a package in another tenant's cache.",
+  }),
+  cargoRegistry: optional(Type.String(), {
+    env: 'ALGOHOST_CARGO_REGISTRY',
+    flag: '--cargo-registry',
+    describe: 'Cargo source replacing crates.io for Rust builds (e.g. sparse+https://…); unset = crates.io.',
+  }),
+  gemSource: optional(Type.String(), {
+    env: 'ALGOHOST_GEM_SOURCE',
+    flag: '--gem-source',
+    describe: "RubyGems source for Bundler; unset = the Gemfile's own source.",
+  }),
+  dataQuotaBytes: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_DATA_QUOTA',
+    flag: '--data-quota',
+    default: 0,
+    describe: "Bytes of hosted data each account may store (its collections and its algorithms' .algo spaces); 0 = unlimited.",
+  }),
+  dataTempTtlSeconds: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_DATA_TEMP_TTL',
+    flag: '--data-temp-ttl',
+    default: 86400,
+    describe: 'Seconds a file under data://.algo/…/temp lives after its last change (default one day).',
+  }),
+  dataSweepSeconds: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_DATA_SWEEP_INTERVAL',
+    flag: '--data-sweep-interval',
+    default: 300,
+    describe: 'Seconds between sweeps deleting expired temp files and ended .session data; 0 = no sweeps.',
+  }),
+  blobStore: setting(Type.Union([Type.Literal('disk'), Type.Literal('s3')]), {
+    env: 'ALGOHOST_BLOB_STORE',
+    flag: '--blob-store',
+    default: 'disk',
+    describe: 'Where hosted data files live: disk (a local directory) or s3 (an S3-compatible bucket, ALGOHOST_S3_*).',
+  }),
+  blobDir: optional(Type.String(), {
+    env: 'ALGOHOST_BLOB_DIR',
+    flag: '--blob-dir',
+    describe: 'Directory of the disk blob store; unset = <data dir>/blobs. Uploads are written beside it, so keep it on one file system.',
+  }),
+  s3Endpoint: optional(Type.String(), {
+    env: 'ALGOHOST_S3_ENDPOINT',
+    flag: '--s3-endpoint',
+    describe: 'URL of an S3-compatible service (MinIO, Ceph…) for ALGOHOST_BLOB_STORE=s3; unset = AWS S3.',
+  }),
+  s3Region: setting(Type.String(), {
+    env: 'ALGOHOST_S3_REGION',
+    flag: '--s3-region',
+    default: 'us-east-1',
+    describe: 'Region of the S3 bucket (most self-hosted stores accept any).',
+  }),
+  s3Bucket: optional(Type.String(), {
+    env: 'ALGOHOST_S3_BUCKET',
+    flag: '--s3-bucket',
+    describe: 'Bucket holding hosted data with ALGOHOST_BLOB_STORE=s3; created on start if missing and allowed.',
+  }),
+  s3AccessKeyId: optional(Type.String(), {
+    env: 'ALGOHOST_S3_ACCESS_KEY_ID',
+    flag: '--s3-access-key-id',
+    describe: "Access key id for S3; unset = the AWS SDK's default credential chain (instance roles…).",
+  }),
+  s3SecretAccessKey: optional(Type.String(), {
+    env: 'ALGOHOST_S3_SECRET_ACCESS_KEY',
+    flag: '--s3-secret-access-key',
+    describe: 'Secret access key belonging to ALGOHOST_S3_ACCESS_KEY_ID.',
+  }),
+  s3ForcePathStyle: setting(Type.Boolean(), {
+    env: 'ALGOHOST_S3_FORCE_PATH_STYLE',
+    flag: '--s3-force-path-style',
+    derive: (c) => c.s3Endpoint !== undefined,
+    describe:
+      'Address the bucket in the path (http://host/bucket/key), as self-hosted stores need; default true with ALGOHOST_S3_ENDPOINT.',
+  }),
+});
+
+export type Config = Static<typeof ConfigSchema>;
 
 type Kind = 'string' | 'int' | 'number' | 'optional' | 'bool';
 
-interface Setting {
+export interface Setting {
   key: keyof Config;
   env: string;
   flag: string;
   kind: Kind;
-  /** Default as text; a function computes it from the settings read so far. */
-  default?: string | ((c: Partial<Config>) => string);
-  oneOf?: string[];
-  /** Largest value of an int setting. */
-  max?: number;
+  /** The default's text for --help: a value, "derived" or unset. */
+  default?: string;
   describe: string;
+  schema: TSchema & Partial<Meta<unknown>>;
 }
 
-export const SETTINGS: readonly Setting[] = [
-  {
-    key: 'port',
-    env: 'ALGOHOST_PORT',
-    flag: '--port',
-    kind: 'int',
-    default: '8080',
-    max: 65535,
-    describe: 'TCP port of the HTTP API and Git server (0 picks a free port).',
-  },
-  {
-    key: 'host',
-    env: 'ALGOHOST_HOST',
-    flag: '--host',
-    kind: 'string',
-    default: '127.0.0.1',
-    describe: 'Address to listen on; loopback by default so a fresh install is not exposed.',
-  },
-  {
-    key: 'dataDir',
-    env: 'ALGOHOST_DATA_DIR',
-    flag: '--data-dir',
-    kind: 'string',
-    default: './data',
-    describe: 'Where the SQLite database, Git repositories and the initial admin key live.',
-  },
-  {
-    key: 'databaseUrl',
-    env: 'ALGOHOST_DATABASE_URL',
-    flag: '--database-url',
-    kind: 'optional',
-    describe: 'Unset: SQLite file in the data dir. postgres://… : PostgreSQL (cluster mode).',
-  },
-  {
-    key: 'publicUrl',
-    env: 'ALGOHOST_PUBLIC_URL',
-    flag: '--public-url',
-    kind: 'string',
-    default: (c) => `http://${c.host === '0.0.0.0' ? '127.0.0.1' : c.host}:${c.port}`,
-    describe: 'Base URL used in links and Git URLs; set it when behind a proxy or on another host name.',
-  },
-  {
-    key: 'clusterDomain',
-    env: 'ALGOHOST_CLUSTER_DOMAIN',
-    flag: '--cluster-domain',
-    kind: 'string',
-    default: (c) => new URL(c.publicUrl!).hostname,
-    describe: 'Name of this cluster; with owner and name it identifies an algorithm.',
-  },
-  {
-    key: 'adminKey',
-    env: 'ALGOHOST_ADMIN_KEY',
-    flag: '--admin-key',
-    kind: 'optional',
-    describe: 'Admin API key of the `admin` account created on first start; generated when unset.',
-  },
-  {
-    key: 'logLevel',
-    env: 'ALGOHOST_LOG_LEVEL',
-    flag: '--log-level',
-    kind: 'string',
-    default: 'info',
-    oneOf: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
-    describe: 'Structured log level (pino).',
-  },
-  {
-    key: 'defaultEnvironment',
-    env: 'ALGOHOST_DEFAULT_ENVIRONMENT',
-    flag: '--default-environment',
-    kind: 'string',
-    default: 'python311',
-    describe: 'Environment name used when a create request names none.',
-  },
-  {
-    key: 'defaultNetworkAccess',
-    env: 'ALGOHOST_DEFAULT_NETWORK_ACCESS',
-    flag: '--default-network-access',
-    kind: 'string',
-    default: 'isolated',
-    oneOf: ['isolated', 'full'],
-    describe: 'network_access of a new algorithm when the request omits it.',
-  },
-  {
-    key: 'sessionTtlSeconds',
-    env: 'ALGOHOST_SESSION_TTL',
-    flag: '--session-ttl',
-    kind: 'int',
-    default: '3600',
-    describe: 'Lifetime in seconds of the JWTs issued by POST /v1/auth/token (web UI sessions).',
-  },
-  {
-    key: 'bodyLimitBytes',
-    env: 'ALGOHOST_BODY_LIMIT',
-    flag: '--body-limit',
-    kind: 'int',
-    default: '1048576',
-    describe: 'Largest JSON body accepted by the management API, in bytes.',
-  },
-  {
-    key: 'gitBinary',
-    env: 'ALGOHOST_GIT',
-    flag: '--git',
-    kind: 'string',
-    default: 'git',
-    describe: 'The git executable used for repositories.',
-  },
-  {
-    key: 'maxPushBytes',
-    env: 'ALGOHOST_MAX_PUSH_BYTES',
-    flag: '--max-push-bytes',
-    kind: 'int',
-    default: String(100 * 1024 * 1024),
-    describe:
-      'Largest Git push (the pack one push sends), in bytes; a bigger one is refused while it streams (default 100 MiB; 0 = no limit).',
-  },
-  {
-    key: 'maxRepositoryBytes',
-    env: 'ALGOHOST_MAX_REPOSITORY_BYTES',
-    flag: '--max-repository-bytes',
-    kind: 'int',
-    default: String(1024 * 1024 * 1024),
-    describe:
-      "Largest size of one algorithm's Git repository on disk, in bytes; a push growing it past this is refused (default 1 GiB; 0 = no limit).",
-  },
-  {
-    key: 'maxAccountRepositoryBytes',
-    env: 'ALGOHOST_MAX_ACCOUNT_REPOSITORY_BYTES',
-    flag: '--max-account-repository-bytes',
-    kind: 'int',
-    default: String(10 * 1024 * 1024 * 1024),
-    describe:
-      "Largest total size of an account's algorithm repositories, in bytes; a push growing it past this is refused (default 10 GiB; 0 = no limit).",
-  },
-  {
-    key: 'buildTimeoutSeconds',
-    env: 'ALGOHOST_BUILD_TIMEOUT',
-    flag: '--build-timeout',
-    kind: 'int',
-    default: '900',
-    describe: 'Wall-clock limit of one build, in seconds (default 15 minutes).',
-  },
-  {
-    key: 'buildConcurrency',
-    env: 'ALGOHOST_BUILD_CONCURRENCY',
-    flag: '--build-concurrency',
-    kind: 'int',
-    default: '2',
-    describe: "Builds run at once on this node (one algorithm's builds always run one after another).",
-  },
-  {
-    key: 'buildsPerAccount',
-    env: 'ALGOHOST_BUILDS_PER_ACCOUNT',
-    flag: '--builds-per-account',
-    kind: 'int',
-    default: (c) => String(Math.max(1, Math.floor((c.buildConcurrency ?? 2) / 2))),
-    describe:
-      "Builds of one account's algorithms running at once on this node; free slots go to the account with the fewest running (default half of ALGOHOST_BUILD_CONCURRENCY, at least 1; 0 = no limit).",
-  },
-  {
-    key: 'buildMemoryMiB',
-    env: 'ALGOHOST_BUILD_MEMORY',
-    flag: '--build-memory',
-    kind: 'int',
-    default: '4096',
-    describe: 'Memory limit of each build step, in MiB.',
-  },
-  {
-    key: 'pipIndexUrl',
-    env: 'ALGOHOST_PIP_INDEX_URL',
-    flag: '--pip-index-url',
-    kind: 'optional',
-    describe: 'Python package index for builds; unset = the public PyPI.',
-  },
-  {
-    key: 'pipFindLinks',
-    env: 'ALGOHOST_PIP_FIND_LINKS',
-    flag: '--pip-find-links',
-    kind: 'optional',
-    describe: 'Comma-separated directories of wheels offered to pip (--find-links), e.g. for offline clusters.',
-  },
-  {
-    key: 'npmRegistry',
-    env: 'ALGOHOST_NPM_REGISTRY',
-    flag: '--npm-registry',
-    kind: 'optional',
-    describe: "npm registry for JavaScript builds; unset = npm's default.",
-  },
-  {
-    key: 'mavenRepository',
-    env: 'ALGOHOST_MAVEN_REPOSITORY',
-    flag: '--maven-repository',
-    kind: 'optional',
-    describe: 'Maven repository (mirror of central) for Java and Scala builds; unset = Maven Central.',
-  },
-  {
-    key: 'cranRepository',
-    env: 'ALGOHOST_CRAN_REPOSITORY',
-    flag: '--cran-repository',
-    kind: 'optional',
-    describe: 'CRAN-style repository URL (file:// works offline) for R packages.txt.',
-  },
-  {
-    key: 'buildEgressAllow',
-    env: 'ALGOHOST_BUILD_EGRESS_ALLOW',
-    flag: '--build-egress-allow',
-    kind: 'optional',
-    describe:
-      'Extra hosts build steps may reach through the egress proxy besides the registries, comma-separated host[:port] (port default 443), e.g. "github.com,nexus.internal:8443".',
-  },
-  {
-    key: 'buildCacheDir',
-    env: 'ALGOHOST_BUILD_CACHE_DIR',
-    flag: '--build-cache-dir',
-    kind: 'optional',
-    describe:
-      'Download caches of builds (pip, npm, Maven, Cargo…); unset = <data dir>/builds/cache. Share it to keep downloads across clusters.',
-  },
-  {
-    key: 'runnerMemoryMiB',
-    env: 'ALGOHOST_RUNNER_MEMORY',
-    flag: '--runner-memory',
-    kind: 'int',
-    default: '2048',
-    describe: 'Memory limit of each algorithm runner, in MiB (default 2 GiB).',
-  },
-  {
-    key: 'runnerPids',
-    env: 'ALGOHOST_RUNNER_PIDS',
-    flag: '--runner-pids',
-    kind: 'int',
-    default: '128',
-    describe:
-      'Most processes and threads one runner may have (stops fork bombs); with ALGOHOST_SANDBOX_OPEN_FILES it bounds the files one runner can hold open.',
-  },
-  {
-    key: 'sandboxOpenFiles',
-    env: 'ALGOHOST_SANDBOX_OPEN_FILES',
-    flag: '--sandbox-open-files',
-    kind: 'int',
-    default: '1024',
-    max: 1048576,
-    describe:
-      'Open-files limit (RLIMIT_NOFILE, soft and hard) of every sandboxed process, runners and build steps; a runner holds at most this × ALGOHOST_RUNNER_PIDS files.',
-  },
-  {
-    key: 'maxArtifactBytes',
-    env: 'ALGOHOST_MAX_ARTIFACT_BYTES',
-    flag: '--max-artifact-bytes',
-    kind: 'int',
-    default: String(2 * 1024 * 1024 * 1024),
-    describe:
-      "Largest artifact of one build (the algorithm's built tree plus its dependency layer), in bytes; a build growing past it fails (default 2 GiB; 0 = no limit).",
-  },
-  {
-    key: 'runnerCpus',
-    env: 'ALGOHOST_RUNNER_CPUS',
-    flag: '--runner-cpus',
-    kind: 'number',
-    default: '1',
-    describe: 'CPU cores one runner may use, as a CFS quota (0.5 = half a core; 0 = no quota).',
-  },
-  {
-    key: 'environmentMemory',
-    env: 'ALGOHOST_ENVIRONMENT_MEMORY',
-    flag: '--environment-memory',
-    kind: 'optional',
-    describe: 'Runner memory per environment in MiB, overriding ALGOHOST_RUNNER_MEMORY: "java17=3072,python311=1024".',
-  },
-  {
-    key: 'corsOrigins',
-    env: 'ALGOHOST_CORS_ORIGINS',
-    flag: '--cors-origins',
-    kind: 'optional',
-    describe: 'Origins whose web pages may call the API, comma-separated ("https://app.example"), or * for any. Unset: none.',
-  },
-  {
-    key: 'maxConnections',
-    env: 'ALGOHOST_MAX_CONNECTIONS',
-    flag: '--max-connections',
-    kind: 'int',
-    default: () => String(connectionsForFileLimit(openFileLimit())),
-    describe:
-      "HTTP connections held at once (API, Git, the algorithms' API socket); more are answered 503 and closed. Default: half of the process's open-file limit less 512, so files, pipes to runners and the database keep descriptors.",
-  },
-  {
-    key: 'maxConnectionsPerClient',
-    env: 'ALGOHOST_MAX_CONNECTIONS_PER_CLIENT',
-    flag: '--max-connections-per-client',
-    kind: 'int',
-    default: '256',
-    describe:
-      'HTTP connections one client address (IPv6: one /64) may hold; more are answered 503 and closed at once. Raise it or use 0 (no limit) behind a reverse proxy, whose address every client shares.',
-  },
-  {
-    key: 'headersTimeoutSeconds',
-    env: 'ALGOHOST_HEADERS_TIMEOUT',
-    flag: '--headers-timeout',
-    kind: 'number',
-    default: '30',
-    describe:
-      'Seconds a connection may take to send a complete request head, counted from its opening: idle connections are closed after it.',
-  },
-  {
-    key: 'requestTimeoutSeconds',
-    env: 'ALGOHOST_REQUEST_TIMEOUT',
-    flag: '--request-timeout',
-    kind: 'number',
-    default: '3600',
-    describe:
-      'Seconds to receive one whole request (head and body, not the answer: a 3000 s call is not cut); long, for big pushes and uploads, which ALGOHOST_MIN_BODY_RATE watches meanwhile. 0 = no limit.',
-  },
-  {
-    key: 'keepAliveTimeoutSeconds',
-    env: 'ALGOHOST_KEEP_ALIVE_TIMEOUT',
-    flag: '--keep-alive-timeout',
-    kind: 'number',
-    default: '72',
-    describe: "Seconds an idle keep-alive connection stays open between requests (keep it above a proxy's idle timeout).",
-  },
-  {
-    key: 'bodyTimeoutSeconds',
-    env: 'ALGOHOST_BODY_TIMEOUT',
-    flag: '--body-timeout',
-    kind: 'number',
-    default: '30',
-    describe:
-      'Window in which a request body still arriving must bring ALGOHOST_MIN_BODY_RATE bytes per second, or the request is answered 408 and closed (time the server itself holds the body back does not count). 0 = no check.',
-  },
-  {
-    key: 'minBodyBytesPerSecond',
-    env: 'ALGOHOST_MIN_BODY_RATE',
-    flag: '--min-body-rate',
-    kind: 'int',
-    default: '1024',
-    describe: 'Slowest rate, in bytes per second, at which a request body may arrive (see ALGOHOST_BODY_TIMEOUT).',
-  },
-  {
-    key: 'callInputBudgetBytes',
-    env: 'ALGOHOST_CALL_INPUT_BUDGET',
-    flag: '--call-input-budget',
-    kind: 'int',
-    default: String(256 * 1024 * 1024),
-    describe:
-      'Bytes of call inputs the node holds at once (being received, or kept until their call ends); past it calls get 503 with Retry-After, and one account may hold a quarter of it (default 256 MiB; 0 = no limit).',
-  },
-  {
-    key: 'runnersPerAlgorithm',
-    env: 'ALGOHOST_RUNNERS_PER_ALGORITHM',
-    flag: '--runners-per-algorithm',
-    kind: 'int',
-    default: '4',
-    describe: 'Most warm runners one built algorithm scales to under concurrent calls (it starts with one).',
-  },
-  {
-    key: 'maxRunners',
-    env: 'ALGOHOST_MAX_RUNNERS',
-    flag: '--max-runners',
-    kind: 'int',
-    default: '32',
-    describe: 'Warm runners on this node; past it the least recently used idle runner stops.',
-  },
-  {
-    key: 'runnersPerAccount',
-    env: 'ALGOHOST_RUNNERS_PER_ACCOUNT',
-    flag: '--runners-per-account',
-    kind: 'int',
-    default: (c) => String(Math.max(1, Math.floor((c.maxRunners ?? 32) / 4))),
-    describe:
-      "Runners of one account's algorithms on this node; past it that account's least recently used idle runner stops, and with all busy its call is refused with 429 (default a quarter of ALGOHOST_MAX_RUNNERS; 0 = no limit).",
-  },
-  {
-    key: 'runnerMemoryBudgetMiB',
-    env: 'ALGOHOST_RUNNER_MEMORY_BUDGET',
-    flag: '--runner-memory-budget',
-    kind: 'int',
-    default: () => String(Math.floor((os.totalmem() * 0.75) / 1024 / 1024)),
-    describe:
-      "Sum of the runners' memory limits on this node, in MiB; a runner that does not fit stops an idle one or is refused with 503 (default 75% of the machine's memory; 0 = no limit).",
-  },
-  {
-    key: 'runnerMemoryPerAccountMiB',
-    env: 'ALGOHOST_RUNNER_MEMORY_PER_ACCOUNT',
-    flag: '--runner-memory-per-account',
-    kind: 'int',
-    default: (c) => String(Math.floor((c.runnerMemoryBudgetMiB ?? 0) / 2)),
-    describe:
-      "Sum of the memory limits of one account's runners on this node, in MiB (default half of ALGOHOST_RUNNER_MEMORY_BUDGET; 0 = no limit).",
-  },
-  {
-    key: 'runnerIdleSeconds',
-    env: 'ALGOHOST_RUNNER_IDLE',
-    flag: '--runner-idle',
-    kind: 'int',
-    default: '600',
-    describe: 'Seconds an idle runner stays warm.',
-  },
-  {
-    key: 'maxCallsPerAccount',
-    env: 'ALGOHOST_MAX_CALLS_PER_ACCOUNT',
-    flag: '--max-calls-per-account',
-    kind: 'int',
-    default: '64',
-    describe: 'Calls one account may have in flight; more get 429 with Retry-After.',
-  },
-  {
-    key: 'buildCacheShared',
-    env: 'ALGOHOST_BUILD_CACHE_SHARED',
-    flag: '--build-cache-shared',
-    kind: 'bool',
-    default: 'false',
-    describe:
-      "true: one download cache per language for the whole cluster (faster; only for clusters whose users trust each other). false: one per owner, so no build can plant a package in another tenant's cache.",
-  },
-  {
-    key: 'cargoRegistry',
-    env: 'ALGOHOST_CARGO_REGISTRY',
-    flag: '--cargo-registry',
-    kind: 'optional',
-    describe: 'Cargo source replacing crates.io for Rust builds (e.g. sparse+https://…); unset = crates.io.',
-  },
-  {
-    key: 'gemSource',
-    env: 'ALGOHOST_GEM_SOURCE',
-    flag: '--gem-source',
-    kind: 'optional',
-    describe: "RubyGems source for Bundler; unset = the Gemfile's own source.",
-  },
-  {
-    key: 'dataQuotaBytes',
-    env: 'ALGOHOST_DATA_QUOTA',
-    flag: '--data-quota',
-    kind: 'int',
-    default: '0',
-    describe: "Bytes of hosted data each account may store (its collections and its algorithms' .algo spaces); 0 = unlimited.",
-  },
-  {
-    key: 'dataTempTtlSeconds',
-    env: 'ALGOHOST_DATA_TEMP_TTL',
-    flag: '--data-temp-ttl',
-    kind: 'int',
-    default: '86400',
-    describe: 'Seconds a file under data://.algo/…/temp lives after its last change (default one day).',
-  },
-  {
-    key: 'dataSweepSeconds',
-    env: 'ALGOHOST_DATA_SWEEP_INTERVAL',
-    flag: '--data-sweep-interval',
-    kind: 'int',
-    default: '300',
-    describe: 'Seconds between sweeps deleting expired temp files and ended .session data; 0 = no sweeps.',
-  },
-  {
-    key: 'blobStore',
-    env: 'ALGOHOST_BLOB_STORE',
-    flag: '--blob-store',
-    kind: 'string',
-    default: 'disk',
-    oneOf: ['disk', 's3'],
-    describe: 'Where hosted data files live: disk (a local directory) or s3 (an S3-compatible bucket, ALGOHOST_S3_*).',
-  },
-  {
-    key: 'blobDir',
-    env: 'ALGOHOST_BLOB_DIR',
-    flag: '--blob-dir',
-    kind: 'optional',
-    describe: 'Directory of the disk blob store; unset = <data dir>/blobs. Uploads are written beside it, so keep it on one file system.',
-  },
-  {
-    key: 's3Endpoint',
-    env: 'ALGOHOST_S3_ENDPOINT',
-    flag: '--s3-endpoint',
-    kind: 'optional',
-    describe: 'URL of an S3-compatible service (MinIO, Ceph…) for ALGOHOST_BLOB_STORE=s3; unset = AWS S3.',
-  },
-  {
-    key: 's3Region',
-    env: 'ALGOHOST_S3_REGION',
-    flag: '--s3-region',
-    kind: 'string',
-    default: 'us-east-1',
-    describe: 'Region of the S3 bucket (most self-hosted stores accept any).',
-  },
-  {
-    key: 's3Bucket',
-    env: 'ALGOHOST_S3_BUCKET',
-    flag: '--s3-bucket',
-    kind: 'optional',
-    describe: 'Bucket holding hosted data with ALGOHOST_BLOB_STORE=s3; created on start if missing and allowed.',
-  },
-  {
-    key: 's3AccessKeyId',
-    env: 'ALGOHOST_S3_ACCESS_KEY_ID',
-    flag: '--s3-access-key-id',
-    kind: 'optional',
-    describe: "Access key id for S3; unset = the AWS SDK's default credential chain (instance roles…).",
-  },
-  {
-    key: 's3SecretAccessKey',
-    env: 'ALGOHOST_S3_SECRET_ACCESS_KEY',
-    flag: '--s3-secret-access-key',
-    kind: 'optional',
-    describe: 'Secret access key belonging to ALGOHOST_S3_ACCESS_KEY_ID.',
-  },
-  {
-    key: 's3ForcePathStyle',
-    env: 'ALGOHOST_S3_FORCE_PATH_STYLE',
-    flag: '--s3-force-path-style',
-    kind: 'bool',
-    default: (c) => (c.s3Endpoint ? 'true' : 'false'),
-    describe:
-      'Address the bucket in the path (http://host/bucket/key), as self-hosted stores need; default true with ALGOHOST_S3_ENDPOINT.',
-  },
-];
+/** The schema's settings in order, as --help and the tests list them. */
+export const SETTINGS: readonly Setting[] = Object.entries(ConfigSchema.properties).map(([key, raw]) => {
+  const schema = raw as unknown as TSchema & Meta<unknown> & { type?: string };
+  const kind: Kind = !(ConfigSchema.required as readonly string[] | undefined)?.includes(key)
+    ? 'optional'
+    : schema.type === 'integer'
+      ? 'int'
+      : schema.type === 'number'
+        ? 'number'
+        : schema.type === 'boolean'
+          ? 'bool'
+          : 'string';
+  const def = schema.derive ? 'derived' : schema.default === undefined ? undefined : String(schema.default);
+  return { key: key as keyof Config, env: schema.env, flag: schema.flag, kind, default: def, describe: schema.describe, schema };
+});
 
 export class ConfigError extends Error {}
 
@@ -624,43 +482,51 @@ function readProcLimits(): string | undefined {
   }
 }
 
-/** Reads settings from flags (win) and environment variables, applying defaults in order. */
+/** Reads settings from flags (win) and environment variables, applying defaults in order; checks them all. */
 export function loadConfig(env: NodeJS.ProcessEnv, argv: readonly string[]): Config {
   const flags = parseFlags(argv);
-  const out: Partial<Record<keyof Config, unknown>> = {};
+  const raw: Record<string, unknown> = {};
   for (const s of SETTINGS) {
-    let raw = flags.get(s.flag) ?? env[s.env];
-    if (raw === '') raw = undefined;
-    if (raw === undefined && s.default !== undefined) {
-      raw = typeof s.default === 'function' ? s.default(out as Partial<Config>) : s.default;
-    }
-    if (raw === undefined) {
-      out[s.key] = undefined;
-      continue;
-    }
-    if (s.oneOf && !s.oneOf.includes(raw)) {
-      throw new ConfigError(`${s.env} (${s.flag}) must be one of ${s.oneOf.join(', ')}; got "${raw}"`);
-    }
-    if (s.kind === 'bool') {
-      if (!['true', 'false', '1', '0'].includes(raw)) throw new ConfigError(`${s.env} (${s.flag}) must be true or false; got "${raw}"`);
-      out[s.key] = raw === 'true' || raw === '1';
-    } else if (s.kind === 'number') {
-      const n = Number(raw);
-      if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${s.env} (${s.flag}) must be a non-negative number; got "${raw}"`);
-      out[s.key] = n;
-    } else if (s.kind === 'int') {
-      const n = Number(raw);
-      if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${s.env} (${s.flag}) must be a non-negative integer; got "${raw}"`);
-      if (s.max !== undefined && n > s.max) throw new ConfigError(`${s.env} (${s.flag}) must be at most ${s.max}; got ${n}`);
-      out[s.key] = n;
-    } else {
-      out[s.key] = raw;
-    }
+    const given = flags[s.flag.slice(2)] ?? env[s.env];
+    if (given !== undefined && given !== '') raw[s.key] = given;
   }
-  const config = out as unknown as Config;
+  Value.Default(ConfigSchema, raw);
+  const out: Record<string, unknown> = {};
   for (const s of SETTINGS) {
-    if (s.kind !== 'optional' && config[s.key] === undefined) throw new ConfigError(`setting ${s.env} has no value and no default`);
+    let value = raw[s.key];
+    if (value === undefined && s.schema.derive) value = s.schema.derive(out as unknown as Earlier);
+    if (value !== undefined) out[s.key] = checked(s, value);
   }
+  if (!Value.Check(ConfigSchema, out)) {
+    const [first] = Value.Errors(ConfigSchema, out);
+    throw new ConfigError(`settings do not fit their schema: ${first?.instancePath ?? ''} ${first?.message ?? ''}`.trim());
+  }
+  return crossChecked(out);
+}
+
+/** One setting converted from text to its type, or a ConfigError naming it and what it accepts. */
+function checked(s: Setting, value: unknown): unknown {
+  const name = `${s.env} (${s.flag})`;
+  // Integers are converted as numbers first, so "1.5" is refused instead of truncated.
+  const converted = Value.Convert(s.kind === 'int' ? Type.Number() : s.schema, value);
+  if (Value.Check(s.schema, converted)) return converted;
+  const literals = (s.schema as { anyOf?: { const?: unknown }[] }).anyOf?.map((t) => t.const);
+  if (literals) throw new ConfigError(`${name} must be one of ${literals.join(', ')}; got "${String(value)}"`);
+  if (s.kind === 'bool') throw new ConfigError(`${name} must be true or false; got "${String(value)}"`);
+  const max = (s.schema as { maximum?: number }).maximum;
+  if (max !== undefined && typeof converted === 'number' && Number.isInteger(converted) && converted > max) {
+    throw new ConfigError(`${name} must be at most ${max}; got ${converted}`);
+  }
+  if (s.kind === 'int') throw new ConfigError(`${name} must be a non-negative integer; got "${String(value)}"`);
+  if (s.kind === 'number') throw new ConfigError(`${name} must be a non-negative number; got "${String(value)}"`);
+  throw new ConfigError(`${name} is invalid: "${String(value)}"`);
+}
+
+/**
+ * Checks that involve more than one setting, and normalizations, all before anything touches
+ * disk, the database or S3: a bad combination fails start-up with one line (exit code 2).
+ */
+function crossChecked(config: Config): Config {
   config.dataDir = path.resolve(config.dataDir);
   config.publicUrl = config.publicUrl.replace(/\/+$/, '');
   try {
@@ -671,34 +537,66 @@ export function loadConfig(env: NodeJS.ProcessEnv, argv: readonly string[]): Con
   if (config.blobStore === 's3' && !config.s3Bucket) {
     throw new ConfigError('ALGOHOST_BLOB_STORE=s3 needs ALGOHOST_S3_BUCKET (and usually ALGOHOST_S3_ENDPOINT and credentials)');
   }
+  if (!config.s3AccessKeyId !== !config.s3SecretAccessKey) {
+    throw new ConfigError(
+      'ALGOHOST_S3_ACCESS_KEY_ID and ALGOHOST_S3_SECRET_ACCESS_KEY go together: set both, or neither for the default credential chain',
+    );
+  }
+  if (config.s3Endpoint !== undefined && !isHttpUrl(config.s3Endpoint)) {
+    throw new ConfigError(`ALGOHOST_S3_ENDPOINT must be an http(s) URL; got "${config.s3Endpoint}"`);
+  }
   if (config.blobDir) config.blobDir = path.resolve(config.blobDir);
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     throw new ConfigError('ALGOHOST_DATABASE_URL must start with postgres:// (leave it unset for SQLite)');
   }
+  const budget = config.runnerMemoryBudgetMiB;
+  if (budget > 0 && config.runnerMemoryPerAccountMiB > budget) {
+    throw new ConfigError(
+      `ALGOHOST_RUNNER_MEMORY_PER_ACCOUNT (${config.runnerMemoryPerAccountMiB} MiB) must not exceed ALGOHOST_RUNNER_MEMORY_BUDGET (${budget} MiB)`,
+    );
+  }
+  if (config.maxRunners > 0 && config.runnersPerAccount > config.maxRunners) {
+    throw new ConfigError(
+      `ALGOHOST_RUNNERS_PER_ACCOUNT (${config.runnersPerAccount}) must not exceed ALGOHOST_MAX_RUNNERS (${config.maxRunners})`,
+    );
+  }
+  if (config.buildConcurrency > 0 && config.buildsPerAccount > config.buildConcurrency) {
+    throw new ConfigError(
+      `ALGOHOST_BUILDS_PER_ACCOUNT (${config.buildsPerAccount}) must not exceed ALGOHOST_BUILD_CONCURRENCY (${config.buildConcurrency})`,
+    );
+  }
   return config;
 }
 
-function parseFlags(argv: readonly string[]): Map<string, string> {
-  const known = new Set(SETTINGS.map((s) => s.flag));
-  const flags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf('=');
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    if (!known.has(name)) throw new ConfigError(`unknown option ${name} (see --help)`);
-    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined) throw new ConfigError(`option ${name} needs a value`);
-    flags.set(name, value);
+function isHttpUrl(text: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(text).protocol);
+  } catch {
+    return false;
   }
-  return flags;
+}
+
+/** Flags through node:util's parseArgs: every setting's flag takes a value; anything else is refused. */
+function parseFlags(argv: readonly string[]): Record<string, string | undefined> {
+  const options = Object.fromEntries(SETTINGS.map((s) => [s.flag.slice(2), { type: 'string' as const }]));
+  try {
+    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Record<string, string | undefined>;
+  } catch (err) {
+    const message = (err as Error).message;
+    const code = (err as { code?: string }).code;
+    const flag = /'(-[^' ]+)/.exec(message)?.[1] ?? '';
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new ConfigError(`unknown option ${flag} (see --help)`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new ConfigError(`option ${flag} needs a value`);
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new ConfigError(`unexpected argument: ${message} (see --help)`);
+    throw new ConfigError(message);
+  }
 }
 
 /** The text of `--help`: the one place where every setting is documented. */
 export function describeSettings(): string {
   const lines = ['Settings (flag wins over environment variable):', ''];
   for (const s of SETTINGS) {
-    const def = s.default === undefined ? 'unset' : typeof s.default === 'function' ? 'derived' : s.default;
-    lines.push(`  ${s.flag.padEnd(26)} ${s.env.padEnd(32)} default: ${def}`);
+    lines.push(`  ${s.flag.padEnd(26)} ${s.env.padEnd(32)} default: ${s.default ?? 'unset'}`);
     lines.push(`      ${s.describe}`);
   }
   return lines.join('\n');
