@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # What only the tests need beyond scripts/install-deps.sh: a real browser for the client's
-# browser test (Chromium from Debian; playwright-core drives it and never downloads its own).
+# browser test (Chromium from Debian; playwright-core drives it and never downloads its own)
+# and shellcheck for the repository's shell scripts.
 set -euo pipefail
 
+# shellcheck source=scripts/lib/apt.sh
 source "$(dirname "$0")/lib/apt.sh"
 
 need=()
 command -v chromium >/dev/null || need+=(chromium)
-apt_install "the browser tests" "${need[@]}"
+command -v shellcheck >/dev/null || need+=(shellcheck)
+apt_install "the browser tests and shellcheck" "${need[@]}"

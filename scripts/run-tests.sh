@@ -2,7 +2,7 @@
 # Runs test files with Node's test runner and ends with the line "N passed, N failed, N skipped".
 # Usage: scripts/run-tests.sh [test files…]   (default: every packages/*/test/**/*.test.ts)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 if (($#)); then files=("$@"); else mapfile -t files < <(find packages -path '*/node_modules' -prune -o -path '*/test/*' -name '*.test.ts' -print | sort); fi
 tap=$(mktemp /tmp/algohost-tap.XXXXXX)

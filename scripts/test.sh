@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The one test command (README, .ci/run): installs what is missing, checks types, lint, format
-# and OpenAPI drift, then runs every test with PostgreSQL started alongside.
+# The one test command (README, .ci/run): installs what is missing, checks types, lint, unused
+# code (knip), shell scripts (shellcheck), format and OpenAPI drift, then runs every test with
+# PostgreSQL started alongside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +10,8 @@ bash scripts/install-test-deps.sh
 echo "== typecheck"; npm run --silent typecheck
 echo "== lint"; npm run --silent lint
 echo "== dependency rules"; npm run --silent depcheck
+echo "== unused files, exports and dependencies"; npm run --silent knip
+echo "== shell scripts"; git ls-files -z --cached --others --exclude-standard '*.sh' | xargs -0 shellcheck
 echo "== format"; npm run --silent format:check
 echo "== openapi drift"; npm run --silent openapi:check
 echo "== tests"

@@ -3,8 +3,8 @@
 # a throwaway PostgreSQL (ALGOHOST_TEST_POSTGRES_URL). Usage: scripts/with-services.sh CMD…
 set -euo pipefail
 
-pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-[[ -n $pgbin ]] || { echo "PostgreSQL is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
+pgbin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+[[ -d $pgbin ]] || { echo "PostgreSQL is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/algohost-services.XXXXXX)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Java builds: OpenJDK 17 (javac, jar) and Maven from Debian. Idempotent: installs only what is missing.
 set -euo pipefail
+# shellcheck source=scripts/lib/apt.sh
 source "$(dirname "$0")/../lib/apt.sh"
 
 need=()

@@ -4,6 +4,7 @@
 # runner needs, and r-cran-curl, with which the in-algorithm client reaches the service's API over
 # its Unix socket. Idempotent: installs only what is missing.
 set -euo pipefail
+# shellcheck source=scripts/lib/apt.sh
 source "$(dirname "$0")/../lib/apt.sh"
 
 need=()

@@ -3,6 +3,7 @@
 # with native extensions (the compilers come with install-deps.sh's g++ and make).
 # Idempotent: installs only what is missing.
 set -euo pipefail
+# shellcheck source=scripts/lib/apt.sh
 source "$(dirname "$0")/../lib/apt.sh"
 
 need=()

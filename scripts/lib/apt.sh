@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the install scripts (source it): Debian packages, installed only when missing.
 
 # True when the Debian package is installed.

@@ -13,7 +13,7 @@
 import { AlgohostError, AlgorithmError } from './errors.js';
 import { readServerSentEvents } from './sse.js';
 import { dataApiPath, joinDataUri, parseAlgorithmRef, splitDataUri } from './refs.js';
-import { type ClientOptions, type ProgressListener, type Query, Transport, encodePath, paginate, seg } from './transport.js';
+import { type ClientOptions, type ProgressListener, type Query, Transport, paginate, seg } from './transport.js';
 import type {
   Algorithm,
   AlgorithmInput,
@@ -502,5 +502,3 @@ export class DataApi {
     return joinDataUri(uri, name);
   }
 }
-
-export { encodePath };

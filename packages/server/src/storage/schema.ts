@@ -2,8 +2,6 @@
  * Table shapes shared by the SQLite and PostgreSQL stores. Portable column types only:
  * text for ids, timestamps (ISO 8601 UTC with milliseconds) and JSON; integer 0/1 for flags.
  */
-import type { Generated } from 'kysely';
-
 export interface AccountsTable {
   id: string;
   name: string;
@@ -167,6 +165,3 @@ export interface Database {
   data_folders: DataFoldersTable;
   data_files: DataFilesTable;
 }
-
-// Kept for later tables with database-generated columns.
-export type { Generated };
