@@ -18,7 +18,7 @@ const ASYNC_SWEEP_MS = 5 * 60 * 1000;
 const runnerSweepMs = (idleMs: number) => Math.max(1000, Math.min(10_000, idleMs));
 
 /** What the idle sweep needs of the runner pool (jobs/ sees only the domain; main passes the pool). */
-export interface IdleRunners {
+interface IdleRunners {
   sweep(): void;
 }
 

@@ -38,12 +38,12 @@ interface JobCommon {
   stop?: () => Promise<void>;
 }
 
-export interface IntervalJob extends JobCommon {
+interface IntervalJob extends JobCommon {
   kind: 'interval';
   everyMs: number;
 }
 
-export interface QueueJob extends JobCommon {
+interface QueueJob extends JobCommon {
   kind: 'queue';
   trigger: JobTrigger;
 }
