@@ -69,6 +69,12 @@ describe('the call API (Python fixture)', () => {
     assert.match(metrics, /algohost_calls_total [1-9]/);
     assert.match(metrics, /algohost_warm_calls_total [1-9]/);
     assert.match(metrics, /algohost_cold_starts_total [1-9]/);
+    // Latency histograms (p50/p99 come from their buckets): calls, cold starts, builds.
+    assert.match(metrics, /# TYPE algohost_call_duration_seconds histogram/);
+    assert.match(metrics, /algohost_call_duration_seconds_bucket\{le="\+Inf",outcome="ok"\} [1-9]/);
+    assert.match(metrics, /algohost_call_duration_seconds_count\{outcome="ok"\} [1-9]/);
+    assert.match(metrics, /algohost_cold_start_seconds_count [1-9]/);
+    assert.match(metrics, /algohost_build_duration_seconds_count\{outcome="succeeded"\} [1-9]/);
   });
 
   test('the address tolerates algo:// and a trailing slash; no version is 404 until publishing', async () => {

@@ -4,13 +4,13 @@
  * Async calls (`output=void`) are checked at once, run in the background, and their results
  * kept for an hour (domain/calls/async-calls.ts); GET /v1/algo/requests/{request_id} reads them.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DomainError, Errors } from '../../domain/errors.js';
 import { MAX_INPUT_BYTES, type CallResult } from '../../domain/calls/call-service.js';
 import { principalOf } from '../auth.js';
 import { InputBudget, type InputLease } from '../input-budget.js';
-import type { ApiServices } from '../context.js';
+import type { Api, ApiServices } from '../context.js';
 import { errorResponses } from '../schemas.js';
 
 const CallQuery = Type.Object({
@@ -49,7 +49,7 @@ export interface CallRouteOptions {
   inputBudgetBytes: number;
 }
 
-export async function callRoutes(app: FastifyInstance, s: ApiServices, opts: CallRouteOptions): Promise<void> {
+export async function callRoutes(app: Api, s: ApiServices, opts: CallRouteOptions): Promise<void> {
   const budget = new InputBudget(opts.inputBudgetBytes, MAX_INPUT_BYTES);
   app.decorateRequest('inputLease', null);
 
@@ -98,6 +98,7 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices, opts: Cal
       operationId: 'algorithm.call',
       tags: ['calls'],
       summary: 'Call an algorithm: /v1/algo/{owner}/{name}[/{version}] (version: x.y.z, x.y.*, latest, latestPrivate or a commit SHA).',
+      params: Type.Object({ '*': Type.String() }),
       querystring: CallQuery,
       response: {
         200: Type.Union([Envelope, AsyncAccepted]),
@@ -109,9 +110,9 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices, opts: Cal
       if (lease) lease.holder = 'handler';
       try {
         const principal = principalOf(req);
-        const query = req.query as { timeout?: string; stdout?: string; output?: string };
+        const query = req.query;
         const input = {
-          path: (req.params as { '*': string })['*'],
+          path: req.params['*'],
           contentType: req.headers['content-type'],
           body: (req.body as Buffer | undefined) ?? Buffer.alloc(0),
           timeout: query.timeout,
@@ -128,7 +129,7 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices, opts: Cal
         }
         const result: CallResult = await s.calls.call(principal, input);
         if (query.output === 'raw' && !result.failed) return sendRaw(reply, result);
-        return reply.type('application/json').send(JSON.stringify(result.envelope));
+        return sendJsonText(reply, JSON.stringify(result.envelope));
       } finally {
         if (lease?.holder === 'handler') lease.release();
       }
@@ -145,9 +146,9 @@ export async function callRoutes(app: FastifyInstance, s: ApiServices, opts: Cal
     },
     handler: async (req, reply) => {
       const principal = principalOf(req);
-      const { request_id: id } = req.params as { request_id: string };
+      const { request_id: id } = req.params;
       const entry = await s.asyncCalls.get(principal, id);
-      return reply.type('application/json').send(JSON.stringify({ request_id: id, status: entry.status, ...(entry.envelope ?? {}) }));
+      return sendJsonText(reply, JSON.stringify({ request_id: id, status: entry.status, ...(entry.envelope ?? {}) }));
     },
   });
 }
@@ -201,7 +202,15 @@ function tooLarge(): DomainError {
   return Errors.inputTooLarge({ limit: MAX_INPUT_BYTES });
 }
 
-function sendRaw(reply: import('fastify').FastifyReply, result: CallResult) {
+/**
+ * JSON already serialized (the result stays as the algorithm gave it, unchecked by the response
+ * schema); the typed reply of the route would take only the object.
+ */
+function sendJsonText(reply: FastifyReply, text: string) {
+  return reply.type('application/json').send(text);
+}
+
+function sendRaw(reply: FastifyReply, result: CallResult) {
   if (result.contentType === 'binary') return reply.type('application/octet-stream').send(Buffer.from(String(result.result), 'base64'));
   if (result.contentType === 'text') return reply.type('text/plain; charset=utf-8').send(String(result.result));
   return reply.type('application/json').send(JSON.stringify(result.result ?? null));

@@ -5,11 +5,11 @@
  * Content-Type reach the data service as the request stream itself, never buffered.
  */
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest, FastifySchema } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { Listing } from '../../domain/data/data-service.js';
 import { principalOf } from '../auth.js';
-import type { ApiServices } from '../context.js';
+import type { Api, ApiServices } from '../context.js';
 import { errorResponses } from '../schemas.js';
 
 const PREFIXES = [
@@ -47,18 +47,19 @@ const DATA_ERRORS = [400, 401, 403, 404] as const;
 const PATH_DOC =
   'The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm).';
 
-export async function dataRoutes(app: FastifyInstance, s: ApiServices): Promise<void> {
+export async function dataRoutes(app: Api, s: ApiServices): Promise<void> {
   for (const { prefix, op, hide } of PREFIXES) {
     const pathOf = (req: FastifyRequest) => {
       const url = req.url.split('?')[0]!;
       return url.slice(prefix.length);
     };
-    const doc = (schema: Record<string, unknown>): Record<string, unknown> => ({ tags: ['data'], ...schema, ...(hide ? { hide } : {}) });
+    // Generic, so that each route keeps its schema's types (the TypeBox type provider reads them).
+    const doc = <S extends FastifySchema>(schema: S): S => ({ tags: ['data'], ...schema, ...(hide ? { hide } : {}) });
     // `/v1/data` and `/v1/data/` are both the caller's root (data://.my).
     for (const url of [prefix, `${prefix}/*`]) {
       const opSuffix = url === prefix ? '.root' : '';
       const hidden = hide || url === prefix;
-      const schema = (s_: Record<string, unknown>) => ({ ...doc(s_), ...(hidden ? { hide: true } : {}) });
+      const schema = <S extends FastifySchema>(s_: S): S => ({ ...doc(s_), ...(hidden ? { hide: true } : {}) });
 
       // Declared before GET so that Fastify does not derive a HEAD from GET (which would open the file).
       app.head(url, {
@@ -99,7 +100,7 @@ export async function dataRoutes(app: FastifyInstance, s: ApiServices): Promise<
           },
         }),
         handler: async (req, reply) => {
-          const q = req.query as { marker?: string; limit?: string; acl?: string };
+          const q = req.query;
           const entry = await s.data.get(principalOf(req), pathOf(req), { marker: q.marker, limit: q.limit, acl: q.acl === 'true' });
           if (entry.type === 'directory') {
             return reply
@@ -129,7 +130,7 @@ export async function dataRoutes(app: FastifyInstance, s: ApiServices): Promise<
           response: { 200: Result, ...errorResponses(...DATA_ERRORS, 409) },
         }),
         handler: async (req) => ({
-          result: await s.data.createFolder(principalOf(req), pathOf(req), req.body as { name?: unknown; acl?: unknown }),
+          result: await s.data.createFolder(principalOf(req), pathOf(req), req.body),
         }),
       });
     }
@@ -142,7 +143,7 @@ export async function dataRoutes(app: FastifyInstance, s: ApiServices): Promise<
         body: Type.Object({ acl: Type.Object({ read: Type.Array(Type.String()) }) }),
         response: { 200: Result, ...errorResponses(...DATA_ERRORS) },
       }),
-      handler: async (req) => ({ result: await s.data.updateAcl(principalOf(req), pathOf(req), req.body as { acl?: unknown }) }),
+      handler: async (req) => ({ result: await s.data.updateAcl(principalOf(req), pathOf(req), req.body) }),
     });
 
     app.delete(`${prefix}/*`, {
@@ -154,7 +155,7 @@ export async function dataRoutes(app: FastifyInstance, s: ApiServices): Promise<
         response: { 200: Type.Object({ result: Type.Object({ deleted: Type.Integer() }) }), ...errorResponses(...DATA_ERRORS, 409) },
       }),
       handler: async (req) => {
-        const force = (req.query as { force?: string }).force === 'true';
+        const force = req.query.force === 'true';
         return { result: { deleted: await s.data.delete(principalOf(req), pathOf(req), force) } };
       },
     });
