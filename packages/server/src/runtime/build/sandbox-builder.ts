@@ -73,7 +73,7 @@ const ENVIRONMENT = '[A-Za-z0-9][A-Za-z0-9._-]{0,99}';
 const COMMIT = '[0-9a-f]{40}(?:[0-9a-f]{24})?';
 const ARTIFACT_KEY = new RegExp(`^(${UUID})/(${ENVIRONMENT})/(${COMMIT})$`);
 /** What dependencyLayer() names a layer: `<language>/<32 hex digits>`. */
-const LAYER_NAME = /^[a-z0-9]+\/[0-9a-f]{32}$/;
+const LAYER_NAME = /^[a-z0-9][a-z0-9-]*\/[0-9a-f]{32}$/;
 /** How often a running step's output is measured against the artifact limit. */
 const SIZE_CHECK_MS = 5000;
 
