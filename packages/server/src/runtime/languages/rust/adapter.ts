@@ -60,34 +60,15 @@ const CARGO_HOME = `${INSIDE.deps}/cargo`;
 const WORK = `${INSIDE.deps}/work`;
 const LAYER_TARGET = `${INSIDE.deps}/target`;
 const LAYER_LOCK = `${INSIDE.deps}/Cargo.lock`;
+/** The shell steps (build.sh: stub workspace, layer, client, harness), read once at start-up; run by `sh -c` in the sandbox. */
+const STEPS = fs.readFileSync(new URL('./build.sh', import.meta.url), 'utf8');
+const shellStep = (...args: string[]) => [SH, '-c', STEPS, 'build.sh', ...args];
 
 /** Cargo configuration in the repository changes what the layer holds: it is hashed and must be a regular file. */
 const CARGO_CONFIG_FILES = ['.cargo/config.toml', '.cargo/config'];
 
-const PREPARE_WORK = `set -eu
-for f in .cargo ${CARGO_CONFIG_FILES.join(' ')}; do
-  if [ -L "$f" ]; then echo "error: $f is a symbolic link; Cargo configuration must be a regular file" >&2; exit 1; fi
-done
-rm -rf ${WORK}
-cp -as ${INSIDE.src} ${WORK}
-rm -rf ${WORK}/target ${WORK}/Cargo.lock
-if [ -f Cargo.lock ] && [ ! -L Cargo.lock ]; then cp Cargo.lock ${WORK}/Cargo.lock; fi
-printf '#![allow(dead_code)]\\nfn main() {}\\n' > ${INSIDE.deps}/stub.rs
-find ${WORK} -name '*.rs' ! -type d -exec sh -c 'for f; do rm "$f" && cp ${INSIDE.deps}/stub.rs "$f"; done' stub {} +
-rm ${INSIDE.deps}/stub.rs
-echo "stubbed $(find ${WORK} -name '*.rs' ! -type d | wc -l) .rs files of the workspace"`;
-
-const KEEP_LOCK = `set -eu
-cp ${WORK}/Cargo.lock ${LAYER_LOCK}
-rm -rf ${WORK}`;
-
 /** The client crate as an rlib, built with the toolchain that builds the algorithm. */
 const CLIENT_DIR = 'target/algohost-client';
-
-const USE_LAYER = `set -eu
-rm -f Cargo.lock && cp ${LAYER_LOCK} Cargo.lock
-rm -rf target && cp -a ${LAYER_TARGET} target
-find . -path ./target -prune -o -type f -exec touch -c {} +`;
 
 /** The harness's sources (this folder's runner/), seen read-only at HARNESS_INSIDE by the build. */
 const HARNESS_DIR = fileURLToPath(new URL('./runner/', import.meta.url));
@@ -95,49 +76,6 @@ const HARNESS_INSIDE = '/opt/algohost/harness/rust';
 const HARNESS_CRATE = 'target/algohost-runner';
 /** The binary the runner starts (catalog/languages.json's artifact for Rust). */
 const RUNNER_BINARY = 'target/release/algorithm';
-
-// "$@" = cargo and its registry options. cargo tree's first line is the package itself
-// ("name vX.Y.Z (/build/src)"), the next ones its direct normal dependencies.
-const BUILD_HARNESS = `set -eu
-if ! tree=$("$@" tree --offline --locked -e normal --depth 1 --prefix none --charset ascii); then
-  echo 'error: cannot list the dependencies of the package (cargo tree) to build its runner' >&2; exit 1
-fi
-name=$(printf '%s\\n' "$tree" | head -n 1 | cut -d ' ' -f 1)
-if ! printf '%s\\n' "$tree" | tail -n +2 | grep -q '^serde_json v1[.]'; then
-  echo "error: $name does not depend on serde_json: the runner calls algorithm::apply(serde_json::Value), so Cargo.toml needs serde_json = \\"1\\" under [dependencies] (see the template)" >&2
-  exit 1
-fi
-h=${HARNESS_CRATE}
-rm -rf "$h"
-mkdir -p "$h/src"
-cp ${HARNESS_INSIDE}/src/main.rs "$h/src/main.rs"
-cp Cargo.lock "$h/Cargo.lock"
-cat > "$h/Cargo.toml" <<EOF
-# Made by the build: the runner harness for package $name.
-[package]
-name = "algohost-runner"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[[bin]]
-name = "algorithm"
-path = "src/main.rs"
-
-[dependencies]
-algorithm = { package = "$name", path = "${INSIDE.src}" }
-serde_json = "1"
-
-[workspace]
-
-EOF
-# Profiles are read from the workspace root only: the package's own apply to the harness build.
-awk '/^[[:space:]]*\\[/ { keep = ($0 ~ /^[[:space:]]*\\[[[:space:]]*profile[.]/) } keep' Cargo.toml >> "$h/Cargo.toml"
-if ! "$@" build --release --offline --manifest-path "$h/Cargo.toml"; then
-  echo 'error: the runner harness did not build: src/lib.rs must have pub fn apply(input: serde_json::Value) -> Result<serde_json::Value, String> (see the template)' >&2
-  exit 1
-fi
-echo "built the runner ${RUNNER_BINARY} for $name"`;
 
 export const rustAdapter: LanguageAdapter = {
   folder: 'rust',
@@ -148,7 +86,13 @@ export const rustAdapter: LanguageAdapter = {
     // Without a regular Cargo.toml there is nothing to resolve; compile() reports why.
     if (ctx.read('Cargo.toml') === undefined) return [];
     const manifest = ['--manifest-path', `${WORK}/Cargo.toml`];
-    const steps: BuildStep[] = [{ title: 'prepare a stub copy of the workspace', argv: [SH, '-c', PREPARE_WORK], network: false }];
+    const steps: BuildStep[] = [
+      {
+        title: 'prepare a stub copy of the workspace',
+        argv: shellStep('prepare', INSIDE.deps, WORK, INSIDE.src, ...CARGO_CONFIG_FILES),
+        network: false,
+      },
+    ];
     if (ctx.read('Cargo.lock') === undefined) {
       steps.push({ title: 'generate Cargo.lock (none is committed)', argv: cargo(ctx, 'generate-lockfile', ...manifest), network: true });
     }
@@ -160,7 +104,7 @@ export const rustAdapter: LanguageAdapter = {
         env: { CARGO_TARGET_DIR: LAYER_TARGET },
         network: false,
       },
-      { title: 'keep Cargo.lock', argv: [SH, '-c', KEEP_LOCK], network: false },
+      { title: 'keep Cargo.lock', argv: shellStep('keep-lock', WORK, LAYER_LOCK), network: false },
     );
     return steps;
   },
@@ -173,18 +117,18 @@ export const rustAdapter: LanguageAdapter = {
       return [fail('read Cargo.toml', 'Cargo.toml must be a regular file of at most 5 MB, not a symbolic link')];
     }
     return [
-      { title: 'reuse the compiled dependencies', argv: [SH, '-c', USE_LAYER], network: false },
+      { title: 'reuse the compiled dependencies', argv: shellStep('use-layer', LAYER_LOCK, LAYER_TARGET), network: false },
       {
         title: 'compile the in-algorithm client (crate algorithmia)',
-        argv: [
-          SH,
-          '-c',
-          `mkdir -p ${CLIENT_DIR} && exec "$RUSTC" --edition 2021 --crate-type rlib --crate-name algorithmia -C opt-level=3 --cap-lints allow --out-dir ${CLIENT_DIR} ${HARNESS_INSIDE}/algorithmia/lib.rs`,
-        ],
+        argv: shellStep('client', HARNESS_INSIDE, CLIENT_DIR),
         network: false,
       },
       { title: 'cargo build --release', argv: cargo(ctx, 'build', '--release', '--offline', '--locked'), network: false },
-      { title: 'build the runner harness', argv: [SH, '-c', BUILD_HARNESS, 'sh', ...cargo(ctx)], network: false },
+      {
+        title: 'build the runner harness',
+        argv: shellStep('harness', HARNESS_INSIDE, INSIDE.src, HARNESS_CRATE, RUNNER_BINARY, ...cargo(ctx)),
+        network: false,
+      },
     ];
   },
 
