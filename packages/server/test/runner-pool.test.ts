@@ -1,7 +1,8 @@
 /**
  * The runner pool's rules with a fake runner factory (no sandbox): scale-out per algorithm,
- * hand-off to waiting calls, least-recently-used eviction, the idle sweep, and the per-account
- * and per-node limits on runners and their memory.
+ * hand-off to waiting calls, least-recently-used eviction, the idle sweep, stopAll racing
+ * runner starts, dying runners never handed out again, and the per-account and per-node limits
+ * on runners and their memory.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -33,18 +34,27 @@ class FakeRunner implements PoolRunner {
   ) {}
 
   async start(): Promise<void> {
+    if (this.factory.startGate) await this.factory.startGate;
+    if (this.factory.startFails) throw new RunnerFailure('LoadingError', 'the algorithm did not load');
     this.alive = true;
   }
 
   async call(request: PipeRequest): Promise<CallOutcome> {
     this.calls++;
-    const data = request.data as { hold?: boolean; who?: string; fail?: boolean };
+    const data = request.data as { hold?: boolean; who?: string; fail?: boolean; tooLarge?: 'refused' | 'killed'; dieAfter?: boolean };
     if (data?.fail) throw new RunnerFailure('OutOfMemoryError', 'the algorithm ran out of memory');
     if (data?.hold) {
       const gate = deferred();
       this.factory.held.push({ runner: this, release: gate.resolve });
       await gate.promise;
     }
+    if (data?.tooLarge) {
+      // As RunnerProcess: past 1.4 × the cap it kills its process (not alive from then on, though
+      // the process lingers until stop() resolves); under that it only refuses the response.
+      if (data.tooLarge === 'killed') this.alive = false;
+      throw new RunnerFailure('TooLargeError', 'the output exceeds the limit of 15 MB');
+    }
+    if (data?.dieAfter) this.alive = false; // answered, then died (an OOM kill right after, say)
     return { response: { result: { runner: this.id, artifact: this.req.artifact, who: data?.who } }, stdout: '' };
   }
 
@@ -63,6 +73,8 @@ class FakeFactory {
   readonly created: FakeRunner[] = [];
   readonly held: { runner: FakeRunner; release: () => void }[] = [];
   stopGate: Promise<void> | undefined;
+  startGate: Promise<void> | undefined;
+  startFails = false;
 
   create(req: RunnerRequest): FakeRunner {
     const r = new FakeRunner(this.created.length + 1, req, this);
@@ -172,6 +184,78 @@ describe('runner pool: scaling, hand-off, eviction, idle sweep', () => {
     assert.equal((await call(pool, target('alice', 'A'))).cold, true);
     assert.equal(factory.created.length, 3);
     await pool.stopAll();
+  });
+
+  test('a runner killed for its output is never handed to the waiting call; one that only refused its output is', async () => {
+    const { pool, factory } = makePool({ maxPerArtifact: 1 });
+    const t = target('alice', 'A');
+    // Refused under the kill threshold: the runner is healthy and serves the next call warm.
+    await assert.rejects(call(pool, t, { tooLarge: 'refused' }), /15 MB/);
+    const warm = await call(pool, t, { who: 'after-refused' });
+    assert.deepEqual([warm.cold, (warm.response.result as { runner: number }).runner], [false, 1]);
+
+    // Killed: the call queued behind it (one runner per algorithm) gets a fresh runner, while
+    // the dying one still counts (its process is not gone yet).
+    const gate = deferred();
+    factory.stopGate = gate.promise;
+    const killed = call(pool, t, { hold: true, tooLarge: 'killed' });
+    await factory.heldCount(1);
+    const queued = call(pool, t, { who: 'queued' });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(factory.created.length, 1, 'the queued call waits for the only runner');
+    factory.releaseAll();
+    await assert.rejects(killed, /15 MB/);
+    const res = await queued;
+    assert.equal(res.cold, true, 'a fresh runner, not the dying one');
+    assert.deepEqual(res.response.result, { runner: 2, artifact: 'A', who: 'queued' });
+    assert.equal(factory.created[0]!.stopCalls, 1);
+    assert.equal(pool.usage().get('id-alice')?.runners, 2, 'the dying runner counts until it is gone');
+    factory.stopGate = undefined;
+    gate.resolve();
+
+    // Answered, then died before going back to the pool: not handed out either.
+    await call(pool, t, { dieAfter: true });
+    const after = await call(pool, t, { who: 'after' });
+    assert.deepEqual([after.cold, (after.response.result as { runner: number }).runner], [true, 3]);
+    await pool.stopAll();
+    assert.equal(pool.usage().size, 0);
+  });
+
+  test('stopAll racing runner starts: a runner that finishes starting after it is stopped, and its call and the waiting ones are refused', async () => {
+    const { pool, factory } = makePool({ maxPerArtifact: 1 });
+    const t = target('alice', 'A');
+    const gate = deferred();
+    factory.startGate = gate.promise;
+    const starting = call(pool, t, { who: 'starting' });
+    const waiting = call(pool, t, { who: 'waiting' });
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(factory.created.length, 1, 'one runner starting, one call waiting');
+    const stopped = pool.stopAll();
+    factory.startGate = undefined;
+    gate.resolve(); // the start completes after stopAll began
+    await assert.rejects(starting, /stopping/);
+    await assert.rejects(waiting, /stopping/);
+    await stopped;
+    const runner = factory.created[0]!;
+    assert.equal(runner.alive, false, 'the late-started runner was stopped, not kept');
+    assert.ok(runner.stopCalls >= 1);
+    assert.equal(runner.calls, 0, 'it served no call');
+    await assert.rejects(call(pool, t), /stopping/);
+    assert.equal(factory.created.length, 1, 'no runner starts after stopAll');
+  });
+
+  test('stopAll racing a runner start that fails: the call is refused as stopping and nothing is left running', async () => {
+    const { pool, factory } = makePool();
+    const gate = deferred();
+    factory.startGate = gate.promise;
+    factory.startFails = true;
+    const starting = call(pool, target('alice', 'A'));
+    await new Promise((r) => setImmediate(r));
+    const stopped = pool.stopAll();
+    gate.resolve();
+    await assert.rejects(starting, /stopping/);
+    await stopped;
+    assert.equal(pool.usage().size, 0);
   });
 
   test('after stopAll no runner starts', async () => {

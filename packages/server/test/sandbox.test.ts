@@ -45,8 +45,10 @@ describe('sandbox and limits (hostile Python algorithm)', () => {
   before(async () => {
     // The environment's own memory limit (192 MiB) overrides the cluster's (256 MiB); the CPU
     // quota has an odd value so that this server's runner groups can be told from others'.
+    // One runner per algorithm: every call after a failed one lands where the failure was.
     srv = await startTestServer({
       env: {
+        ALGOHOST_RUNNERS_PER_ALGORITHM: '1',
         ALGOHOST_RUNNER_MEMORY: '256',
         ALGOHOST_ENVIRONMENT_MEMORY: 'python311=192',
         ALGOHOST_RUNNER_PIDS: '64',
@@ -114,11 +116,11 @@ describe('sandbox and limits (hostile Python algorithm)', () => {
     const res = await run({ op: 'alloc' });
     assert.equal(res.body.error.error_type, 'OutOfMemoryError');
     assert.match(res.body.error.message, /192 MiB/);
-    assert.equal((await run({ op: 'echo' })).status, 200);
+    assert.deepEqual((await run({ op: 'echo' })).body.result, { echo: { op: 'echo' } });
   });
 
   test('a warm runner sits in a cgroup with the configured CPU quota', async () => {
-    assert.equal((await run({ op: 'echo' })).status, 200);
+    assert.deepEqual((await run({ op: 'echo' })).body.result, { echo: { op: 'echo' } });
     assert.ok(cpuQuotas().includes(37_000), `no runner cgroup with cpu.cfs_quota_us 37000: ${cpuQuotas().join(', ')}`);
   });
 
@@ -128,7 +130,7 @@ describe('sandbox and limits (hostile Python algorithm)', () => {
     assert.ok(fork.body.error || fork.body.result.ok === false, JSON.stringify(fork.body).slice(0, 300));
     const disk = await run({ op: 'disk' });
     assert.ok(disk.body.error || /No space left/.test(disk.body.result.error), JSON.stringify(disk.body).slice(0, 300));
-    assert.equal((await run({ op: 'echo' })).status, 200);
+    assert.deepEqual((await run({ op: 'echo' })).body.result, { echo: { op: 'echo' } });
   });
 
   test('exiting or crashing mid-call is a SystemExit; output over 15 MB is refused naming the limit', async () => {
@@ -137,7 +139,23 @@ describe('sandbox and limits (hostile Python algorithm)', () => {
     const big = await run({ op: 'big' });
     assert.equal(big.body.error.error_type, 'TooLargeError');
     assert.match(big.body.error.message, /15 MB/);
-    assert.equal((await run({ op: 'echo' })).status, 200);
+    assert.deepEqual((await run({ op: 'echo' })).body.result, { echo: { op: 'echo' } });
+  });
+
+  test('a runner killed for a response far over the cap is never handed to the next call', async () => {
+    // Past 1.4 × the 15 MB cap the host stops reading and kills the runner mid-response. The
+    // calls queued behind it (one runner per algorithm) must each get a fresh runner and their
+    // own result, never the dying one (whose exit would fail them as a SystemExit).
+    const big = run({ op: 'big', bytes: 25_000_000, sleep: 0.5 });
+    const next = [1, 2, 3].map((n) => run({ op: 'echo', n }));
+    const killed = await big;
+    assert.equal(killed.status, 200);
+    assert.equal(killed.body.error?.error_type, 'TooLargeError', JSON.stringify(killed.body).slice(0, 300));
+    assert.match(killed.body.error.message, /15 MB/);
+    for (const [i, res] of (await Promise.all(next)).entries()) {
+      assert.deepEqual(res.body.result, { echo: { op: 'echo', n: i + 1 } }, JSON.stringify(res.body).slice(0, 300));
+    }
+    assert.deepEqual((await run({ op: 'echo' })).body.result, { echo: { op: 'echo' } });
   });
 
   test('a forged response on the FIFO that is not a JSON object fails that call only', async () => {

@@ -40,6 +40,7 @@ export interface PoolSettings {
 
 /** What the pool needs of a runner (RunnerProcess; tests use fakes). */
 export interface PoolRunner {
+  /** Fit to serve a call: false as soon as it was told to die, before its process is gone. */
   readonly alive: boolean;
   lastUsed: number;
   start(): Promise<void>;
@@ -136,7 +137,9 @@ export class RunnerPool implements AlgorithmRuntime {
       this.release(key, runner);
       return { response, stdout, cold, queueMs: round(queueMs), startMs: round(startMs), runMs: round(runMs) };
     } catch (err) {
-      if (err instanceof RunnerFailure && err.errorType === 'TooLargeError' && runner.alive) this.release(key, runner);
+      // A response refused for its size leaves a healthy runner; one the runner had to kill
+      // for it (or any other failure) leaves a dying one, which release() would discard too.
+      if (err instanceof RunnerFailure && err.errorType === 'TooLargeError') this.release(key, runner);
       else this.discard(key, runner);
       if (err instanceof RunnerFailure) {
         this.stats.failures[err.errorType] = (this.stats.failures[err.errorType] ?? 0) + 1;
@@ -206,7 +209,11 @@ export class RunnerPool implements AlgorithmRuntime {
       if (this.stopped) throw stopping();
       const idle = pool.idle.pop();
       if (idle) {
-        if (!idle.alive) continue;
+        if (!idle.alive) {
+          // Died while idle: gone, or going (its memory counts until it is).
+          void this.stopCounted(pool, idle, () => idle.stop());
+          continue;
+        }
         pool.busy.add(idle);
         return { runner: idle, cold: false, startMs: 0 };
       }
@@ -353,12 +360,17 @@ export class RunnerPool implements AlgorithmRuntime {
     return { runner, cold: true, startMs: performance.now() - t };
   }
 
+  /**
+   * A call is done with its runner: hand it to a waiting call, or keep it idle. A runner that is
+   * not alive (killed for its output, timed out, out of memory, exited: dying counts, not only
+   * dead) is never handed out again: it is discarded and a waiter starts a fresh one.
+   */
   private release(key: string, runner: PoolRunner): void {
     if (this.stopped) return void runner.stop();
     const pool = this.pools.get(key);
     if (!pool) return void runner.stop();
+    if (!runner.alive) return this.discard(key, runner);
     pool.busy.delete(runner);
-    if (!runner.alive) return this.wakeWaiter(pool);
     runner.lastUsed = Date.now();
     const waiter = pool.waiters.shift();
     if (waiter) {

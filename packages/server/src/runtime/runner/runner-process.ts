@@ -26,7 +26,7 @@ import type { PipeRequest, PipeResponse } from '../../domain/calls/ports.js';
 import { pipeRequestChunks } from '../../domain/calls/pipe-request.js';
 import { textNestsDeeperThan } from '../../lib/json-scan.js';
 import { RUNNER_INSIDE, type RunnerCommand } from '../languages/adapter.js';
-import { type Mount, type Outcome, SANDBOX_UID, type SandboxProcess, type Supervisor } from '../sandbox/supervisor.js';
+import { type KillReason, type Mount, type Outcome, SANDBOX_UID, type SandboxProcess, type Supervisor } from '../sandbox/supervisor.js';
 
 const execFileAsync = promisify(execFile);
 const openAsync = promisify(fs.open);
@@ -109,6 +109,8 @@ export class RunnerProcess {
   private responseBuffer = '';
   private pending: PendingCall | undefined;
   private exited: Outcome | undefined;
+  /** Told to die (output cap, timeout, stop, kill): never serves another call, even before it is gone. */
+  private dying = false;
   private stderrTail = '';
   busy = false;
   lastUsed = Date.now();
@@ -123,8 +125,9 @@ export class RunnerProcess {
     return this.proc?.pid;
   }
 
+  /** Running and fit to serve: false from the moment it is told to die, not only once it is gone. */
   get alive(): boolean {
-    return this.proc !== undefined && this.exited === undefined;
+    return this.proc !== undefined && this.exited === undefined && !this.dying;
   }
 
   /** Starts the harness and resolves once it printed PIPE_INIT_COMPLETE. */
@@ -184,7 +187,7 @@ export class RunnerProcess {
     await new Promise<void>((resolve, reject) => {
       let seen = '';
       const timer = setTimeout(() => {
-        this.proc.kill('timeout');
+        this.die('timeout');
         reject(
           new RunnerFailure('LoadingError', `the algorithm did not finish loading within ${Math.round(this.spec.startTimeoutMs / 1000)} s`),
         );
@@ -225,7 +228,7 @@ export class RunnerProcess {
       const call: PendingCall = { resolve, reject, timer: undefined };
       call.timer = setTimeout(() => {
         if (this.pending === call) this.pending = undefined;
-        this.proc.kill('timeout');
+        this.die('timeout');
         reject(new RunnerFailure('TimeoutError', `the call exceeded its timeout of ${timeoutMs / 1000} s`));
       }, timeoutMs);
       this.pending = call;
@@ -233,10 +236,15 @@ export class RunnerProcess {
     });
   }
 
+  /** Asks the harness to exit (a dying runner is not asked) and resolves once its process is gone. */
   async stop(): Promise<void> {
-    if (this.alive) {
-      this.proc.stdin.end(); // EOF on stdin: the harness exits 0
-      const t = setTimeout(() => this.proc.kill('cancelled'), 2000);
+    if (this.proc !== undefined && this.exited === undefined) {
+      let t: NodeJS.Timeout | undefined;
+      if (!this.dying) {
+        this.dying = true;
+        this.proc.stdin.end(); // EOF on stdin: the harness exits 0
+        t = setTimeout(() => this.proc.kill('cancelled'), 2000);
+      }
       await this.proc.done;
       clearTimeout(t);
     }
@@ -244,7 +252,14 @@ export class RunnerProcess {
   }
 
   kill(): void {
-    if (this.alive) this.proc.kill('cancelled');
+    this.die('cancelled');
+  }
+
+  /** Kills the process tree; from now on the runner is not alive, though its process may linger a moment. */
+  private die(reason: KillReason): void {
+    if (this.proc === undefined || this.exited !== undefined) return;
+    this.dying = true;
+    this.proc.kill(reason);
   }
 
   /** The call in flight, now settled one way or the other: its timeout no longer applies. */
@@ -266,7 +281,7 @@ export class RunnerProcess {
     if (this.responseBuffer.length > this.spec.outputLimitBytes * 1.4 + 4096) {
       this.responseBuffer = '';
       const p = this.takePending();
-      this.proc.kill('output_limit');
+      this.die('output_limit');
       p?.reject(new RunnerFailure('TooLargeError', `the output exceeds the limit of ${this.spec.outputLimitBytes / 1e6} MB`));
       return;
     }
