@@ -160,7 +160,12 @@ for (const database of DATABASES) {
       const refused = await api.delete('/v1/data/alice/del', { key: alice.key });
       assertError(refused, 409);
       assert.match(refused.body.error.message, /not empty.*\?force=true/);
-      const forced = await api.delete('/v1/data/alice/del?force=true', { key: alice.key });
+      // Query booleans are one helper's: anything but true/false/1/0 (any case) is a 400 naming them.
+      const bad = await api.delete('/v1/data/alice/del?force=yes', { key: alice.key });
+      assertError(bad, 400);
+      assert.match(bad.body.error.message, /force must be true or false \(any case\), 1 or 0; got "yes"/);
+      // The Python client sends `True`.
+      const forced = await api.delete('/v1/data/alice/del?force=True', { key: alice.key });
       assert.deepEqual(forced.body, { result: { deleted: 4 } });
       assertError(await api.get('/v1/data/alice/del', { key: alice.key }), 404);
       assertError(await api.get('/v1/data/alice/del/sub/z', { key: alice.key }), 404);

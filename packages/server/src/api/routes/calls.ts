@@ -9,6 +9,7 @@ import { Type } from 'typebox';
 import { DomainError, Errors } from '../../domain/errors.js';
 import { MAX_INPUT_BYTES, type CallResult } from '../../domain/calls/call-service.js';
 import { principalOf } from '../auth.js';
+import { queryBoolean } from '../query.js';
 import { InputBudget, type InputLease } from '../input-budget.js';
 import type { Api, ApiServices } from '../context.js';
 import { errorResponses } from '../schemas.js';
@@ -116,7 +117,7 @@ export async function callRoutes(app: Api, s: ApiServices, opts: CallRouteOption
           contentType: req.headers['content-type'],
           body: (req.body as Buffer | undefined) ?? Buffer.alloc(0),
           timeout: query.timeout,
-          stdout: query.stdout,
+          stdout: queryBoolean('stdout', query.stdout) === true,
         };
         if (query.output === 'void') {
           const { requestId, done } = await s.asyncCalls.submit(principal, input);

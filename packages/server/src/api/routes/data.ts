@@ -9,6 +9,7 @@ import type { FastifyRequest, FastifySchema } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { Listing } from '../../domain/data/data-service.js';
 import { principalOf } from '../auth.js';
+import { queryBoolean } from '../query.js';
 import type { Api, ApiServices } from '../context.js';
 import { errorResponses } from '../schemas.js';
 
@@ -101,7 +102,11 @@ export async function dataRoutes(app: Api, s: ApiServices): Promise<void> {
         }),
         handler: async (req, reply) => {
           const q = req.query;
-          const entry = await s.data.get(principalOf(req), pathOf(req), { marker: q.marker, limit: q.limit, acl: q.acl === 'true' });
+          const entry = await s.data.get(principalOf(req), pathOf(req), {
+            marker: q.marker,
+            limit: q.limit,
+            acl: queryBoolean('acl', q.acl) === true,
+          });
           if (entry.type === 'directory') {
             return reply
               .header('x-data-type', 'directory')
@@ -155,7 +160,7 @@ export async function dataRoutes(app: Api, s: ApiServices): Promise<void> {
         response: { 200: Type.Object({ result: Type.Object({ deleted: Type.Integer() }) }), ...errorResponses(...DATA_ERRORS, 409) },
       }),
       handler: async (req) => {
-        const force = req.query.force === 'true';
+        const force = queryBoolean('force', req.query.force) === true;
         return { result: { deleted: await s.data.delete(principalOf(req), pathOf(req), force) } };
       },
     });

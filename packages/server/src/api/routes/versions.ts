@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { invalid } from '../../domain/errors.js';
 import { parsePageRequest } from '../../domain/pagination.js';
 import { principalOf } from '../auth.js';
+import { queryBoolean } from '../query.js';
 import { type Api, type ApiServices, requestUrl } from '../context.js';
 import { pageJson, versionJson } from '../presenters.js';
 import { AUTH_ERRORS, errorResponses, Paged, PublishInput } from '../schemas.js';
@@ -47,8 +47,8 @@ export function versionRoutes(app: Api, s: ApiServices): void {
     handler: async (req) => {
       const page = parsePageRequest(req.query.limit, req.query.marker);
       const result = await s.versions.list(principalOf(req), req.params.owner, req.params.name, {
-        published: flag('published', req.query.published),
-        callable: flag('callable', req.query.callable),
+        published: queryBoolean('published', req.query.published),
+        callable: queryBoolean('callable', req.query.callable),
         page,
       });
       return pageJson(result, (v) => versionJson(v, s.links), requestUrl(s.links, req.url), page.limit);
@@ -66,13 +66,4 @@ export function versionRoutes(app: Api, s: ApiServices): void {
     handler: async (req) =>
       versionJson(await s.versions.get(principalOf(req), req.params.owner, req.params.name, req.params.git_hash), s.links),
   });
-}
-
-/** Booleans in query strings, case-insensitively (the Python client sends `True`). */
-function flag(name: string, value: string | undefined): boolean | undefined {
-  if (value === undefined || value === '') return undefined;
-  const v = value.toLowerCase();
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  throw invalid(`${name} must be true or false; got "${value}"`);
 }

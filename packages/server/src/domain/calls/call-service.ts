@@ -35,7 +35,8 @@ export interface CallInput {
   contentType: string | undefined;
   body: Buffer;
   timeout?: string;
-  stdout?: string;
+  /** Include what the algorithm printed (owner and members only). */
+  stdout?: boolean;
 }
 
 export interface CallResult {
@@ -96,7 +97,7 @@ export class CallService {
     }
     this.inFlight.set(accountKey, current + 1);
     const started = process.hrtime.bigint();
-    const mayDebug = member && isTrue(input.stdout);
+    const mayDebug = member && input.stdout === true;
     const maySeeSource = member || algorithm.settings.sourceVisibility === 'open';
     const pipeline = algorithm.settings.pipelineEnabled;
     const callKey = pipeline
@@ -270,5 +271,3 @@ function jsonInput(body: Buffer): Buffer {
   }
   return text;
 }
-
-const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';
