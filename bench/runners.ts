@@ -83,7 +83,7 @@ try {
     const artifactDir = services.builder.artifactPath(artifact);
     for (let i = 0; i < ROUNDS; i++) {
       const t = performance.now();
-      const p = supervisor.start({
+      const p = await supervisor.start({
         argv: BASELINE[fx.language] ?? ['/usr/bin/true'],
         env: { PATH: '/usr/bin:/bin', HOME: '/tmp' },
         cwd: '/app',
@@ -100,7 +100,7 @@ try {
       base.push(performance.now() - t);
     }
     if (fx.language === 'python') {
-      const idle = supervisor.start({
+      const idle = await supervisor.start({
         argv: ['/usr/bin/python3', '-c', 'import sys; sys.stdin.read()'],
         env: { PATH: '/usr/bin:/bin', HOME: '/tmp' },
         cwd: '/',

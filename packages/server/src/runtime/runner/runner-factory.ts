@@ -59,6 +59,7 @@ export class RunnerFactory {
   }
 
   prepare(): void {
+    /* eslint-disable no-restricted-syntax -- start-up only: the composition root calls prepare() before the server listens */
     fs.mkdirSync(this.runDir, { recursive: true });
     fs.chmodSync(this.runDir, 0o711);
     fs.mkdirSync(this.fifoDir, { recursive: true });
@@ -67,6 +68,7 @@ export class RunnerFactory {
     for (const e of fs.readdirSync(this.runDir, { withFileTypes: true })) {
       if (e.isDirectory() && /^[0-9a-f-]{36}$/.test(e.name)) fs.rmSync(path.join(this.runDir, e.name), { recursive: true, force: true });
     }
+    /* eslint-enable no-restricted-syntax */
   }
 
   /** A runner for the artifact, not yet started; undefined when the language cannot run yet. */
@@ -84,7 +86,10 @@ export class RunnerFactory {
         hasLayer: artifact.layerDir !== null,
         environment: { name: req.environment.name, runtimeVersion: req.environment.runtime.version },
       });
-      return { artifactDir: artifact.tree, layerDir: artifact.layerDir, command };
+      // The API socket exists once the server listens; looked for here, off the event loop.
+      const apiSocket = req.pipeline && (await exists(this.apiSocket));
+      const extraMounts: Mount[] = apiSocket ? [{ host: this.apiSocket, inside: API_SOCKET_INSIDE, writable: true }] : [];
+      return { artifactDir: artifact.tree, layerDir: artifact.layerDir, command, extraMounts };
     };
     return new RunnerProcess(this.supervisor, {
       artifact: req.artifact,
@@ -94,11 +99,7 @@ export class RunnerFactory {
         ...req.env,
         ...(req.pipeline ? { ALGORITHMIA_API: 'http://localhost', ALGOHOST_API_SOCKET: API_SOCKET_INSIDE } : {}),
       },
-      extraMounts: [
-        ...(adapter.toolchainMounts?.() ?? []),
-        ...(req.pipeline && fs.existsSync(this.apiSocket) ? [{ host: this.apiSocket, inside: API_SOCKET_INSIDE, writable: true }] : []),
-        ...(req.extraMounts ?? []),
-      ],
+      extraMounts: [...(adapter.toolchainMounts?.() ?? []), ...(req.extraMounts ?? [])],
       network: req.network,
       memoryBytes: this.limits.memoryBytesByEnvironment?.get(req.environment.name) ?? this.limits.memoryBytes,
       pids: this.limits.pids,
@@ -141,3 +142,9 @@ async function readConf(file: string): Promise<RunnerContextConf> {
 }
 
 type RunnerContextConf = RunnerContext['conf'];
+
+const exists = (file: string) =>
+  fs.promises.access(file).then(
+    () => true,
+    () => false,
+  );

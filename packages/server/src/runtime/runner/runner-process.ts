@@ -39,6 +39,8 @@ export interface RunnerMounts {
   /** Host directory of the dependency layer, if the build made one. */
   layerDir: string | null;
   command: RunnerCommand;
+  /** Mounts found when the runner starts (the API socket of a pipeline algorithm). */
+  extraMounts?: Mount[];
 }
 
 export interface RunnerSpec {
@@ -144,9 +146,10 @@ export class RunnerProcess {
       { host: this.spec.harnessDir, inside: RUNNER_INSIDE.harness },
       ...(loaded.layerDir ? [{ host: loaded.layerDir, inside: RUNNER_INSIDE.deps }] : []),
       ...(this.spec.extraMounts ?? []),
+      ...(loaded.extraMounts ?? []),
     ];
     try {
-      this.proc = this.supervisor.start({
+      this.proc = await this.supervisor.start({
         argv: loaded.command.argv,
         env: {
           PATH: '/usr/local/bin:/usr/bin:/bin',

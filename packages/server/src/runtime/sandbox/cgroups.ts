@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface Limits {
   memoryBytes?: number;
@@ -23,23 +24,27 @@ export interface CgroupGroup {
   /** Files a child writes its pid into, in order, before it execs the sandbox. */
   procsFiles: string[];
   /** True once the kernel OOM-killed something in this group. */
-  oomKilled(): boolean;
-  remove(): void;
+  oomKilled(): Promise<boolean>;
+  /** Removes the group once its processes are gone (retrying while the kernel still holds it). */
+  remove(): Promise<void>;
 }
 
 const ROOT = '/sys/fs/cgroup';
 
 export interface CgroupSupport {
   version: 1 | 2 | 0;
-  create(name: string, limits: Limits): CgroupGroup | undefined;
+  /** Makes a group with its limits (asynchronously: runners start while calls are served). */
+  create(name: string, limits: Limits): Promise<CgroupGroup | undefined>;
 }
 
+/** At start-up: which cgroup version this host offers, read once. */
 export function detectCgroups(): CgroupSupport {
   const v2Controllers = readOr(path.join(ROOT, 'cgroup.controllers'), '');
   if (v2Controllers.includes('memory') && v2Controllers.includes('pids')) return v2Support();
+  // eslint-disable-next-line no-restricted-syntax -- start-up only: detectCgroups() runs once, when the supervisor is made
   if (fs.existsSync(path.join(ROOT, 'memory', 'cgroup.procs')) && fs.existsSync(path.join(ROOT, 'pids', 'cgroup.procs')))
     return v1Support();
-  return { version: 0, create: () => undefined };
+  return { version: 0, create: async () => undefined };
 }
 
 /** The group this process sits in for a v1 controller, from /proc/self/cgroup. */
@@ -59,32 +64,34 @@ function v1Support(): CgroupSupport {
   };
   return {
     version: 1,
-    create(name, limits) {
+    async create(name, limits) {
       const dirs: string[] = [];
       const memory = path.join(bases.memory, name);
       const pids = path.join(bases.pids, name);
       const cpuParent = path.join(bases.cpu, parentGroup(limits));
       const cpu = path.join(cpuParent, name);
-      for (const d of [memory, pids, cpu]) {
-        fs.mkdirSync(d, { recursive: true });
-        dirs.push(d);
-      }
+      await inTurn(cpuParent, async () => {
+        for (const d of [memory, pids, cpu]) {
+          await fs.promises.mkdir(d, { recursive: true });
+          dirs.push(d);
+        }
+      });
       if (limits.memoryBytes) {
-        fs.writeFileSync(path.join(memory, 'memory.limit_in_bytes'), String(limits.memoryBytes));
+        await fs.promises.writeFile(path.join(memory, 'memory.limit_in_bytes'), String(limits.memoryBytes));
         // Without swap accounting the file is absent; the limit above still holds for RAM.
-        tryWrite(path.join(memory, 'memory.memsw.limit_in_bytes'), String(limits.memoryBytes));
+        await tryWrite(path.join(memory, 'memory.memsw.limit_in_bytes'), String(limits.memoryBytes));
       }
-      if (limits.pids) fs.writeFileSync(path.join(pids, 'pids.max'), String(limits.pids));
+      if (limits.pids) await fs.promises.writeFile(path.join(pids, 'pids.max'), String(limits.pids));
       if (limits.cpus) {
-        tryWrite(path.join(cpu, 'cpu.cfs_period_us'), '100000');
-        tryWrite(path.join(cpu, 'cpu.cfs_quota_us'), String(Math.round(limits.cpus * 100000)));
+        await tryWrite(path.join(cpu, 'cpu.cfs_period_us'), '100000');
+        await tryWrite(path.join(cpu, 'cpu.cfs_quota_us'), String(Math.round(limits.cpus * 100000)));
       }
       return {
         procsFiles: dirs.map((d) => path.join(d, 'cgroup.procs')),
-        oomKilled: () => /oom_kill [1-9]/.test(readOr(path.join(memory, 'memory.oom_control'), '')),
-        remove: () => {
-          removeGroups(dirs);
-          removeParent(cpuParent, bases.cpu);
+        oomKilled: async () => /oom_kill [1-9]/.test(await readOrAsync(path.join(memory, 'memory.oom_control'), '')),
+        remove: async () => {
+          await removeGroups(dirs);
+          await removeParent(cpuParent, bases.cpu);
         },
       };
     },
@@ -100,28 +107,30 @@ function v2Support(): CgroupSupport {
   const base = path.join(ROOT, own, 'algohost');
   return {
     version: 2,
-    create(name, limits) {
-      fs.mkdirSync(base, { recursive: true });
-      tryWrite(path.join(base, 'cgroup.subtree_control'), '+memory +pids +cpu');
+    async create(name, limits) {
+      await fs.promises.mkdir(base, { recursive: true });
+      await tryWrite(path.join(base, 'cgroup.subtree_control'), '+memory +pids +cpu');
       const parent = path.join(base, parentGroup(limits));
-      if (parent !== base) {
-        fs.mkdirSync(parent, { recursive: true });
-        tryWrite(path.join(parent, 'cgroup.subtree_control'), '+memory +pids +cpu');
-      }
       const dir = path.join(parent, name);
-      fs.mkdirSync(dir, { recursive: true });
+      await inTurn(parent, async () => {
+        if (parent !== base) {
+          await fs.promises.mkdir(parent, { recursive: true });
+          await tryWrite(path.join(parent, 'cgroup.subtree_control'), '+memory +pids +cpu');
+        }
+        await fs.promises.mkdir(dir, { recursive: true });
+      });
       if (limits.memoryBytes) {
-        fs.writeFileSync(path.join(dir, 'memory.max'), String(limits.memoryBytes));
-        tryWrite(path.join(dir, 'memory.swap.max'), '0');
+        await fs.promises.writeFile(path.join(dir, 'memory.max'), String(limits.memoryBytes));
+        await tryWrite(path.join(dir, 'memory.swap.max'), '0');
       }
-      if (limits.pids) fs.writeFileSync(path.join(dir, 'pids.max'), String(limits.pids));
-      if (limits.cpus) tryWrite(path.join(dir, 'cpu.max'), `${Math.round(limits.cpus * 100000)} 100000`);
+      if (limits.pids) await fs.promises.writeFile(path.join(dir, 'pids.max'), String(limits.pids));
+      if (limits.cpus) await tryWrite(path.join(dir, 'cpu.max'), `${Math.round(limits.cpus * 100000)} 100000`);
       return {
         procsFiles: [path.join(dir, 'cgroup.procs')],
-        oomKilled: () => /oom_kill [1-9]/.test(readOr(path.join(dir, 'memory.events'), '')),
-        remove: () => {
-          removeGroups([dir]);
-          removeParent(parent, base);
+        oomKilled: async () => /oom_kill [1-9]/.test(await readOrAsync(path.join(dir, 'memory.events'), '')),
+        remove: async () => {
+          await removeGroups([dir]);
+          await removeParent(parent, base);
         },
       };
     },
@@ -135,45 +144,63 @@ function parentGroup(limits: Limits): string {
   return limits.cpuGroup;
 }
 
-/** A parent group goes with its last child (create and remove are synchronous: no race here). */
-function removeParent(parent: string, base: string): void {
-  if (parent === base) return;
-  try {
-    fs.rmdirSync(parent);
-  } catch {
-    // other groups are still in it
-  }
+/**
+ * Making a group under a parent and removing that parent take turns (one chain per parent):
+ * otherwise the last child's removal could take the parent away between a new sibling's
+ * making of the parent and of itself.
+ */
+const parentTurns = new Map<string, Promise<unknown>>();
+function inTurn<T>(parent: string, work: () => Promise<T>): Promise<T> {
+  const run = (parentTurns.get(parent) ?? Promise.resolve()).then(work, work);
+  const settled = run.catch(() => {});
+  parentTurns.set(parent, settled);
+  void settled.then(() => {
+    if (parentTurns.get(parent) === settled) parentTurns.delete(parent);
+  });
+  return run;
 }
 
-/** A group can be removed only once its processes are gone; retry briefly. */
-function removeGroups(dirs: string[]): void {
+/** A parent group goes with its last child. */
+async function removeParent(parent: string, base: string): Promise<void> {
+  if (parent === base) return;
+  await inTurn(parent, () =>
+    fs.promises.rmdir(parent).catch(() => {
+      // other groups are still in it
+    }),
+  );
+}
+
+/** A group can be removed only once its processes are gone; retry briefly, without blocking. */
+async function removeGroups(dirs: string[]): Promise<void> {
   for (const d of dirs) {
     for (let i = 0; i < 50; i++) {
       try {
-        fs.rmdirSync(d);
+        await fs.promises.rmdir(d);
         break;
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') break;
-        if (code !== 'EBUSY') break;
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        if ((err as NodeJS.ErrnoException).code !== 'EBUSY') break;
+        await sleep(10);
       }
     }
   }
 }
 
+/** At start-up only (detecting the hierarchy). */
 function readOr(file: string, fallback: string): string {
   try {
+    // eslint-disable-next-line no-restricted-syntax -- start-up only: detectCgroups() runs once, when the supervisor is made
     return fs.readFileSync(file, 'utf8');
   } catch {
     return fallback;
   }
 }
 
-function tryWrite(file: string, value: string): void {
-  try {
-    fs.writeFileSync(file, value);
-  } catch {
+async function readOrAsync(file: string, fallback: string): Promise<string> {
+  return fs.promises.readFile(file, 'utf8').catch(() => fallback);
+}
+
+async function tryWrite(file: string, value: string): Promise<void> {
+  await fs.promises.writeFile(file, value).catch(() => {
     // optional knob missing on this kernel
-  }
+  });
 }

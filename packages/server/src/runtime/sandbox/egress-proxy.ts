@@ -288,10 +288,12 @@ export class EgressProxy {
 
   /** Creates the socket directory (emptied of sockets a stopped node left); called once at start-up. */
   prepare(): void {
+    /* eslint-disable no-restricted-syntax -- start-up only: the composition root calls prepare() before the server listens */
     fs.mkdirSync(this.opts.dir, { recursive: true, mode: 0o711 });
     fs.chmodSync(this.opts.dir, 0o711);
     for (const name of fs.readdirSync(this.opts.dir))
       if (name.endsWith('.sock')) fs.rmSync(path.join(this.opts.dir, name), { force: true });
+    /* eslint-enable no-restricted-syntax */
   }
 
   /** The allowed destinations, for messages. */

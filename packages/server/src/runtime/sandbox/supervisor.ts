@@ -99,16 +99,23 @@ export class Supervisor {
   private readonly cgroups: CgroupSupport;
   private readonly bwrap: string;
   private readonly maxOpenFiles: number;
+  /** bubblewrap's options for the host's own layout (links into /usr, masked paths), read once at start-up. */
+  private readonly hostLayout: string[];
+  private bwrapFound = false;
 
   constructor(options: SupervisorOptions = {}) {
     this.bwrap = options.bwrap ?? '/usr/bin/bwrap';
     this.maxOpenFiles = options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES;
     this.cgroups = detectCgroups();
+    this.hostLayout = hostLayout();
   }
 
-  /** Throws a clear error when user code cannot be contained on this host. */
+  /** Throws a clear error when user code cannot be contained on this host (looked up until found once). */
   check(): void {
-    if (!fs.existsSync(this.bwrap)) {
+    if (this.bwrapFound) return;
+    // eslint-disable-next-line no-restricted-syntax -- start-up: the composition root calls check() first; once found it is not looked up again
+    this.bwrapFound = fs.existsSync(this.bwrap);
+    if (!this.bwrapFound) {
       throw new SandboxUnavailableError(
         'bubblewrap (bwrap) is not installed: algohost refuses to run user code without a sandbox (apt-get install bubblewrap)',
       );
@@ -119,10 +126,10 @@ export class Supervisor {
     return this.cgroups.version;
   }
 
-  start(spec: SandboxSpec): SandboxProcess {
+  async start(spec: SandboxSpec): Promise<SandboxProcess> {
     this.check();
     const { options, argv } = this.command(spec);
-    const group = this.cgroups.create(`s-${crypto.randomUUID()}`, spec.limits);
+    const group = await this.cgroups.create(`s-${crypto.randomUUID()}`, spec.limits);
     const fds = spec.fds ?? [];
     // bubblewrap reads its options (host paths of the mounts included) from a pipe, so that the
     // sandbox's pid 1, a copy of bwrap, shows `bwrap --args N -- <command>` in /proc/1/cmdline
@@ -162,11 +169,11 @@ export class Supervisor {
     timer?.unref();
 
     const done = new Promise<Outcome>((resolve) => {
-      child.on('close', (code, signal) => {
+      child.on('close', async (code, signal) => {
         clearTimeout(timer);
         signalGroup(child, 'SIGKILL'); // stragglers that left the pipe open
-        const oom = group?.oomKilled() ?? false;
-        group?.remove();
+        const oom = (await group?.oomKilled()) ?? false;
+        await group?.remove();
         if (killReason) resolve({ kind: 'killed', reason: killReason });
         else if (oom) resolve({ kind: 'killed', reason: 'memory' });
         else if (signal) resolve({ kind: 'killed', reason: 'signal', signal });
@@ -179,7 +186,7 @@ export class Supervisor {
 
   /** Runs to completion, passing output on as it comes. */
   async run(spec: SandboxSpec, onOutput: (chunk: string) => void, signal?: AbortSignal): Promise<Outcome> {
-    const p = this.start(spec);
+    const p = await this.start(spec);
     p.stdin.end();
     p.stdout.setEncoding('utf8').on('data', onOutput);
     p.stderr.setEncoding('utf8').on('data', onOutput);
@@ -206,14 +213,7 @@ export class Supervisor {
     // (and with them mount, network… namespaces of its own) to widen the kernel's surface.
     const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session'];
     if (spec.network === 'host') args.push('--share-net');
-    for (const m of SYSTEM_MOUNTS) args.push('--ro-bind', m, m);
-    for (const link of ['lib', 'lib64', 'bin', 'sbin'])
-      if (fs.existsSync(`/usr/${link}`)) args.push('--symlink', `usr/${link}`, `/${link}`);
-    for (const m of MASKED) {
-      if (!fs.existsSync(m)) continue;
-      if (fs.statSync(m).isDirectory()) args.push('--tmpfs', m);
-      else args.push('--ro-bind', '/dev/null', m);
-    }
+    args.push(...this.hostLayout);
     args.push('--proc', '/proc', '--dev', '/dev');
     for (const t of spec.tmpfs ?? ['/tmp']) {
       if (spec.tmpfsBytes) args.push('--size', String(spec.tmpfsBytes));
@@ -231,6 +231,21 @@ export class Supervisor {
     if (args.some((a) => a.includes('\0'))) throw new Error('a sandbox argument contains a NUL character');
     return { options: args, argv };
   }
+}
+
+/** The options that depend on the host's layout (it does not change while the service runs). */
+function hostLayout(): string[] {
+  /* eslint-disable no-restricted-syntax -- start-up only: called once, from the Supervisor's constructor */
+  const args: string[] = [];
+  for (const m of SYSTEM_MOUNTS) args.push('--ro-bind', m, m);
+  for (const link of ['lib', 'lib64', 'bin', 'sbin']) if (fs.existsSync(`/usr/${link}`)) args.push('--symlink', `usr/${link}`, `/${link}`);
+  for (const m of MASKED) {
+    if (!fs.existsSync(m)) continue;
+    if (fs.statSync(m).isDirectory()) args.push('--tmpfs', m);
+    else args.push('--ro-bind', '/dev/null', m);
+  }
+  /* eslint-enable no-restricted-syntax */
+  return args;
 }
 
 /**

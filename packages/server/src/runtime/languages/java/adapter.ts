@@ -38,6 +38,7 @@ import {
 /** Debian's OpenJDK 17, named explicitly: another JDK (e.g. a newer Temurin) may own /usr/bin/java. */
 export const JAVA_HOME = ['amd64', 'arm64', 'ppc64el', 's390x', 'riscv64']
   .map((a) => `/usr/lib/jvm/java-17-openjdk-${a}`)
+  // eslint-disable-next-line no-restricted-syntax -- start-up: looked for once, when the module loads
   .find((d) => fs.existsSync(`${d}/bin/javac`));
 
 export const JVM_PATH = `${JAVA_HOME ? `${JAVA_HOME}/bin:` : ''}/usr/local/bin:/usr/bin:/bin`;
@@ -70,6 +71,7 @@ function settingsEnv(registries: RegistrySettings, viaEgressProxy = false): Reco
 const MAVEN_OPTS = '-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djansi.noreset=true';
 
 /** A shell script of this folder, read once at start-up; run by `bash -c` in the sandbox. */
+// eslint-disable-next-line no-restricted-syntax -- start-up: only called at module load (the constants below)
 const script = (name: string) => fs.readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
 /** The Maven steps (maven.sh), the build without a pom (javac.sh), the harness's steps and runner (harness.sh). */
 const MAVEN = script('maven.sh');

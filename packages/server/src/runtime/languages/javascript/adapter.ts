@@ -13,6 +13,9 @@ const NODE = '/usr/bin/node';
 const NPM = '/usr/bin/npm';
 /** The system's CA store (it has any proxy's CA); Node alone trusts only its bundled list. */
 const SYSTEM_CA = '/etc/ssl/certs/ca-certificates.crt';
+/** Node trusts the system's CA bundle too when there is one (looked for once, when the module loads). */
+// eslint-disable-next-line no-restricted-syntax -- start-up: module load
+const SYSTEM_CA_ENV: Record<string, string> = fs.existsSync(SYSTEM_CA) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA } : {};
 const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'];
 
 /** True unless package.json is absent or declares no dependency at all; unreadable JSON → true (npm reports it). */
@@ -46,7 +49,7 @@ export const javascriptAdapter: LanguageAdapter = {
         // A fallback for trees that brought their own node_modules (then the build made no link),
         // then the harness's lib/, where require('algorithmia') finds the in-sandbox client.
         NODE_PATH: [...(ctx.hasLayer ? [`${RUNNER_INSIDE.deps}/node_modules`] : []), `${RUNNER_INSIDE.harness}/lib`].join(':'),
-        ...(fs.existsSync(SYSTEM_CA) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA } : {}),
+        ...SYSTEM_CA_ENV,
       },
     };
   },
@@ -95,7 +98,7 @@ export const javascriptAdapter: LanguageAdapter = {
   env() {
     return {
       PATH: '/usr/local/bin:/usr/bin:/bin',
-      ...(fs.existsSync(SYSTEM_CA) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA } : {}),
+      ...SYSTEM_CA_ENV,
       npm_config_update_notifier: 'false',
     };
   },

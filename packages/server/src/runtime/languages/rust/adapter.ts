@@ -60,7 +60,12 @@ const CARGO_HOME = `${INSIDE.deps}/cargo`;
 const WORK = `${INSIDE.deps}/work`;
 const LAYER_TARGET = `${INSIDE.deps}/target`;
 const LAYER_LOCK = `${INSIDE.deps}/Cargo.lock`;
+/** The toolchain, looked for until found (then never again: it is not removed while the service runs). */
+let cargoFound = false;
+// eslint-disable-next-line no-restricted-syntax -- a stat, repeated only while the toolchain is missing (every Rust build then fails anyway)
+const cargoInstalled = () => fs.existsSync(path.join(RUST_HOME, 'bin', 'cargo'));
 /** The shell steps (build.sh: stub workspace, layer, client, harness), read once at start-up; run by `sh -c` in the sandbox. */
+// eslint-disable-next-line no-restricted-syntax -- start-up: read once, when the module loads
 const STEPS = fs.readFileSync(new URL('./build.sh', import.meta.url), 'utf8');
 const shellStep = (...args: string[]) => [SH, '-c', STEPS, 'build.sh', ...args];
 
@@ -151,7 +156,8 @@ export const rustAdapter: LanguageAdapter = {
   },
 
   toolchainMounts(): Mount[] {
-    if (!fs.existsSync(path.join(RUST_HOME, 'bin', 'cargo'))) {
+    if (!cargoFound) cargoFound = cargoInstalled();
+    if (!cargoFound) {
       throw new Error(`the Rust toolchain is not installed at ${RUST_HOME}: run scripts/install/rust.sh as root`);
     }
     return [
