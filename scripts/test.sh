@@ -11,7 +11,7 @@ echo "== typecheck"; npm run --silent typecheck
 echo "== lint"; npm run --silent lint
 echo "== dependency rules"; npm run --silent depcheck
 echo "== unused files, exports and dependencies"; npm run --silent knip
-echo "== shell scripts"; git ls-files -z --cached --others --exclude-standard '*.sh' | xargs -0 shellcheck
+echo "== shell scripts"; git ls-files -z --cached --others --exclude-standard '*.sh' .ci/run | xargs -0 shellcheck
 echo "== format"; npm run --silent format:check
 echo "== openapi drift"; npm run --silent openapi:check
 echo "== tests"

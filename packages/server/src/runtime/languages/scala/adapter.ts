@@ -45,53 +45,9 @@ const SBT_OPTS = [
   '-Dsbt.ci=true',
 ].join(' ');
 
-/** Checks for sbt, and points it at the cluster's Maven repository when one is set. */
-const PRELUDE = `set -euo pipefail
-if ! command -v sbt >/dev/null; then echo 'error: sbt is not installed on this build server (scripts/install/scala.sh installs it into ${SBT_HOME})' >&2; exit 1; fi
-if [ ! -f build.sbt ]; then echo 'error: no build.sbt at the repository root: Scala algorithms are built with sbt (see the template build.sbt with its scalaVersion)' >&2; exit 1; fi
-if [ -n "\${ALGOHOST_MAVEN_REPOSITORY:-}" ]; then
-  printf '[repositories]\\n  algohost-maven: %s\\n' "$ALGOHOST_MAVEN_REPOSITORY" > /tmp/algohost-sbt-repositories
-  export SBT_REPOSITORIES=/tmp/algohost-sbt-repositories
-fi
-`;
-
-// The build definition (*.sbt, project/) with a one-object probe instead of the sources: the
-// layer depends on the build definition only, and code errors belong to the compile step.
-const RESOLVE = `${PRELUDE}probe=/tmp/algohost-sbt-probe
-mkdir -p "$probe/project" "$probe/src/main/scala"
-find . -maxdepth 1 -name '*.sbt' -type f -exec cp {} "$probe/" \\;
-if [ -d project ]; then find project -maxdepth 1 -type f \\( -name '*.sbt' -o -name '*.scala' -o -name '*.properties' \\) -exec cp {} "$probe/project/" \\; ; fi
-printf 'object AlgohostProbe\\n' > "$probe/src/main/scala/AlgohostProbe.scala"
-cd "$probe"
-sbt package
-`;
-
-// `export Runtime/fullClasspath` prints the runtime classpath as the last line starting with '/'.
-// Without `Compile / packageBin / artifactPath` in build.sbt, the jar sbt made is copied.
-const PACKAGE = `${PRELUDE}rm -rf target/lib target/algorithm.jar
-mkdir -p ${SBT_GLOBAL}
-printf 'Compile / unmanagedJars += Attributed.blank(file("%s"))\\n' "${INSIDE.src}/${CLIENT_JAR}" > ${SBT_GLOBAL}/algohost-client.sbt
-sbt package 'export Runtime/fullClasspath' 2>&1 | tee /tmp/algohost-sbt.log
-classpath=$(grep -E '^/' /tmp/algohost-sbt.log | tail -n 1 || true)
-if [ ! -f target/algorithm.jar ]; then
-  built=$(find target -maxdepth 2 -path 'target/scala-*/*.jar' -not -name '*-sources.jar' -not -name '*-javadoc.jar' | head -n 1)
-  if [ -z "$built" ]; then echo 'error: sbt package made no jar under target/' >&2; exit 1; fi
-  cp "$built" target/algorithm.jar
-  echo "copied $built to target/algorithm.jar"
-fi
-mkdir -p target/lib
-IFS=: read -ra entries <<< "$classpath"
-copied=0
-for entry in "\${entries[@]}"; do
-  case $entry in
-    /build/src/target/*) ;;
-    *.jar) if [ -f "$entry" ]; then cp "$entry" target/lib/; copied=$((copied + 1)); fi ;;
-  esac
-done
-echo "copied $copied runtime jars (Scala library and dependencies) to target/lib"
-`;
-
 const BASH = '/usr/bin/bash';
+/** The sbt steps (sbt.sh: checks, resolve, package), read once at start-up; run by `bash -c` in the sandbox. */
+const SBT_STEPS = fs.readFileSync(new URL('./sbt.sh', import.meta.url), 'utf8');
 
 function repositoryEnv(ctx: StepContext): Record<string, string> {
   return ctx.registries.mavenRepository ? { ALGOHOST_MAVEN_REPOSITORY: ctx.registries.mavenRepository } : {};
@@ -108,7 +64,7 @@ export const scalaAdapter: LanguageAdapter = {
     return [
       {
         title: 'fetch sbt, the Scala compiler and the dependencies of build.sbt',
-        argv: [BASH, '-c', RESOLVE],
+        argv: [BASH, '-c', SBT_STEPS, 'sbt.sh', 'resolve', SBT_HOME],
         // The launcher and Coursier download with the JVM's own HTTP client: its proxy properties.
         env: { ...repositoryEnv(ctx), SBT_OPTS: `${SBT_OPTS} ${jvmProxyProperties()}` },
         network: true,
@@ -121,7 +77,7 @@ export const scalaAdapter: LanguageAdapter = {
       compileClientStep(),
       {
         title: 'sbt package (offline) and copy the runtime jars to target/lib',
-        argv: [BASH, '-c', PACKAGE],
+        argv: [BASH, '-c', SBT_STEPS, 'sbt.sh', 'package', SBT_HOME, SBT_GLOBAL, `${INSIDE.src}/${CLIENT_JAR}`],
         env: repositoryEnv(ctx),
         network: false,
       },
