@@ -12,6 +12,38 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // Nothing that runs after start-up may block the event loop: while one call waits on a
+    // synchronous file or process operation, every other call waits too. Start-up code is
+    // exempt: the files below run before the server listens; elsewhere a start-up-only line
+    // carries an eslint-disable comment saying why.
+    files: ['packages/server/src/**/*.ts'],
+    ignores: [
+      'packages/server/src/main/start.ts', // the entry point
+      'packages/server/src/main/services.ts', // the composition root
+      'packages/server/src/main/server.ts', // reads its version and makes the API socket before listening
+      'packages/server/src/config/config.ts', // settings are read once, before anything starts
+      'packages/server/src/storage/database.ts', // the database file is opened once
+      'packages/server/src/storage/catalog-files.ts', // the catalog is loaded once
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'MemberExpression[property.name=/Sync$/]',
+          message: 'Synchronous I/O blocks the event loop after start-up: use the promise API (fs.promises, execFile with promisify).',
+        },
+        {
+          selector: 'ImportSpecifier[imported.name=/Sync$/]',
+          message: 'Synchronous I/O blocks the event loop after start-up: use the promise API (fs.promises, execFile with promisify).',
+        },
+        {
+          selector: "MemberExpression[object.name='Atomics'][property.name='wait']",
+          message: 'Atomics.wait blocks the event loop: await a timer (node:timers/promises) instead.',
+        },
+      ],
+    },
+  },
+  {
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

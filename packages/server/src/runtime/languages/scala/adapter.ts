@@ -47,6 +47,11 @@ const SBT_OPTS = [
 
 const BASH = '/usr/bin/bash';
 /** The sbt steps (sbt.sh: checks, resolve, package), read once at start-up; run by `bash -c` in the sandbox. */
+/** sbt, looked for until found (then never again: it is not removed while the service runs). */
+let sbtFound = false;
+// eslint-disable-next-line no-restricted-syntax -- a stat, repeated only while sbt is missing (Scala builds then fail anyway)
+const sbtInstalled = () => fs.existsSync(SBT_HOME);
+// eslint-disable-next-line no-restricted-syntax -- start-up: read once, when the module loads
 const SBT_STEPS = fs.readFileSync(new URL('./sbt.sh', import.meta.url), 'utf8');
 
 function repositoryEnv(ctx: StepContext): Record<string, string> {
@@ -99,6 +104,7 @@ export const scalaAdapter: LanguageAdapter = {
 
   toolchainMounts(): Mount[] {
     // sbt is absent when scripts/install/scala.sh has not run: the steps then say so in the log.
-    return [...(fs.existsSync(SBT_HOME) ? [{ host: TOOLS_DIR, inside: TOOLS_DIR }] : []), javaHarnessMount()];
+    if (!sbtFound) sbtFound = sbtInstalled();
+    return [...(sbtFound ? [{ host: TOOLS_DIR, inside: TOOLS_DIR }] : []), javaHarnessMount()];
   },
 };
