@@ -3,7 +3,7 @@
  * Node HTTP server that forwards each request to a warm Python pipe process running the same
  * harness on the same algorithm (no auth, no sandbox, no envelope): the smallest thing that
  * serves a call over HTTP with the pipe protocol.
- * Budgets (DESIGN §4): overhead p50 ≤ 1 ms, p99 ≤ 5 ms; ≥ 5,000 calls/s on one API process.
+ * Budgets (docs/design.md §4): overhead p50 ≤ +0.25 ms and p99 ≤ 1.0 × the bare p99; calls/s ≥ 0.75 × bare.
  * Run: node --import tsx bench/warm-call.ts [seconds=10] [connections=16]
  */
 import { execFileSync, spawn } from 'node:child_process';

@@ -1,6 +1,6 @@
 /**
  * `algo` against a real algohost node, driven as a user would: a temporary HOME, the real
- * binary entry, real git. Covers every command the server supports today: auth, languages,
+ * binary entry, real git. Covers the commands: auth, languages,
  * environment, template, create, clone, builds (list, --logs, --follow), keys, --json, --profile.
  */
 import assert from 'node:assert/strict';

@@ -83,7 +83,7 @@ export class AlgohostClient {
   }
 
   /**
-   * Calls an algorithm and waits for its result (compat §2): `algorithm` is `owner/name`,
+   * Calls an algorithm and waits for its result (docs/compatibility.md §2): `algorithm` is `owner/name`,
    * `owner/name/version` (1.2.3, 1.2.*, latest, latestPrivate or a commit SHA). Throws
    * AlgorithmError when the algorithm raised.
    */
@@ -154,7 +154,7 @@ export class AlgohostClient {
   }
 }
 
-/** compat §2: the Content-Type decides how the input is read. */
+/** docs/compatibility.md §2: the Content-Type decides how the input is read. */
 export function encodeCallInput(input: CallInput, type?: 'json' | 'text' | 'binary'): { body: BodyInit; contentType: string } {
   const isBytes = input instanceof Uint8Array || input instanceof ArrayBuffer || (typeof Blob !== 'undefined' && input instanceof Blob);
   const kind = type ?? (isBytes ? 'binary' : typeof input === 'string' ? 'text' : 'json');
@@ -201,7 +201,7 @@ export class AlgorithmsApi {
   }
 }
 
-/** Published versions (compat §3). */
+/** Published versions (docs/compatibility.md §3). */
 export class VersionsApi {
   constructor(private readonly t: Transport) {}
 
@@ -379,7 +379,7 @@ export class KeysApi {
   }
 }
 
-/** Hosted data (compat §5): URIs like `data://owner/collection/file` or `data://.my/…`. */
+/** Hosted data (docs/compatibility.md §5): URIs like `data://owner/collection/file` or `data://.my/…`. */
 export class DataApi {
   constructor(private readonly t: Transport) {}
 

@@ -1,7 +1,7 @@
 /**
  * Errors the client throws. Every failure is an AlgohostError with the HTTP status (0 when no
  * answer came), the platform's numeric error code from `{"error": {"code", "message"}}`
- * (compat §1) or a system code such as "ECONNREFUSED", and the server's message.
+ * (docs/compatibility.md §1) or a system code such as "ECONNREFUSED", and the server's message.
  */
 export class AlgohostError extends Error {
   override readonly name: string = 'AlgohostError';
@@ -9,7 +9,7 @@ export class AlgohostError extends Error {
   constructor(
     /** HTTP status; 0 when the request never got an answer. */
     readonly status: number,
-    /** The platform's error code (compat §1), or a system code (ECONNREFUSED, ETIMEDOUT…) when status is 0. */
+    /** The platform's error code (docs/compatibility.md §1), or a system code (ECONNREFUSED, ETIMEDOUT…) when status is 0. */
     readonly code: number | string,
     message: string,
     readonly details: { method?: string; url?: string; requestId?: string; cause?: unknown } = {},
@@ -28,7 +28,7 @@ export class AlgohostError extends Error {
 
 /**
  * An algorithm ran and failed: the call API answers 200 with `{"error": {message, stacktrace,
- * error_type}}` (compat §2), so this is not an HTTP failure.
+ * error_type}}` (docs/compatibility.md §2), so this is not an HTTP failure.
  */
 export class AlgorithmError extends AlgohostError {
   override readonly name: string = 'AlgorithmError';

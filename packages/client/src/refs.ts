@@ -41,7 +41,7 @@ export function formatDataUri(ref: DataRef): string {
 
 /**
  * The API path of a data URI: `/v1/data/…` for data://, `/v1/connector/{scheme}/…` otherwise
- * (compat §5). Throws TypeError for a `.` or `..` segment: URL parsing (in fetch) resolves those,
+ * (docs/compatibility.md §5). Throws TypeError for a `.` or `..` segment: URL parsing (in fetch) resolves those,
  * even percent-encoded, so `data://alice/x/../../bob/y` would silently reach `bob/y`.
  */
 export function dataApiPath(uri: string): string {

@@ -29,7 +29,7 @@ export interface SendOptions {
   body?: BodyInit;
   contentType?: string;
   headers?: Record<string, string>;
-  /** false: send no Authorization header (template download, spec endpoint 5). */
+  /** false: send no Authorization header (template download, docs/compatibility.md §9.2 endpoint 5). */
   auth?: boolean;
   signal?: AbortSignal;
 }
@@ -107,7 +107,7 @@ export class Transport {
     } catch {
       throw new AlgohostError(res.status, 'EBADJSON', `the server answered ${method} ${path} with a body that is not JSON`);
     }
-    // compat §1: a success body never has a top-level `error` key; clients treat one as a failure.
+    // docs/compatibility.md §1: a success body never has a top-level `error` key; clients treat one as a failure.
     const error = (parsed as { error?: { code?: number; message?: string } } | null)?.error;
     if (error && typeof error === 'object' && !Array.isArray(parsed)) {
       throw new AlgohostError(res.status, error.code ?? res.status, error.message ?? 'the server reported an error');
@@ -142,7 +142,7 @@ export class Transport {
 }
 
 /**
- * Every item of a paged listing (compat §1), page after page, following `marker` until it is
+ * Every item of a paged listing (docs/compatibility.md §1), page after page, following `marker` until it is
  * null. `fetchPage` gets the marker of the page to fetch (undefined for the first).
  */
 export async function* paginate<T>(fetchPage: (marker: string | undefined) => Promise<Page<T>>): AsyncGenerator<T> {

@@ -1,8 +1,8 @@
 /**
  * The shapes the client speaks. Everything the server documents comes from the generated
- * OpenAPI types (src/generated/openapi.ts); the shapes of endpoints the server does not serve
- * yet (calls, versions, hosted data) are written by hand from the compatibility reference
- * (compat §2, §3, §5) and move to the generated types once their routes exist.
+ * OpenAPI types (src/generated/openapi.ts); the call envelope, versions and hosted data, whose
+ * routes take raw bodies or answer streams, are written by hand from docs/compatibility.md
+ * §2, §3, §5 (checked against a real server by the client's tests).
  */
 import type { components, operations } from './generated/openapi.js';
 
@@ -45,7 +45,7 @@ export type AlgorithmInput = RequestBody<'algorithm.create'>;
 export type AlgorithmUpdate = RequestBody<'algorithm.update'>;
 export type CompileResult = ResponseBody<'algorithm.compile'>;
 
-/** compat §1: every listing that pages. */
+/** docs/compatibility.md §1: every listing that pages. */
 export interface Page<T> {
   marker: string | null;
   next_link: string | null;
@@ -60,7 +60,7 @@ export interface PageOptions {
 /** One event of the build log stream (`GET …/builds/{id}/logs/stream`). */
 export type BuildLogEvent = { type: 'log'; text: string } | { type: 'finished'; build: Build };
 
-// ---- Versions (compat §3) ----
+// ---- Versions (docs/compatibility.md §3) ----
 
 export type VersionType = 'major' | 'minor' | 'revision' | 'patch';
 
@@ -89,7 +89,7 @@ export interface VersionListOptions extends PageOptions {
   callable?: boolean;
 }
 
-// ---- Calls (compat §2; the server's schema leaves the envelope open, so it is typed here) ----
+// ---- Calls (docs/compatibility.md §2; the server's schema leaves the envelope open, so it is typed here) ----
 
 export type ContentType = 'json' | 'text' | 'binary' | 'void';
 
@@ -138,7 +138,7 @@ export interface AsyncRequestStatus {
 /** An input the call API takes: a JSON value, a string, or bytes. */
 export type CallInput = unknown;
 
-// ---- Hosted data (compat §5; not served yet) ----
+// ---- Hosted data (docs/compatibility.md §5) ----
 
 export interface DataFolder {
   name: string;

@@ -1,6 +1,6 @@
 /**
- * AlgohostClient against a real algohost node (what the server has today: users, keys,
- * organizations, environments, algorithms, builds, compile, calls' error paths), plus the pure
+ * AlgohostClient against a real algohost node (users, keys, organizations and invitations,
+ * environments, algorithms, builds, compile, calls' error paths), plus the pure
  * parts (SSE reader, names, input encoding) and a check that the library type-checks without
  * Node's types (browsers).
  */
@@ -283,7 +283,7 @@ describe('client pieces', () => {
     assert.equal(joinDataUri('data://.my/photos/', 'b.jpg'), 'data://.my/photos/b.jpg');
   });
 
-  test('call input: the Content-Type follows the value (compat §2)', () => {
+  test('call input: the Content-Type follows the value (docs/compatibility.md §2)', () => {
     assert.equal(encodeCallInput('hi').contentType, 'text/plain');
     assert.equal(encodeCallInput({ a: 1 }).contentType, 'application/json');
     assert.equal(encodeCallInput(null).body, 'null');

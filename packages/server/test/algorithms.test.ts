@@ -1,5 +1,5 @@
 /**
- * Spec endpoint 2 (create an algorithm) and the management routes around it (compat §3):
+ * Spec endpoint 2 (create an algorithm) and the management routes around it (docs/compatibility.md §3):
  * both request forms, defaults, conflicts, validation, access, legacy language values, the
  * template repository on disk (cloned with the real git CLI), get/update/delete and paging.
  */

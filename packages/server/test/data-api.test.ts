@@ -1,5 +1,5 @@
 /**
- * The hosted-data API (compat §5): every operation with its status codes and headers,
+ * The hosted-data API (docs/compatibility.md §5): every operation with its status codes and headers,
  * listings and their paging, the Accept-driven Content-Type, the connector prefix, and the
  * names that are refused (traversal, NUL, over-long, malformed encoding).
  */

@@ -1,7 +1,7 @@
 /**
  * Spec endpoints 3 (languages), 4 (environments of a language) and 5 (template download),
  * with Simple keys and Bearer JWTs; environment ids are stable across restarts of one
- * cluster and differ between clusters (spec Versioning 4).
+ * cluster and differ between clusters (docs/compatibility.md §9.6).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -172,7 +172,7 @@ for (const database of DATABASES) {
       assert.equal(admin.status, 200, admin.text);
       assert.equal(admin.body.kind, 'admin');
       assert.match(admin.body.key, KEY_FORMAT);
-      // The new admin key does what admin keys do (spec endpoint 6), unlike Ann's standard key.
+      // The new admin key does what admin keys do (docs/compatibility.md §9.2 endpoint 6), unlike Ann's standard key.
       assert.equal((await api.get('/v1/users/ann', { key: admin.body.key })).status, 200);
       assertError(await api.get('/v1/users/ann', { key: ann.key }), 403, 2001);
 

@@ -94,7 +94,7 @@ public class NoModel {
 
 const conf = (name: string) => JSON.stringify({ username: 'user', algoname: name, language: 'java' });
 
-/** The Java runner harness against real sandboxed runners (compat §4, templates/README.md "Java"). */
+/** The Java runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md "Java"). */
 describe('java runner harness', () => {
   jvmFixtureSuite('java', (ctx) => {
     test('no pom.xml: JSON, text and binary in; JSON, text and binary out; generic base class; own error_type', async () => {

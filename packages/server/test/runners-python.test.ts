@@ -14,7 +14,7 @@ import { scriptRunnerSuite } from './support/script-runner-suite.js';
 const exec = promisify(execFile);
 const HARNESS_LIB = fileURLToPath(new URL('../src/runtime/languages/python/runner/lib/', import.meta.url));
 
-/** The Python runner harness against real sandboxed runners (compat §4, templates/README.md). */
+/** The Python runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md). */
 describe('python runner harness', () => {
   /** src/<name>.py = code, with requirements.txt and src/__init__.py. */
   const sourceFiles = (name: string, code: string) => ({

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { CALL_MS } from './support/runner-suite.js';
 import { scriptRunnerSuite } from './support/script-runner-suite.js';
 
-/** The R runner harness against real sandboxed runners (compat §4, templates/README.md). */
+/** The R runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md). */
 describe('r runner harness', () => {
   const { hello } = scriptRunnerSuite({
     language: 'r',

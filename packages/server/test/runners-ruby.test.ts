@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { CALL_MS } from './support/runner-suite.js';
 import { scriptRunnerSuite } from './support/script-runner-suite.js';
 
-/** The Ruby runner harness against real sandboxed runners (compat §4, templates/README.md). */
+/** The Ruby runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md). */
 describe('ruby runner harness', () => {
   const { hello } = scriptRunnerSuite({
     language: 'ruby',

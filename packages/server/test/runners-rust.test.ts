@@ -56,7 +56,7 @@ path = "src/lib.rs"
   'algorithmia.conf': JSON.stringify({ username: 'user', algoname: 'NoSerde', language: 'rust' }),
 };
 
-/** The Rust runner harness against real sandboxed runners (compat §4, templates/README.md "Rust"). */
+/** The Rust runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md "Rust"). */
 describe('rust runner harness', () => {
   const { fx, expected, hello, helloBuild, adHoc, start, srv } = runnerSuite('rust');
 

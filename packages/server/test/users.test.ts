@@ -26,7 +26,7 @@ for (const database of DATABASES) {
     });
     after(() => srv.stop());
 
-    test('an admin creates a user and looks it up in the shape of spec endpoint 6', async () => {
+    test('an admin creates a user and looks it up in the shape of docs/compatibility.md §9.2 endpoint 6', async () => {
       const res = await api.post('/v1/users', {
         key: srv.adminKey,
         body: { username: 'ada', email: 'ada@example.test', fullname: 'Ada L', company_name: 'Engines', company_role: 'Engineer' },
@@ -274,7 +274,7 @@ for (const database of DATABASES) {
         const res = await api.post('/v1/users', { key: srv.adminKey, raw, headers: { 'content-type': 'application/json' } });
         assertError(res, 400, 2013);
       }
-      // An empty JSON body counts as no body (compat §6 sends some requests empty): the schema then refuses it.
+      // An empty JSON body counts as no body (docs/compatibility.md §6 sends some requests empty): the schema then refuses it.
       const empty = await api.post('/v1/users', { key: srv.adminKey, raw: '', headers: { 'content-type': 'application/json' } });
       assertError(empty, 400, 2015);
     });

@@ -1,6 +1,6 @@
 /**
- * Publishing versions (compat §3), calls by version (compat §2) and versioned Git addresses
- * (spec "Git access"), on each database.
+ * Publishing versions (docs/compatibility.md §3), calls by version (docs/compatibility.md §2) and versioned Git addresses
+ * (docs/compatibility.md §9.3), on each database.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -97,7 +97,7 @@ function checkServer(input: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
-/** compat §1: the CLI accepts a key only if it is 28 characters long and starts with "sim". */
+/** docs/compatibility.md §1: the CLI accepts a key only if it is 28 characters long and starts with "sim". */
 function checkKey(key: string): void {
   if (key.length !== 28 || !key.startsWith('sim')) {
     throw new CliError('that is not an API key: a key is 28 characters long and starts with "sim"');

@@ -1,6 +1,6 @@
 /**
  * `algo clone <owner>/<name>[/<version>] [dir]`: runs the real `git clone` against the profile's
- * server with the key in the address (spec "Git access"): the user name is the account that owns
+ * server with the key in the address (docs/compatibility.md §9.3): the user name is the account that owns
  * the key (the profile's username, else the algorithm's owner), and a '/' in the key is written
  * %2F. git shows its own progress when stderr is a terminal.
  */

@@ -57,8 +57,8 @@ export function oneOf(...values: string[]) {
 }
 
 /**
- * Runs a request of a feature the server may not have yet (calls, versions, hosted data) and
- * says so plainly when the server answers 404 "no such endpoint".
+ * Runs a request of a feature another server or cluster may lack (an older algohost, another
+ * implementation of the API) and says so plainly when it answers 404 "no such endpoint".
  */
 export async function needsFeature<T>(feature: string, fn: () => Promise<T>): Promise<T> {
   try {

@@ -1,5 +1,5 @@
 /**
- * `algo create <owner>/<name>`: creates an algorithm (spec endpoint 2). Language, environment
+ * `algo create <owner>/<name>`: creates an algorithm (docs/compatibility.md §9.2 endpoint 2). Language, environment
  * and settings come from flags; on a terminal, what the flags leave open is asked.
  */
 import type { Command } from 'commander';

@@ -1,5 +1,5 @@
 /**
- * Hosted data (compat §5): `algo ls`, `mkdir`, `rmdir`, `rm`, `cat`, `cp`. Remote paths are
+ * Hosted data (docs/compatibility.md §5): `algo ls`, `mkdir`, `rmdir`, `rm`, `cat`, `cp`. Remote paths are
  * `data://owner/collection/...` (`data://.my/...` is the caller's); `cp` copies both ways and,
  * with -r, whole directories. Anything without a scheme is a local path for `cp` and a data://
  * path for the others. File contents are streamed both ways: a file of any size goes through

@@ -1,6 +1,6 @@
 /**
  * `algo migrate-data <owner | data://owner/collection>`: copies hosted data collections to
- * another cluster (`--to <profile>`) or owner (`--to-owner`) through the API, as the spec says
+ * another cluster (`--to <profile>`) or owner (`--to-owner`) through the API, as docs/compatibility.md §9.4 says
  * they are migrated ("separately, through the API"):
  *
  *   1. every collection is created at the destination with the source's read ACL (an existing

@@ -1,5 +1,5 @@
 /**
- * `algo migrate <owner>[/<name>]`: the spec's migration workflow, step by step, between two
+ * `algo migrate <owner>[/<name>]`: the migration workflow of docs/compatibility.md §9.4, step by step, between two
  * clusters (two profiles) or two owners on one cluster:
  *   1-2. read the source through the API and create the destination with the same name,
  *        language, environment (mapped by specification id: environment ids are per cluster)
@@ -224,7 +224,7 @@ function result(
   };
 }
 
-/** Environment ids are per cluster (spec Versioning 4): map through the specification id. */
+/** Environment ids are per cluster (docs/compatibility.md §9.6): map through the specification id. */
 class EnvironmentMap {
   private sourceEnvs: Environment[] | undefined;
   private destEnvs: Environment[] | undefined;

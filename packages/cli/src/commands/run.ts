@@ -1,5 +1,5 @@
 /**
- * `algo run <owner>/<name>[/<version>]`: calls an algorithm (compat §2) with the input flags of
+ * `algo run <owner>/<name>[/<version>]`: calls an algorithm (docs/compatibility.md §2) with the input flags of
  * the original CLI and prints the result: JSON as JSON, text as is, binary as raw bytes.
  */
 import fs from 'node:fs';

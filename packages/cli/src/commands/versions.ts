@@ -1,4 +1,4 @@
-/** `algo publish <owner>/<name>` and `algo versions <owner>/<name>` (compat §3). */
+/** `algo publish <owner>/<name>` and `algo versions <owner>/<name>` (docs/compatibility.md §3). */
 import type { Command } from 'commander';
 import type { AlgorithmVersion, PublishInput, VersionType } from '@algohost/client';
 import { line, printJson, printTable } from '../lib/output.js';

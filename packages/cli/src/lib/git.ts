@@ -1,6 +1,6 @@
 /**
  * Running the real `git` for commands that clone and push (clone, migrate). Credentials travel
- * in the remote address (spec "Git access"), so every output is redacted before it is shown.
+ * in the remote address (docs/compatibility.md §9.3), so every output is redacted before it is shown.
  */
 import { spawn } from 'node:child_process';
 import { CliError, oneLine } from '../errors.js';
@@ -59,7 +59,7 @@ export function gitFailure(what: string, run: GitRun): string {
   return oneLine(`${what} failed: ${(remote ?? fatal).replace(/^(fatal|remote):\s*/, '')}`);
 }
 
-/** The clone address with credentials; a '/' in the key is written %2F (spec "Git access"). */
+/** The clone address with credentials; a '/' in the key is written %2F (docs/compatibility.md §9.3). */
 export function gitCloneUrl(server: string, user: string, key: string, owner: string, name: string, version?: string): string {
   const base = new URL(server);
   const prefix = base.pathname.replace(/\/+$/, '');

@@ -29,7 +29,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Look up a user (spec endpoint 6; admin key). */
+    /** Look up a user (docs/compatibility.md §9.2 endpoint 6; admin key). */
     get: operations['user.get'];
     /** Update a user (admin, or the user themself). Omitted fields are kept. */
     put: operations['user.update'];
@@ -261,7 +261,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List languages (spec endpoint 3). */
+    /** List languages (docs/compatibility.md §9.2 endpoint 3). */
     get: operations['language.list'];
     put?: never;
     post?: never;
@@ -278,7 +278,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List the environments of a language (spec endpoint 4). */
+    /** List the environments of a language (docs/compatibility.md §9.2 endpoint 4). */
     get: operations['environment.list'];
     put?: never;
     post?: never;
@@ -295,7 +295,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Download the template files as a gzipped tar (spec endpoint 5; no authentication). */
+    /** Download the template files as a gzipped tar (docs/compatibility.md §9.2 endpoint 5; no authentication). */
     get: operations['environment.template'];
     put?: never;
     post?: never;
@@ -315,7 +315,7 @@ export interface paths {
     /** List an owner's algorithms, paged by name (private ones only for the owner and members). */
     get: operations['algorithm.list'];
     put?: never;
-    /** Create an algorithm (spec endpoint 2). Its Git repository holds the template at once. */
+    /** Create an algorithm (docs/compatibility.md §9.2 endpoint 2). Its Git repository holds the template at once. */
     post: operations['algorithm.create'];
     delete?: never;
     options?: never;
@@ -554,7 +554,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
-    /** @description Every failure: a numeric code (compat §1) and a message. */
+    /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
     Error: {
       error: {
         code: number;
@@ -729,7 +729,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -738,7 +738,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -747,7 +747,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -788,7 +788,7 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -797,7 +797,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -806,7 +806,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -815,7 +815,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -846,7 +846,7 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -855,7 +855,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -864,7 +864,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -873,7 +873,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -916,7 +916,7 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -925,7 +925,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -934,7 +934,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -943,7 +943,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -952,7 +952,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -981,7 +981,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -990,7 +990,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -999,7 +999,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1008,7 +1008,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1041,7 +1041,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1050,7 +1050,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1059,7 +1059,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1068,7 +1068,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1119,7 +1119,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1128,7 +1128,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1137,7 +1137,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1146,7 +1146,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1176,7 +1176,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1185,7 +1185,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1194,7 +1194,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1203,7 +1203,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1244,7 +1244,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1253,7 +1253,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1285,7 +1285,7 @@ export interface operations {
           }[];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1323,7 +1323,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1332,7 +1332,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1341,7 +1341,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1381,7 +1381,7 @@ export interface operations {
           'application/json': components['schemas']['Organization'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1390,7 +1390,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1399,7 +1399,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1408,7 +1408,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1439,7 +1439,7 @@ export interface operations {
           'application/json': components['schemas']['Organization'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1448,7 +1448,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1457,7 +1457,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1466,7 +1466,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1506,7 +1506,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1515,7 +1515,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1524,7 +1524,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1533,7 +1533,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1562,7 +1562,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1571,7 +1571,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1580,7 +1580,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1589,7 +1589,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1623,7 +1623,7 @@ export interface operations {
           }[];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1632,7 +1632,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1641,7 +1641,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1650,7 +1650,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1695,7 +1695,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1704,7 +1704,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1713,7 +1713,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1722,7 +1722,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1752,7 +1752,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1761,7 +1761,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1770,7 +1770,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1779,7 +1779,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1810,7 +1810,7 @@ export interface operations {
           'application/json': components['schemas']['Invitation'][];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1819,7 +1819,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1828,7 +1828,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1837,7 +1837,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1867,7 +1867,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1876,7 +1876,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1885,7 +1885,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1894,7 +1894,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1925,7 +1925,7 @@ export interface operations {
           'application/json': components['schemas']['Invitation'][];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1934,7 +1934,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -1943,7 +1943,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1952,7 +1952,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1992,7 +1992,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2001,7 +2001,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2010,7 +2010,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2019,7 +2019,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2049,7 +2049,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2058,7 +2058,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2067,7 +2067,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2076,7 +2076,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2105,7 +2105,7 @@ export interface operations {
           'application/json': components['schemas']['Language'][];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2136,7 +2136,7 @@ export interface operations {
           'application/json': components['schemas']['Environment'][];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2145,7 +2145,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2176,7 +2176,7 @@ export interface operations {
           'application/gzip': string;
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2216,7 +2216,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2225,7 +2225,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2234,7 +2234,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2243,7 +2243,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2299,7 +2299,7 @@ export interface operations {
           'application/json': components['schemas']['Algorithm'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2308,7 +2308,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2317,7 +2317,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2326,7 +2326,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2335,7 +2335,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2367,7 +2367,7 @@ export interface operations {
           'application/json': components['schemas']['Algorithm'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2376,7 +2376,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2385,7 +2385,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2394,7 +2394,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2451,7 +2451,7 @@ export interface operations {
           'application/json': components['schemas']['Algorithm'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2460,7 +2460,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2469,7 +2469,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2478,7 +2478,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2508,7 +2508,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2517,7 +2517,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2526,7 +2526,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2535,7 +2535,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2592,7 +2592,7 @@ export interface operations {
           'application/json': components['schemas']['Algorithm'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2601,7 +2601,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2610,7 +2610,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2619,7 +2619,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2660,7 +2660,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2669,7 +2669,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2678,7 +2678,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2687,7 +2687,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2720,7 +2720,7 @@ export interface operations {
           'application/json': components['schemas']['Build'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2729,7 +2729,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2738,7 +2738,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2747,7 +2747,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2782,7 +2782,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2791,7 +2791,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2800,7 +2800,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2809,7 +2809,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2842,7 +2842,7 @@ export interface operations {
           'text/event-stream': string;
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2851,7 +2851,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2860,7 +2860,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2869,7 +2869,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2947,7 +2947,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2956,7 +2956,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -2965,7 +2965,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2974,7 +2974,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3017,7 +3017,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3026,7 +3026,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3035,7 +3035,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3044,7 +3044,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3090,7 +3090,7 @@ export interface operations {
           'application/json': components['schemas']['Algorithm'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3099,7 +3099,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3108,7 +3108,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3117,7 +3117,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3126,7 +3126,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3172,7 +3172,7 @@ export interface operations {
           'application/json': components['schemas']['Algorithm'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3181,7 +3181,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3190,7 +3190,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3199,7 +3199,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3208,7 +3208,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3241,7 +3241,7 @@ export interface operations {
           'application/json': components['schemas']['Algorithm'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3250,7 +3250,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3259,7 +3259,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3268,7 +3268,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3324,7 +3324,7 @@ export interface operations {
               };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3333,7 +3333,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3342,7 +3342,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3351,7 +3351,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3360,7 +3360,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3369,7 +3369,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       415: {
         headers: {
           [name: string]: unknown;
@@ -3378,7 +3378,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3387,7 +3387,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3420,7 +3420,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3429,7 +3429,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3484,7 +3484,7 @@ export interface operations {
           'text/plain': string;
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3493,7 +3493,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3502,7 +3502,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3511,7 +3511,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3549,7 +3549,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3558,7 +3558,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3567,7 +3567,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3576,7 +3576,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3585,7 +3585,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3594,7 +3594,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3637,7 +3637,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3646,7 +3646,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3655,7 +3655,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3664,7 +3664,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3673,7 +3673,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3711,7 +3711,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3720,7 +3720,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3729,7 +3729,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3738,7 +3738,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3747,7 +3747,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3789,7 +3789,7 @@ export interface operations {
           };
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3798,7 +3798,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3807,7 +3807,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3816,7 +3816,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Every failure: a numeric code (compat §1) and a message. */
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
         headers: {
           [name: string]: unknown;

@@ -1,5 +1,5 @@
 /**
- * Turns the Authorization header into a Principal. Accepted forms (compat §1): `Simple <key>`,
+ * Turns the Authorization header into a Principal. Accepted forms (docs/compatibility.md §1): `Simple <key>`,
  * the bare key (the Python client and CLI send this), and `Bearer <jwt>` from POST /v1/auth/token.
  * Routes say `config: { auth: 'none' }` to skip it (template download); everything else
  * requires credentials.

@@ -2,7 +2,7 @@
  * The only place that knows HTTP status codes for domain errors, for the REST API and (through
  * `statusOf`, handed to git/ by the composition root) for Git. Every error leaves as JSON
  * `{"error": {"code", "message"}}` with the message repeated in `X-Error-Message`
- * (reference/compat.md §1–2); unexpected errors are logged and answered generically.
+ * (docs/compatibility.md §1–2); unexpected errors are logged and answered generically.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
@@ -108,7 +108,7 @@ export function frameworkError(err: FastifyError, _req: FastifyRequest, reply: F
 export const MAX_BODY_DEPTH = 64;
 
 /**
- * JSON bodies: an empty body counts as no body (compat §6 sends `PUT …/members/{user}` empty,
+ * JSON bodies: an empty body counts as no body (docs/compatibility.md §6 sends `PUT …/members/{user}` empty,
  * some clients with a JSON Content-Type), `__proto__`/`constructor` keys are refused, and so is
  * nesting deeper than MAX_BODY_DEPTH, before parsing (validation and serialization recurse).
  */

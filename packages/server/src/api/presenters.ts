@@ -1,4 +1,4 @@
-/** Domain objects → the JSON shapes of the API (spec Resources, compat §3 and §6). */
+/** Domain objects → the JSON shapes of the API (docs/compatibility.md §9.5, §3 and §6). */
 import type { Account, ApiKey, Invitation } from '../domain/accounts/model.js';
 import type { AlgorithmView } from '../domain/algorithms/algorithm-service.js';
 import type { Environment, LanguageSpec } from '../domain/catalog/model.js';
@@ -127,7 +127,7 @@ export function versionInfoJson(v: Version) {
 }
 
 /**
- * One entry of the versions list (compat §3): the algorithm object as of that version, with
+ * One entry of the versions list (docs/compatibility.md §3): the algorithm object as of that version, with
  * the version's own callability and insights setting. An unpublished build has only a git hash.
  */
 export function versionJson({ view, version, build }: VersionView, l: Links) {
@@ -163,7 +163,7 @@ export function buildJson(b: Build) {
   };
 }
 
-/** compat §1: `{marker, next_link, results}`; both null on the last page. */
+/** docs/compatibility.md §1: `{marker, next_link, results}`; both null on the last page. */
 export function pageJson<T, R>(page: Page<T>, toJson: (item: T) => R, selfUrl: string, limit: number) {
   const next = page.nextMarker;
   let nextLink: string | null = null;

@@ -6,7 +6,7 @@ import { Type, type TSchema } from 'typebox';
 
 export const ErrorBody = Type.Object(
   { error: Type.Object({ code: Type.Integer(), message: Type.String() }) },
-  { $id: 'Error', description: 'Every failure: a numeric code (compat §1) and a message.' },
+  { $id: 'Error', description: 'Every failure: a numeric code (docs/compatibility.md §1) and a message.' },
 );
 
 export const errorResponses = (...statuses: number[]) =>
@@ -233,7 +233,7 @@ export const PublishInput = Type.Object(
     settings: Type.Optional(Loose),
     version_info: Type.Optional(Loose),
   },
-  { description: 'compat §3: version_info.version_type (or type) major|minor|revision|patch, default minor.' },
+  { description: 'docs/compatibility.md §3: version_info.version_type (or type) major|minor|revision|patch, default minor.' },
 );
 
 export const SHARED_SCHEMAS = [ErrorBody, User, Organization, Invitation, ApiKey, Language, Environment, VersionInfo, Algorithm, Build];

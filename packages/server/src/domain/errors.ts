@@ -3,7 +3,7 @@
  * numeric code and its message template. Domain errors name a kind; only the HTTP edge
  * (api/errors.ts) maps kinds to status codes, for the REST API and for Git alike.
  *
- * `code` is the numeric error code of the original platform's API (reference/compat.md §1),
+ * `code` is the numeric error code of the original platform's API (docs/compatibility.md §1),
  * which existing clients read, so it travels with the error from where it is raised. Codes
  * never change; several definitions may share one (the platform answers most bad requests
  * with 2015 whatever was wrong).
@@ -39,14 +39,14 @@ export const ErrorCodes = {
   emailTaken: 3004,
   organizationNotFound: 3100,
   organizationExists: 3101,
-  // Ours: the platform has no invitations (compat §6 adds members directly).
+  // Ours: the platform has no invitations (docs/compatibility.md §6 adds members directly).
   invitationNotFound: 3102,
   unknownLanguage: 4001,
   internal: 5001,
   invalidMarker: 5002,
   invalidLimit: 5003,
   validation: 6001,
-  // Hosted data: the platform's own codes are not known (compat §5 names none); clients read
+  // Hosted data: the platform's own codes are not known (docs/compatibility.md §5 names none); clients read
   // the status and X-Error-Message.
   dataNotFound: 7001,
   dataExists: 7002,

@@ -1,4 +1,4 @@
-/** Naming rules shared by users, organizations and algorithms (reference/compat.md §1). */
+/** Naming rules shared by users, organizations and algorithms (docs/compatibility.md §1). */
 import { invalid } from './errors.js';
 
 export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;

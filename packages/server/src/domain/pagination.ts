@@ -1,5 +1,5 @@
 /**
- * Marker pagination (reference/compat.md §1): `{marker, next_link, results}`. A marker is an
+ * Marker pagination (docs/compatibility.md §1): `{marker, next_link, results}`. A marker is an
  * opaque, URL-safe encoding of the sort key of the last item on the previous page.
  */
 import { Errors } from './errors.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { client, type Client, type RequestOptions, type Response } from './http.js';
 
-/** Asserts the error envelope of compat §1; `code` is checked when given. */
+/** Asserts the error envelope of docs/compatibility.md §1; `code` is checked when given. */
 export function assertError(res: Response, status: number, code?: number): void {
   assert.equal(res.status, status, `expected ${status}, got ${res.status}: ${res.text}`);
   assertErrorShape(res);

@@ -38,7 +38,7 @@ export async function git(args: string[], cwd?: string, extraEnv: NodeJS.Process
   }
 }
 
-/** The clone address with credentials; a '/' in the key is written %2F (spec "Git access"). */
+/** The clone address with credentials; a '/' in the key is written %2F (docs/compatibility.md §9.3). */
 export function gitUrl(base: string, user: string, key: string, owner: string, name: string, version?: string): string {
   const u = new URL(base);
   return `${u.protocol}//${encodeURIComponent(user)}:${encodeURIComponent(key)}@${u.host}/git/${owner}/${name}${version ? `/${version}` : ''}.git`;

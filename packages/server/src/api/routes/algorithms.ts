@@ -14,7 +14,7 @@ export function algorithmRoutes(app: Api, s: ApiServices): void {
     schema: {
       operationId: 'algorithm.create',
       tags: ['algorithms'],
-      summary: 'Create an algorithm (spec endpoint 2). Its Git repository holds the template at once.',
+      summary: 'Create an algorithm (docs/compatibility.md §9.2 endpoint 2). Its Git repository holds the template at once.',
       params: OwnerParams,
       body: AlgorithmInput,
       response: { 200: AlgorithmRef, ...errorResponses(...AUTH_ERRORS, 404, 409) },

@@ -1,5 +1,5 @@
 /**
- * The call API (compat §2): POST /v1/algo/{owner}/{name}[/{version}] with the input as the raw
+ * The call API (docs/compatibility.md §2): POST /v1/algo/{owner}/{name}[/{version}] with the input as the raw
  * body (JSON, text or binary by Content-Type), `timeout`, `stdout`, `output=raw|void`.
  * Async calls (`output=void`) are checked at once, run in the background, and their results
  * kept for an hour (domain/calls/async-calls.ts); GET /v1/algo/requests/{request_id} reads them.
@@ -54,7 +54,7 @@ export async function callRoutes(app: Api, s: ApiServices, opts: CallRouteOption
   const budget = new InputBudget(opts.inputBudgetBytes, MAX_INPUT_BYTES);
   app.decorateRequest('inputLease', null);
 
-  // Refuse an oversized input before reading it, naming the limit (compat §2: 10 MiB).
+  // Refuse an oversized input before reading it, naming the limit (docs/compatibility.md §2: 10 MiB).
   // Callback style: on every call, an async hook would cost a promise and a tick.
   app.addHook('onRequest', (req, _reply, done) => {
     const length = Number(req.headers['content-length'] ?? 0);

@@ -1,5 +1,5 @@
 /**
- * Hosted data (compat §5) at `/v1/data/…` and, the same, `/v1/connector/data/…`. The path
+ * Hosted data (docs/compatibility.md §5) at `/v1/data/…` and, the same, `/v1/connector/data/…`. The path
  * after the prefix is taken from the raw URL (still percent-encoded) so the domain sees every
  * name as sent and can refuse encoded traversal. Uploads are streamed: PUT bodies of any
  * Content-Type reach the data service as the request stream itself, never buffered.

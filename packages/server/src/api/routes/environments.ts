@@ -9,7 +9,7 @@ export function environmentRoutes(app: Api, s: ApiServices): void {
     schema: {
       operationId: 'language.list',
       tags: ['environments'],
-      summary: 'List languages (spec endpoint 3).',
+      summary: 'List languages (docs/compatibility.md §9.2 endpoint 3).',
       response: { 200: Type.Array(Type.Ref('Language')), ...errorResponses(401) },
     },
     handler: async () => s.catalog.listLanguages().map(languageJson),
@@ -19,7 +19,7 @@ export function environmentRoutes(app: Api, s: ApiServices): void {
     schema: {
       operationId: 'environment.list',
       tags: ['environments'],
-      summary: 'List the environments of a language (spec endpoint 4).',
+      summary: 'List the environments of a language (docs/compatibility.md §9.2 endpoint 4).',
       params: Type.Object({ language_name: Type.String() }),
       response: { 200: Type.Array(Type.Ref('Environment')), ...errorResponses(401, 404) },
     },
@@ -32,7 +32,7 @@ export function environmentRoutes(app: Api, s: ApiServices): void {
       operationId: 'environment.template',
       security: [],
       tags: ['environments'],
-      summary: 'Download the template files as a gzipped tar (spec endpoint 5; no authentication).',
+      summary: 'Download the template files as a gzipped tar (docs/compatibility.md §9.2 endpoint 5; no authentication).',
       params: Type.Object({ environment_specification_id: Type.String() }),
       response: {
         200: {

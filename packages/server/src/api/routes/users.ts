@@ -40,7 +40,7 @@ export function userRoutes(app: Api, s: ApiServices): void {
     schema: {
       operationId: 'user.get',
       tags: ['users'],
-      summary: 'Look up a user (spec endpoint 6; admin key).',
+      summary: 'Look up a user (docs/compatibility.md §9.2 endpoint 6; admin key).',
       params: NameParams,
       response: { 200: UserRef, ...errorResponses(...AUTH_ERRORS, 404) },
     },

@@ -14,11 +14,11 @@ const VersionListQuery = Type.Object({
   published: Type.Optional(Type.String({ description: 'true (default): published versions; false: successful builds not yet published.' })),
   callable: Type.Optional(Type.String({ description: 'true: public versions; false: private ones.' })),
 });
-// A version is shown as the algorithm object as of that version (compat §3).
+// A version is shown as the algorithm object as of that version (docs/compatibility.md §3).
 const VersionRef = Type.Ref('Algorithm');
 
 export function versionRoutes(app: Api, s: ApiServices): void {
-  // compat §3: one client publishes at /version (singular); both paths do the same.
+  // docs/compatibility.md §3: one client publishes at /version (singular); both paths do the same.
   for (const url of ['/v1/algorithms/:owner/:name/versions', '/v1/algorithms/:owner/:name/version']) {
     app.post(url, {
       schema: {

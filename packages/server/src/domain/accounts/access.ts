@@ -1,6 +1,6 @@
 /**
  * Who may act on what an account owns: the account itself, members of an owning organization,
- * and cluster admins. Shared by algorithms now and by data, builds and calls later.
+ * and cluster admins. Shared by algorithms, builds, versions, calls and hosted data.
  */
 import { isAdmin, type Principal } from '../auth/principal.js';
 import type { Account } from './model.js';

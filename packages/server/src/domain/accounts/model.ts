@@ -55,7 +55,7 @@ export interface ApiKey {
   createdAt: string;
 }
 
-/** Organization types of compat §6; ids are fixed so clients can map names to ids. */
+/** Organization types of docs/compatibility.md §6; ids are fixed so clients can map names to ids. */
 export const ORGANIZATION_TYPES = [
   { id: '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a01', name: 'basic' },
   { id: '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a02', name: 'legacy' },

@@ -8,7 +8,7 @@ import { type JWTPayload, jwtVerify, SignJWT } from 'jose';
 
 const scrypt = promisify(crypto.scrypt) as (pw: string, salt: Buffer, len: number) => Promise<Buffer>;
 
-// compat §1: the CLI accepts only 28-character keys starting with "sim"; '/' may occur.
+// docs/compatibility.md §1: the CLI accepts only 28-character keys starting with "sim"; '/' may occur.
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
 export function generateApiKey(): string {

@@ -17,7 +17,7 @@ import type { BuildStore } from '../builds/ports.js';
 import type { Version } from '../versions/model.js';
 import type { VersionStore } from '../versions/ports.js';
 
-/** The request shape of spec endpoint 2 and of PUT/PATCH (compat §3); all fields optional here. */
+/** The request shape of docs/compatibility.md §9.2 endpoint 2 and of PUT/PATCH (docs/compatibility.md §3); all fields optional here. */
 export interface AlgorithmInput {
   name?: unknown;
   details?: { label?: unknown; summary?: unknown; tagline?: unknown } | null;
@@ -155,7 +155,7 @@ export class AlgorithmService {
   }
 
   /**
-   * Git access (spec "Git access"): standard keys only, never an algorithm call's key. Pushing
+   * Git access (docs/compatibility.md §9.3): standard keys only, never an algorithm call's key. Pushing
    * and reading a member's source need the manage_algorithms capability and the owner or a
    * member of the owning organization; reading also works for public algorithms with open
    * source. Unknown and invisible algorithms are the same 404, so names do not leak.
@@ -292,7 +292,7 @@ function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, ca
       );
     }
   }
-  // compat §3: closed source is allowed only under the apl license.
+  // docs/compatibility.md §3: closed source is allowed only under the apl license.
   if (next.sourceVisibility === 'closed' && next.license !== 'apl') {
     throw invalid(`settings.source_visibility "closed" requires license "apl"; with license "${next.license}" the source must be "open"`);
   }

@@ -1,5 +1,5 @@
 /**
- * Builds: one per push to the default branch (spec rule 1) or per compile request, run in push
+ * Builds: one per push to the default branch (docs/compatibility.md §9.1 rule 1) or per compile request, run in push
  * order per algorithm, a configurable number at once. A free slot goes to the account (the
  * algorithm's owner) with the fewest builds running on this node, then to the one that started
  * a build least recently, then to the oldest queued build; an account never has more than its
@@ -170,7 +170,7 @@ export class BuildService {
     return build;
   }
 
-  /** compat §3: logs exist (404) only once the build has finished. */
+  /** docs/compatibility.md §3: logs exist (404) only once the build has finished. */
   async logsOf(p: Principal, owner: string, name: string, buildId: string): Promise<string> {
     const build = await this.get(p, owner, name, buildId);
     if (!isFinished(build)) {

@@ -1,5 +1,5 @@
 /**
- * Asynchronous calls (`output=void`, compat §2): checked at once like a sync call (so a wrong
+ * Asynchronous calls (`output=void`, docs/compatibility.md §2): checked at once like a sync call (so a wrong
  * address or a limit is an HTTP error, not a result), then run in the background; the result is
  * kept for an hour in the database and read with GET /v1/algo/requests/{request_id}. The
  * original platform could not fetch async results; its users asked for it.

@@ -1,5 +1,5 @@
 /**
- * Calling an algorithm (compat §2): who may call what, which build a version names, the
+ * Calling an algorithm (docs/compatibility.md §2): who may call what, which build a version names, the
  * input and output limits, and the response envelope. Algorithm failures are results
  * (HTTP 200 with `error`), platform failures are DomainErrors.
  */
@@ -40,7 +40,7 @@ export interface CallInput {
 }
 
 export interface CallResult {
-  /** The envelope of compat §2: {result, metadata} or {error, metadata}. */
+  /** The envelope of docs/compatibility.md §2: {result, metadata} or {error, metadata}. */
   envelope: Record<string, unknown>;
   contentType: ContentType | 'void';
   /** The raw result for output=raw. */

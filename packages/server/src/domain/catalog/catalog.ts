@@ -11,8 +11,8 @@ export interface TemplateNames {
 
 /**
  * Languages, environments and templates. Environment ids are generated once per cluster and
- * kept in the database, so they survive restarts and differ between clusters (spec
- * Versioning 4); specification ids come from the catalog files and name templates everywhere.
+ * kept in the database, so they survive restarts and differ between clusters (docs/compatibility.md
+ * §9.6); specification ids come from the catalog files and name templates everywhere.
  */
 export class Catalog {
   private readonly byId = new Map<string, Environment>();

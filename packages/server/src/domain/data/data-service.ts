@@ -1,5 +1,5 @@
 /**
- * Hosted data (compat §5): which space and folder an address names, who may read and write
+ * Hosted data (docs/compatibility.md §5): which space and folder an address names, who may read and write
  * it, listings with paging, streamed uploads under a per-account quota, and the sweeps that
  * expire `.algo/…/temp` files and ended `.session` spaces.
  *

@@ -1,5 +1,5 @@
 /**
- * Hosted data (compat §5). Files and folders live in a *space*: an account's collections, an
+ * Hosted data (docs/compatibility.md §5). Files and folders live in a *space*: an account's collections, an
  * algorithm's own `.algo` space (temp and perm), or the `.session` space of one request tree.
  * Each space charges its bytes to one account (its quota). Folder and file records are in the
  * metadata store; file contents are blobs under opaque keys, never derived from names.
@@ -46,14 +46,14 @@ export interface FileRecord {
   blobKey: string;
 }
 
-/** Anyone with an account may read (compat §5 "public"). */
+/** Anyone with an account may read (docs/compatibility.md §5 "public"). */
 export const ACL_PUBLIC = 'user://*';
 /** Algorithms owned by the collection's owner may read, whoever calls them ("my algorithms"). */
 export const ACL_MY_ALGORITHMS = 'algo://.my/*';
 export const DEFAULT_ACL: readonly string[] = [ACL_MY_ALGORITHMS];
 const KNOWN_ACL_ENTRIES = [ACL_PUBLIC, ACL_MY_ALGORITHMS];
 
-/** `{"read": [...]}` of a request; only the entries of compat §5 are understood. */
+/** `{"read": [...]}` of a request; only the entries of docs/compatibility.md §5 are understood. */
 export function parseAcl(acl: unknown): string[] {
   const read = (acl as { read?: unknown } | null | undefined)?.read;
   if (typeof acl !== 'object' || acl === null || Array.isArray(acl) || !Array.isArray(read)) {

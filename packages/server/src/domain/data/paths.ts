@@ -1,5 +1,5 @@
 /**
- * Data addresses (compat §5): the path after `/v1/data/`, still percent-encoded, becomes one of
+ * Data addresses (docs/compatibility.md §5): the path after `/v1/data/`, still percent-encoded, becomes one of
  * the data spaces and the names inside it. Every name is checked here, once, so nothing later
  * can meet a relative segment, a NUL byte or an over-long name: storage keys never derive from
  * names anyway, but a refused name is a clear 400 instead of a surprise further down.

@@ -1,6 +1,6 @@
 /**
- * Semantic version numbers of published algorithm versions (spec Versioning 3, Limits 3) and
- * the version forms a call may name (compat §2). Pure functions: no I/O.
+ * Semantic version numbers of published algorithm versions (docs/compatibility.md §9.6) and
+ * the version forms a call may name (docs/compatibility.md §2). Pure functions: no I/O.
  */
 import { invalid } from '../errors.js';
 
@@ -12,7 +12,7 @@ export interface SemVer {
 
 export type VersionType = 'major' | 'minor' | 'patch';
 
-/** compat §3: `revision` is the platform's other word for patch; a missing type means minor. */
+/** docs/compatibility.md §3: `revision` is the platform's other word for patch; a missing type means minor. */
 export function parseVersionType(value: unknown): VersionType {
   if (value === undefined || value === null || value === '') return 'minor';
   if (value === 'major' || value === 'minor' || value === 'patch') return value;
@@ -43,7 +43,7 @@ export const sortKeyOf = (v: SemVer) => [v.major, v.minor, v.patch].map((n) => S
 export const compareSemVer = (a: SemVer, b: SemVer) => a.major - b.major || a.minor - b.minor || a.patch - b.patch;
 
 /**
- * What a call's version segment asks for (compat §2): nothing or `latest` = the newest public
+ * What a call's version segment asks for (docs/compatibility.md §2): nothing or `latest` = the newest public
  * version; `latestPrivate` = the newest of any callability; `x.y.z` exactly; `x.y.*`, `x.y`,
  * `x.*`, `x` = the newest public version in that range; a 40-hex commit SHA = a build.
  */

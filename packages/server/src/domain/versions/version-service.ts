@@ -1,5 +1,5 @@
 /**
- * Publishing (compat §3, spec rule 2 and Limits 3): a publish freezes the latest successful
+ * Publishing (docs/compatibility.md §3, docs/compatibility.md §9.1 rule 2 and §9.6): a publish freezes the latest successful
  * build under the next semantic version number, tags its commit and makes a read-only clone
  * address for it. Calls and Git resolve version names here.
  */
@@ -29,7 +29,7 @@ import {
   type VersionQuery,
 } from './semver.js';
 
-/** The body of POST .../versions (compat §3); every part optional, an empty body allowed. */
+/** The body of POST .../versions (docs/compatibility.md §3); every part optional, an empty body allowed. */
 export interface PublishInput {
   details?: Record<string, unknown> | null;
   settings?: Record<string, unknown> | null;
@@ -171,7 +171,7 @@ export class VersionService {
   }
 
   /**
-   * The build a call runs (compat §2). `member` callers (owner, organization members, admins)
+   * The build a call runs (docs/compatibility.md §2). `member` callers (owner, organization members, admins)
    * may name private versions and commits; everyone else reaches public versions only.
    */
   async resolveCall(algorithm: Algorithm, ownerName: string, member: boolean, versionText: string | undefined): Promise<CallTarget> {
@@ -203,7 +203,7 @@ export class VersionService {
   }
 
   /**
-   * The bare repository serving exactly one published version (spec "Git access",
+   * The bare repository serving exactly one published version (docs/compatibility.md §9.3,
    * `{algo_version}`): major.minor.patch only; non-members reach public versions only.
    */
   async repositoryForVersion(p: Principal, algorithm: Algorithm, versionText: string): Promise<string> {
@@ -274,7 +274,7 @@ function pick(all: Version[], query: VersionQuery, member: boolean): Version | u
     case 'latest':
       return all.find((v) => v.algorithmCallability === 'public');
     case 'latestPrivate':
-      // compat §2: the newest of any callability; private ones only for members.
+      // docs/compatibility.md §2: the newest of any callability; private ones only for members.
       return all.find((v) => member || v.algorithmCallability === 'public');
     case 'exact':
       return all.find((v) => compareSemVer(v, query.version) === 0 && (member || v.algorithmCallability === 'public'));

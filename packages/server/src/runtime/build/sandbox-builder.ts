@@ -161,7 +161,7 @@ export class SandboxBuilder implements Builder {
   async build(req: BuildRequest, log: (text: string) => void, signal: AbortSignal): Promise<{ artifact: string }> {
     const env = req.environment;
     const adapter = this.adapterFor(env.language);
-    if (!adapter) throw new BuildFailure(`no builder for language ${env.language} on this cluster yet`);
+    if (!adapter) throw new BuildFailure(`no builder for language ${env.language} on this cluster`);
     const key = `${req.build.algorithmId}/${env.name}/${req.build.commitSha}`;
     let final: string;
     try {

@@ -44,7 +44,7 @@ export interface StepContext {
   read(file: string): string | undefined;
 }
 
-/** Paths as seen inside a runner sandbox (runtime protocol, compat §4). */
+/** Paths as seen inside a runner sandbox (runtime protocol, docs/compatibility.md §4). */
 export const RUNNER_INSIDE = {
   /** The built artifact (the algorithm's tree after compile), read-only, the working directory. */
   app: '/app',
@@ -75,7 +75,7 @@ export interface LanguageAdapter {
   /**
    * How to start the runner harness for a built artifact: a long-lived process that loads the
    * algorithm once, prints PIPE_INIT_COMPLETE, then answers one JSON request per stdin line on
-   * the response FIFO (compat §4). Absent = this language cannot run yet.
+   * the response FIFO (docs/compatibility.md §4). Absent = a language this cluster builds but cannot run (every language has one today).
    */
   runner?(ctx: RunnerContext): RunnerCommand;
 

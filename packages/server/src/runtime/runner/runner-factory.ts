@@ -71,7 +71,7 @@ export class RunnerFactory {
     /* eslint-enable no-restricted-syntax */
   }
 
-  /** A runner for the artifact, not yet started; undefined when the language cannot run yet. */
+  /** A runner for the artifact, not yet started; undefined when its language has no runner harness. */
   create(req: RunnerRequest): RunnerProcess | undefined {
     const adapter = this.builder.adapterFor(req.environment.language);
     if (!adapter?.runner) return undefined;

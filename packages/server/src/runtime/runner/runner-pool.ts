@@ -49,7 +49,7 @@ export interface PoolRunner {
   kill(): void;
 }
 
-/** What the pool needs of the runner factory: undefined when the language cannot run yet. */
+/** What the pool needs of the runner factory: undefined when the language has no runner harness. */
 export interface PoolRunnerFactory {
   create(req: RunnerRequest): PoolRunner | undefined;
 }
@@ -330,10 +330,7 @@ export class RunnerPool implements AlgorithmRuntime {
       cpuGroup: `account-${target.owner.id.replace(/[^A-Za-z0-9_-]/g, '_')}`,
     });
     if (!runner)
-      throw new RuntimeFailure(
-        'UnsupportedError',
-        `algorithms of language ${target.environment.language} cannot be run on this cluster yet`,
-      );
+      throw new RuntimeFailure('UnsupportedError', `algorithms of language ${target.environment.language} cannot be run on this cluster`);
     pool.starting++;
     this.starting.add(runner);
     const t = performance.now();

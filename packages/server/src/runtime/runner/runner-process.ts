@@ -1,6 +1,6 @@
 /**
  * One warm runner: a language harness started once inside the sandbox for a built artifact,
- * speaking the pipe protocol (compat §4): it loads the algorithm, prints PIPE_INIT_COMPLETE,
+ * speaking the pipe protocol (docs/compatibility.md §4): it loads the algorithm, prints PIPE_INIT_COMPLETE,
  * then reads one JSON request per stdin line and writes one JSON response per request to the
  * response FIFO. Whatever the algorithm prints meanwhile is that call's stdout.
  *
@@ -59,7 +59,7 @@ export interface RunnerSpec {
   cpus?: number;
   /** Parent CPU group shared by the runners of one account (cgroups.ts `Limits.cpuGroup`). */
   cpuGroup?: string;
-  /** Largest response accepted (compat: 15 MB of output), before base64 overhead. */
+  /** Largest response accepted (docs/compatibility.md §2: 15 MB of output), before base64 overhead. */
   outputLimitBytes: number;
   /** Root-only directory where the response FIFO is made (and unlinked at once). */
   fifoDir: string;
@@ -318,7 +318,7 @@ export class RunnerProcess {
       // the response: all the call's output has been captured already (see below).
       const drained = response.output_drained === true;
       if (response.output_drained !== undefined) delete response.output_drained;
-      // compat §8: output ≤ 15 MB (binary counted as bytes, not base64).
+      // docs/compatibility.md §8: output ≤ 15 MB (binary counted as bytes, not base64).
       const size =
         response.metadata?.content_type === 'binary' && typeof response.result === 'string'
           ? (response.result.length * 3) / 4

@@ -1,5 +1,5 @@
 /**
- * The one supervisor for every sandboxed process (build steps now, runners later): it puts the
+ * The one supervisor for every sandboxed process (build steps and runners): it puts the
  * process tree into its own cgroups, drops to an unprivileged uid, wraps it in bubblewrap with
  * only the mounts it is given, enforces wall time and an output cap with kill escalation, and
  * reports a typed outcome. Language code never spawns user code itself.

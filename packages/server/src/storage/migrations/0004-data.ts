@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Hosted data (compat §5): folders (collections carry a read ACL) and file records. Contents are
+// Hosted data (docs/compatibility.md §5): folders (collections carry a read ACL) and file records. Contents are
 // blobs named by blob_key. A space is (space, space_id): an account, an algorithm or a session;
 // account_id is whose quota the bytes count against, and deleting that account deletes them.
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -40,7 +40,7 @@
  *
  * Registry: crates.io by default. A cluster replaces it through `RegistrySettings.cargoRegistry`
  * (a Cargo source URL such as `sparse+https://mirror.example/index/`), passed to every cargo
- * command as a source replacement; configuration does not carry that field yet.
+ * command as a source replacement (ALGOHOST_CARGO_REGISTRY).
  *
  * Not kept in /cache: downloads are per layer (a layer is made only when the dependency files
  * change), and /cache is writable while the algorithm's own build scripts run.

@@ -1,5 +1,5 @@
 /**
- * The JavaScript (Node 20) runner harness: the pipe protocol of compat §4 and the contract of
+ * The JavaScript (Node 20) runner harness: the pipe protocol of docs/compatibility.md §4 and the contract of
  * catalog/templates/README.md. Started once per warm runner with the built algorithm as the
  * working directory; it requires the entry once (its top-level code is the load step), prints
  * PIPE_INIT_COMPLETE, then answers one JSON request per stdin line with exactly one JSON line

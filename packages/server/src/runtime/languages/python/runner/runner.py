@@ -1,4 +1,4 @@
-"""algohost's Python runner harness (compat section 4; catalog/templates/README.md, the harness contract).
+"""algohost's Python runner harness (docs/compatibility.md section 4; catalog/templates/README.md, the harness contract).
 
 Started once per warm runner with the built algorithm as working directory:
 

@@ -1,4 +1,4 @@
-# The R (4.2) runner harness: the pipe protocol of compat §4 and the contract of
+# The R (4.2) runner harness: the pipe protocol of docs/compatibility.md §4 and the contract of
 # catalog/templates/README.md. Started once per warm runner with the built algorithm as the
 # working directory; it sources src/<Name>.r (else src/Algorithm.r) once into the global
 # environment (its top-level code is the load step), prints PIPE_INIT_COMPLETE, then answers one

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# The Ruby (3.1) runner harness: the pipe protocol of compat §4 and the contract of
+# The Ruby (3.1) runner harness: the pipe protocol of docs/compatibility.md §4 and the contract of
 # catalog/templates/README.md. Started once per warm runner with the built algorithm as the
 # working directory; it loads src/<Name>.rb once at top level (its top-level code is the load
 # step; `require "bundler/setup"` first when there is a Gemfile), prints PIPE_INIT_COMPLETE,

@@ -5,7 +5,7 @@
 # calls another algorithm and returns a response with #result and #metadata; an error envelope
 # raises Algorithmia::AlgorithmError with its message (and error_type). `client.file(uri)` and
 # `client.dir(uri)` reach hosted data (data://owner/collection/..., data://.my/... = the caller;
-# compat §5). Address: the api_address argument, else $ALGORITHMIA_API; when $ALGOHOST_API_SOCKET
+# docs/compatibility.md §5). Address: the api_address argument, else $ALGORITHMIA_API; when $ALGOHOST_API_SOCKET
 # names a Unix socket every request goes over it. Key: the api_key argument, else
 # $ALGORITHMIA_API_KEY read at each request: the runner sets it only while a call runs
 # (pipeline_enabled algorithms only), so a client made when the file loads still uses the key of
@@ -159,7 +159,7 @@ module Algorithmia
     end
   end
 
-  # A hosted file, data://owner/collection/path (compat §5).
+  # A hosted file, data://owner/collection/path (docs/compatibility.md §5).
   class DataFile < DataObject
     # Set for files listed by DataDirectory#files.
     attr_accessor :size, :last_modified
@@ -195,7 +195,7 @@ module Algorithmia
     end
   end
 
-  # A hosted directory or collection, data://owner/collection[/path] (compat §5).
+  # A hosted directory or collection, data://owner/collection[/path] (docs/compatibility.md §5).
   class DataDirectory < DataObject
     def file(name)
       DataFile.new(client, "#{path}/#{name}")

@@ -442,7 +442,7 @@ impl From<&[u8]> for FileContent {
     }
 }
 
-/// A hosted file (compat §5, /v1/data/...).
+/// A hosted file (docs/compatibility.md §5, /v1/data/...).
 #[derive(Clone, Debug)]
 pub struct DataFile {
     client: Algorithmia,
@@ -505,7 +505,7 @@ impl DataFile {
     }
 }
 
-/// A hosted directory or collection (compat §5, /v1/data/...).
+/// A hosted directory or collection (docs/compatibility.md §5, /v1/data/...).
 #[derive(Clone, Debug)]
 pub struct DataDir {
     client: Algorithmia,

@@ -1,4 +1,4 @@
-//! The runner harness for Rust algorithms (compat §4, catalog/templates/README.md "Rust").
+//! The runner harness for Rust algorithms (docs/compatibility.md §4, catalog/templates/README.md "Rust").
 //!
 //! Built with the algorithm's library crate as the dependency `algorithm` (whatever its package
 //! and lib names) into the binary `target/release/algorithm`. Prints PIPE_INIT_COMPLETE, then

@@ -4,7 +4,7 @@
  * node_modules). `algorithmia.client().algo('owner/name/version').pipe(input)` calls another
  * algorithm and resolves to {result, metadata}; an error envelope rejects with an Error carrying
  * its message (and error_type). `client.file('data://.my/c/f')` and `client.dir('data://.my/c')`
- * reach hosted data (compat §5), every method returning a promise. Address: the apiAddress
+ * reach hosted data (docs/compatibility.md §5), every method returning a promise. Address: the apiAddress
  * argument, else $ALGORITHMIA_API; when $ALGOHOST_API_SOCKET names a Unix socket every request
  * goes over it. Key: the apiKey argument, else $ALGORITHMIA_API_KEY read at each request: the
  * runner sets it only while a call runs (pipeline_enabled algorithms only), so a client made
@@ -138,7 +138,7 @@ function check(res, exactly200 = false) {
   return res;
 }
 
-/** A hosted file, data://owner/collection/path (compat §5). */
+/** A hosted file, data://owner/collection/path (docs/compatibility.md §5). */
 class DataFile {
   constructor(client, uri) {
     this.client = client;
@@ -188,7 +188,7 @@ class DataFile {
   }
 }
 
-/** A hosted directory or collection, data://owner/collection[/path] (compat §5). */
+/** A hosted directory or collection, data://owner/collection[/path] (docs/compatibility.md §5). */
 class DataDirectory {
   constructor(client, uri) {
     this.client = client;

@@ -1,4 +1,4 @@
-"""The pipe protocol of a runner (compat section 4), shared by algohost's harness and by ADK.init().
+"""The pipe protocol of a runner (docs/compatibility.md section 4), shared by algohost's harness and by ADK.init().
 
 One JSON request per line on the request channel (stdin), one JSON response per request on the
 response FIFO, opened, written and closed for each response. Whatever the algorithm prints goes to

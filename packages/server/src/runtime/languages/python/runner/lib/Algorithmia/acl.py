@@ -1,4 +1,4 @@
-"""Read ACLs of hosted-data collections (compat section 5)."""
+"""Read ACLs of hosted-data collections (docs/compatibility.md section 5)."""
 
 
 class Acl(object):

@@ -1,4 +1,4 @@
-"""client.algo("owner/name/version").pipe(input): POST /v1/algo/... (compat section 2)."""
+"""client.algo("owner/name/version").pipe(input): POST /v1/algo/... (docs/compatibility.md section 2)."""
 
 import json
 import re

@@ -1,4 +1,4 @@
-"""client.dir("data://owner/collection"): a hosted directory (compat section 5, /v1/data/...)."""
+"""client.dir("data://owner/collection"): a hosted directory (docs/compatibility.md section 5, /v1/data/...)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""client.file("data://owner/collection/name"): a hosted file (compat section 5, /v1/data/...)."""
+"""client.file("data://owner/collection/name"): a hosted file (docs/compatibility.md section 5, /v1/data/...)."""
 
 import json
 import tempfile

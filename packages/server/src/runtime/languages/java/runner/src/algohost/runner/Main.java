@@ -25,7 +25,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The runner harness for Java and Scala algorithms (compat §4, catalog/templates/README.md).
+ * The runner harness for Java and Scala algorithms (docs/compatibility.md §4, catalog/templates/README.md).
  *
  * Started in the algorithm's directory with target/algorithm.jar and target/lib/* on the class
  * path: finds class algorithmia.Name.Name (Name from algorithmia.conf's algoname, else the first

@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** A hosted directory or collection, {@code data://owner/collection[/path]} (compat §5). */
+/** A hosted directory or collection, {@code data://owner/collection[/path]} (docs/compatibility.md §5). */
 public final class DataDirectory extends DataObject {
   public DataDirectory(AlgorithmiaClient client, String dataUri) {
     super(client, dataUri);

@@ -5,7 +5,7 @@ import com.algorithmia.AlgorithmiaClient;
 import com.algorithmia.internal.Http;
 import java.nio.charset.StandardCharsets;
 
-/** A hosted file, {@code data://owner/collection/path} (compat §5). */
+/** A hosted file, {@code data://owner/collection/path} (docs/compatibility.md §5). */
 public final class DataFile extends DataObject {
   private Long size;
   private String lastModified;
