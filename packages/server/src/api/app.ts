@@ -2,7 +2,7 @@
  * The HTTP application: Fastify with JSON-Schema validation on every route, the error edge,
  * authentication, and the OpenAPI 3.1 document generated from the route schemas.
  */
-import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installAuth } from './auth.js';
@@ -21,7 +21,7 @@ import { organizationRoutes } from './routes/organizations.js';
 import { userRoutes } from './routes/users.js';
 
 export interface ApiOptions {
-  logger: FastifyServerOptions['logger'];
+  logger: FastifyBaseLogger;
   bodyLimit: number;
   version: string;
   /** One log line per request (debug level): off by default, it costs more than a warm call. */
@@ -67,7 +67,7 @@ export function httpServerOptions(t: HttpTimeouts): {
 export async function buildApi(services: ApiServices, opts: ApiOptions): Promise<Api> {
   const http = opts.timeouts ? httpServerOptions(opts.timeouts) : undefined;
   const app = Fastify({
-    logger: opts.logger,
+    loggerInstance: opts.logger,
     bodyLimit: opts.bodyLimit,
     // Fastify makes the server from `http` and then sets its own two timeouts: both agree.
     ...(http && { http, requestTimeout: http.requestTimeout, keepAliveTimeout: http.keepAliveTimeout }),

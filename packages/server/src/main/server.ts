@@ -1,7 +1,7 @@
 /** Starts and stops a whole algohost node; used by `npm start` and by the tests. */
 import fs from 'node:fs';
 import http from 'node:http';
-import type { FastifyServerOptions } from 'fastify';
+import { pino } from 'pino';
 import type { Config } from '../config/config.js';
 import { buildApi, httpServerOptions, type HttpTimeouts } from '../api/app.js';
 import { ConnectionGuard } from '../api/connection-limits.js';
@@ -23,8 +23,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, logger: FastifyServerOptions['logger']): Promise<RunningServer> {
-  const services = await buildServices(config);
+/** `logOptions`: pino's level, or false for no log at all (tests that read no log). */
+export async function startServer(config: Config, logOptions: { level: string } | false): Promise<RunningServer> {
+  // One logger, made before anything else: the services report what they handle without
+  // failing (a build-log line not stored…) to the same log as the HTTP layer.
+  const logger = pino(logOptions === false ? { enabled: false } : { level: logOptions.level });
+  const services = await buildServices(config, logger);
   try {
     const bootstrap = await bootstrapAdmin(services, config);
     const timeouts: HttpTimeouts = {

@@ -22,6 +22,7 @@ import type { RegistrySettings } from '../runtime/languages/adapter.js';
 import { RunnerFactory } from '../runtime/runner/runner-factory.js';
 import { RunnerPool } from '../runtime/runner/runner-pool.js';
 import { CallService } from '../domain/calls/call-service.js';
+import type { Logger } from '../domain/logger.js';
 import { AsyncCallService } from '../domain/calls/async-calls.js';
 import { SqlAsyncRequestStore } from '../storage/async-request-store.js';
 import { VersionService } from '../domain/versions/version-service.js';
@@ -54,7 +55,7 @@ export interface Services extends ApiServices {
   jobs: Job[];
 }
 
-export async function buildServices(config: Config): Promise<Services> {
+export async function buildServices(config: Config, log: Logger): Promise<Services> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   // The sandbox user must pass through the data dir to reach build directories (never list
   // it or read the database: those stay 0600/0700).
@@ -139,6 +140,7 @@ export async function buildServices(config: Config): Promise<Services> {
     memoryPerAccount: config.runnerMemoryPerAccountMiB * 1024 * 1024,
     memoryBudget: config.runnerMemoryBudgetMiB * 1024 * 1024,
     memoryOf: (environment) => environmentMemory.get(environment) ?? config.runnerMemoryMiB * 1024 * 1024,
+    log,
   });
   const metrics = new NodeMetrics(pool);
   const versions = new VersionService(versionStore, buildStore, algorithms, accounts, access, repositories, clock);
@@ -162,9 +164,10 @@ export async function buildServices(config: Config): Promise<Services> {
     },
     clock,
     buildQueue,
+    log,
   );
 
-  const asyncCalls = new AsyncCallService(calls, new SqlAsyncRequestStore(db), clock);
+  const asyncCalls = new AsyncCallService(calls, new SqlAsyncRequestStore(db), clock, log);
   // A publish or a settings change (callability, pipeline_enabled…) applies to the next call.
   versions.onPublished(() => calls.forgetResolutions());
   algorithms.onChanged(() => calls.forgetResolutions());

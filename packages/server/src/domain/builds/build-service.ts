@@ -13,6 +13,7 @@
  * finished), and stops the service when the node stops.
  */
 import crypto from 'node:crypto';
+import type { Logger } from '../logger.js';
 import { type Clock, isoNow } from '../clock.js';
 import { Errors } from '../errors.js';
 import type { Page, PageRequest } from '../pagination.js';
@@ -67,6 +68,7 @@ export class BuildService {
     private readonly clock: Clock,
     /** Woken when a build is queued or ends: whoever runs the queue then calls startQueued. */
     private readonly queue: QueueSignal,
+    private readonly log: Logger,
   ) {}
 
   private lastCreatedAt = 0;
@@ -249,7 +251,9 @@ export class BuildService {
     const log = (text: string) => {
       buffer.push(text);
       this.events.emit(build.id, { type: 'log', text });
-      pending = pending.then(() => this.logs.append(build.id, text)).catch(() => {});
+      pending = pending
+        .then(() => this.logs.append(build.id, text))
+        .catch((err: unknown) => this.log.warn({ err, buildId: build.id }, 'a build log line could not be stored'));
     };
     try {
       const view = await this.algorithms.byId(build.algorithmId);

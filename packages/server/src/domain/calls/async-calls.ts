@@ -5,6 +5,7 @@
  * original platform could not fetch async results; its users asked for it.
  */
 import crypto from 'node:crypto';
+import type { Logger } from '../logger.js';
 import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
@@ -24,6 +25,7 @@ export class AsyncCallService {
     private readonly calls: CallService,
     private readonly store: AsyncRequestStore,
     private readonly clock: Clock,
+    private readonly log: Logger,
     private readonly ttlMs = ASYNC_RESULT_TTL_MS,
   ) {}
 
@@ -74,7 +76,9 @@ export class AsyncCallService {
           ),
       )
       .then((envelope) => this.store.complete(id, envelope, this.expiry()))
-      .catch(() => {}) // the database is gone: recoverInterrupted() of the next start marks it
+      // The database did not take the result (it is gone, or failing): recoverInterrupted() of
+      // the next start marks the request; say why here.
+      .catch((err: unknown) => this.log.warn({ err, requestId: id }, 'the result of an async call could not be stored'))
       .finally(() => this.running.delete(done));
     this.running.add(done);
     return { requestId: id, done };

@@ -19,6 +19,7 @@
  * twice.
  */
 import { Errors } from '../../domain/errors.js';
+import type { Logger } from '../../domain/logger.js';
 import { type AlgorithmRuntime, type Execution, type PipeRequest, type RunTarget, RuntimeFailure } from '../../domain/calls/ports.js';
 import type { RunnerRequest } from './runner-factory.js';
 import { type CallOutcome, RunnerFailure } from './runner-process.js';
@@ -36,6 +37,8 @@ export interface PoolSettings {
   memoryBudget?: number;
   /** The memory limit a runner of this environment gets (what the budgets count); unset = 0. */
   memoryOf?: (environmentName: string) => number;
+  /** Where a runner that failed to stop is reported (unset in the pool's unit tests). */
+  log?: Logger;
 }
 
 /** What the pool needs of a runner (RunnerProcess; tests use fakes). */
@@ -312,7 +315,7 @@ export class RunnerPool implements AlgorithmRuntime {
 
   private stopCounted(pool: Pool, runner: PoolRunner, stop: () => Promise<void>): Promise<void> {
     const done = stop()
-      .catch(() => {})
+      .catch((err: unknown) => this.settings.log?.warn({ err, account: pool.accountName }, 'a runner did not stop cleanly'))
       .finally(() => this.retiring.delete(runner));
     this.retiring.set(runner, { account: pool.account, accountName: pool.accountName, memory: pool.memory, done });
     return done;
@@ -349,7 +352,9 @@ export class RunnerPool implements AlgorithmRuntime {
     this.starting.delete(runner);
     if (this.stopped) {
       // Started while the node was stopping: it would serve this call and then outlive the pool.
-      await runner.stop().catch(() => {});
+      await runner
+        .stop()
+        .catch((err: unknown) => this.settings.log?.warn({ err }, 'a runner started during shutdown did not stop cleanly'));
       throw stopping();
     }
     this.stats.coldStarts++;
