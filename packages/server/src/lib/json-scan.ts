@@ -31,6 +31,15 @@ const isWhitespace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c 
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isHex = (c: number) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 
+// Module-level, not closures made per scan: scanJson runs on every call input.
+function syntax(at: number, what: string): JsonScan {
+  return { ok: false, reason: 'syntax', at, message: `${what} at byte ${at}` };
+}
+
+function unexpected(bytes: Uint8Array, at: number): JsonScan {
+  return syntax(at, at >= bytes.length ? 'unexpected end of input' : `unexpected ${describeByte(bytes[at]!)}`);
+}
+
 /** Checks `bytes` as one JSON text whose arrays and objects nest at most `maxDepth` levels. */
 export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
   const n = bytes.length;
@@ -39,8 +48,6 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
   let depth = 0;
   let expect: Expect = Expect.Value;
   let i = 0;
-  const syntax = (at: number, what: string): JsonScan => ({ ok: false, reason: 'syntax', at, message: `${what} at byte ${at}` });
-  const unexpected = (at: number) => syntax(at, at >= n ? 'unexpected end of input' : `unexpected ${describeByte(bytes[at]!)}`);
 
   while (true) {
     while (i < n && isWhitespace(bytes[i]!)) i++;
@@ -83,7 +90,7 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
           expect = Expect.After;
           break;
         }
-        if (c !== QUOTE) return unexpected(i);
+        if (c !== QUOTE) return unexpected(bytes, i);
         const end = skipString(bytes, i);
         if (end < 0) return syntax(-end - 1, 'unterminated or malformed string starting');
         i = end;
@@ -91,12 +98,12 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
         break;
       }
       case Expect.Colon:
-        if (c !== COLON) return unexpected(i);
+        if (c !== COLON) return unexpected(bytes, i);
         i++;
         expect = Expect.Value;
         break;
       case Expect.After: {
-        if (depth === 0) return unexpected(i);
+        if (depth === 0) return unexpected(bytes, i);
         const inObject = objects[depth - 1] === 1;
         if (c === COMMA) {
           i++;
@@ -105,13 +112,13 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
           depth--;
           i++;
         } else {
-          return unexpected(i);
+          return unexpected(bytes, i);
         }
         break;
       }
     }
   }
-  if (expect !== Expect.After || depth !== 0) return unexpected(n);
+  if (expect !== Expect.After || depth !== 0) return unexpected(bytes, n);
   return { ok: true };
 }
 
