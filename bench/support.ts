@@ -1,5 +1,6 @@
 /** Shared bench helpers: start a real algohost process, run commands, summarise timings. */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -56,12 +57,25 @@ export interface Algohost {
   stop(): Promise<void>;
 }
 
-export async function startAlgohost(env: Record<string, string> = {}): Promise<Algohost> {
+export interface StartOptions {
+  /** A checkout of algohost to run (default: this one); its server is compiled first, as `npm start` does. */
+  root?: string;
+}
+
+/**
+ * Starts algohost as `npm start` does: the server compiled to JavaScript (scripts/build-server.ts)
+ * run by plain Node. ALGOHOST_BENCH_NODE_FLAGS adds flags for the server process (for example
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it, or `--trace-gc`).
+ */
+export async function startAlgohost(env: Record<string, string> = {}, opts: StartOptions = {}): Promise<Algohost> {
+  const root = opts.root ?? ROOT;
+  execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/build-server.ts')], { cwd: root, stdio: 'inherit' });
   const dataDir = tempDir('algohost-bench-');
   const port = await freePort();
   const adminKey = 'simBENCHBENCHBENCHBENCHBENCH';
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'packages/server/src/main/start.ts')], {
-    cwd: ROOT,
+  const flags = (process.env.ALGOHOST_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...flags, path.join(root, 'packages/server/dist/main/start.js')], {
+    cwd: root,
     env: {
       ...process.env,
       ALGOHOST_PORT: String(port),
@@ -140,4 +154,62 @@ export function rssMb(pid: number): number {
 export function report(rows: [string, string][]): void {
   const w = Math.max(...rows.map((r) => r[0].length));
   for (const [k, v] of rows) console.log(`${k.padEnd(w)}  ${v}`);
+}
+
+const NOOP_PYTHON = `def apply(input):\n    return input\n`;
+
+/**
+ * A no-op Python algorithm pushed to `h` by a new user, built and called once (warm): its call
+ * URL by commit, the user's key and the checkout (which the bare baseline runs).
+ */
+export async function deployNoop(h: Algohost, work: string): Promise<{ target: string; key: string; dir: string }> {
+  const key = await benchUser(h, 'bench');
+  await api(h.url, key, 'POST', '/v1/algorithms/bench', { name: 'Noop' });
+  const dir = path.join(work, 'noop');
+  git(['clone', '-q', gitUrl(h.url, 'bench', key, 'bench', 'Noop'), dir]);
+  fs.writeFileSync(path.join(dir, 'src', 'Noop.py'), NOOP_PYTHON);
+  git(['commit', '-q', '-am', 'noop'], dir);
+  git(['push', '-q', '-o', 'wait', 'origin', 'HEAD:main'], dir);
+  const sha = git(['rev-parse', 'HEAD'], dir).trim();
+  const target = `${h.url}/v1/algo/bench/Noop/${sha}`;
+  await fetch(target, { method: 'POST', headers: { authorization: `Simple ${key}`, 'content-type': 'application/json' }, body: '1' });
+  return { target, key, dir };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
+export function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime
+}
+
+export interface LoadOptions {
+  url: string;
+  /** API key sent as `Simple <key>` (none for the bare baseline). */
+  key?: string;
+  /** The server process, whose CPU time per call is reported. */
+  serverPid: number;
+  connections: number;
+  seconds: number;
+  /** Calls per second in all (default: as fast as the server answers). */
+  rate?: number;
+}
+
+/**
+ * POSTs `{"x":1}` to a call URL with autocannon. calls/s swing with whatever else the machine
+ * runs; the server's CPU time per call far less.
+ */
+export async function load(o: LoadOptions) {
+  const cpu0 = cpuSeconds(o.serverPid);
+  const r = await autocannon({
+    url: o.url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(o.key ? { authorization: `Simple ${o.key}` } : {}) },
+    body: '{"x":1}',
+    connections: o.connections,
+    duration: o.seconds,
+    ...(o.rate ? { overallRate: o.rate } : {}),
+  });
+  const cpuMsPerCall = ((cpuSeconds(o.serverPid) - cpu0) * 1000) / r.requests.total;
+  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, errors: r.errors + r.non2xx, cpuMsPerCall };
 }

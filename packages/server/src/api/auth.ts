@@ -4,7 +4,7 @@
  * Routes say `config: { auth: 'none' }` to skip it (template download); everything else
  * requires credentials.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Errors, unauthenticated } from '../domain/errors.js';
 import type { Principal } from '../domain/auth/principal.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
@@ -22,10 +22,7 @@ export function installAuth(app: FastifyInstance, keys: KeyService): void {
   app.decorateRequest('principal', null);
   // Callback style, not async: a key seen within the cache's lifetime (nearly every request)
   // is resolved without a promise and the request goes on in the same tick.
-  app.addHook('onRequest', (req, _reply, done) => {
-    // Unknown routes fall through to the not-found handler without an auth check.
-    if (req.is404) return done();
-    if (req.routeOptions.config?.auth === 'none') return done();
+  const authenticateRequest: onRequestHookHandler = (req, _reply, done) => {
     const cached = cachedKeyOf(req, keys);
     if (cached) {
       req.principal = cached;
@@ -35,6 +32,15 @@ export function installAuth(app: FastifyInstance, keys: KeyService): void {
       req.principal = principal;
       done();
     }, done);
+  };
+  // Put first on each route that needs credentials, decided once when the route is added (not
+  // per request from `req.routeOptions`, which builds a new object on every read). Unknown
+  // routes are no route: they reach the not-found handler without an auth check.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth === 'none') return;
+    const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    // A HEAD route made from a GET route arrives with the GET route's hooks, this one included.
+    if (!own.includes(authenticateRequest)) route.onRequest = [authenticateRequest, ...own];
   });
 }
 

@@ -54,16 +54,6 @@ export async function callRoutes(app: Api, s: ApiServices, opts: CallRouteOption
   const budget = new InputBudget(opts.inputBudgetBytes, MAX_INPUT_BYTES);
   app.decorateRequest('inputLease', null);
 
-  // Refuse an oversized input before reading it, naming the limit (docs/compatibility.md §2: 10 MiB).
-  // Callback style: on every call, an async hook would cost a promise and a tick.
-  app.addHook('onRequest', (req, _reply, done) => {
-    const length = Number(req.headers['content-length'] ?? 0);
-    if (req.method === 'POST' && length > MAX_INPUT_BYTES) {
-      throw Errors.inputTooLarge({ bytes: length, limit: MAX_INPUT_BYTES });
-    }
-    done();
-  });
-
   // The input is the raw body whatever its type; the call service interprets it. Read here,
   // not by Fastify's buffer parser: chunk by chunk against the input budget, and refused past
   // MAX_INPUT_BYTES with a message naming that limit (not the management API's body limit).
@@ -95,6 +85,14 @@ export async function callRoutes(app: Api, s: ApiServices, opts: CallRouteOption
 
   app.post('/v1/algo/*', {
     bodyLimit: MAX_INPUT_BYTES,
+    // Refuse an oversized input before reading it, naming the limit (docs/compatibility.md §2:
+    // 10 MiB); after authentication (api/auth.ts puts its hook first). Callback style: on every
+    // call, an async hook would cost a promise and a tick.
+    onRequest: (req, _reply, done) => {
+      const length = Number(req.headers['content-length'] ?? 0);
+      if (length > MAX_INPUT_BYTES) throw Errors.inputTooLarge({ bytes: length, limit: MAX_INPUT_BYTES });
+      done();
+    },
     schema: {
       operationId: 'algorithm.call',
       tags: ['calls'],

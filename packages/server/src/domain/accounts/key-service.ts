@@ -26,6 +26,8 @@ export interface Session {
 
 const CACHE_TTL_MS = 5_000;
 const CACHE_MAX = 10_000;
+/** How stale the caches' idea of "now" may be (lru-cache's default, 1 ms, costs a timer per ms under load). */
+const TTL_RESOLUTION_MS = 50;
 /**
  * Call keys live while their call runs (revoked when it ends, or at their own expiry). The
  * bound only keeps a leak finite: it is far above the calls one node can hold at once, since
@@ -41,9 +43,9 @@ const JWT_SECRET_SETTING = 'session_jwt_secret';
  */
 export class KeyService {
   /** Resolved keys by hash, for CACHE_TTL_MS; the least recently used go first when full. */
-  private readonly cache = new LRUCache<string, Principal>({ max: CACHE_MAX, ttl: CACHE_TTL_MS });
+  private readonly cache = new LRUCache<string, Principal>({ max: CACHE_MAX, ttl: CACHE_TTL_MS, ttlResolution: TTL_RESOLUTION_MS });
   /** Call keys by hash, each with its call's time-to-live. */
-  private readonly callKeys = new LRUCache<string, Principal>({ max: CALL_KEYS_MAX });
+  private readonly callKeys = new LRUCache<string, Principal>({ max: CALL_KEYS_MAX, ttlResolution: TTL_RESOLUTION_MS });
   private readonly sessionEndListeners: ((session: string) => void)[] = [];
   private jwtSecret: string | undefined;
 

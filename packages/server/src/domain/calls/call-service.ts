@@ -56,6 +56,11 @@ export interface CallSettings {
 
 const RESOLVE_TTL_MS = 2000;
 const RESOLVE_MAX = 10_000;
+/**
+ * How stale lru-cache's idea of "now" may be. Its default (1 ms) reads the clock and arms a
+ * timer every millisecond under load; a TTL of seconds needs no such precision.
+ */
+const TTL_RESOLUTION_MS = 50;
 
 interface Resolved {
   algorithm: Algorithm;
@@ -68,7 +73,7 @@ interface Resolved {
 export class CallService {
   private readonly inFlight = new Map<string, number>();
   /** Resolutions by caller and path, for RESOLVE_TTL_MS; the least recently used go first when full. */
-  private readonly resolved = new LRUCache<string, Resolved>({ max: RESOLVE_MAX, ttl: RESOLVE_TTL_MS });
+  private readonly resolved = new LRUCache<string, Resolved>({ max: RESOLVE_MAX, ttl: RESOLVE_TTL_MS, ttlResolution: TTL_RESOLUTION_MS });
 
   constructor(
     private readonly accounts: AccountStore,
