@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../packages/server/src/config/config.js';
 import { pino } from 'pino';
 import { buildApi } from '../packages/server/src/api/app.js';
-import { buildServices } from '../packages/server/src/main/services.js';
+import { buildServices, checkSettings } from '../packages/server/src/main/services.js';
 import { VERSION } from '../packages/server/src/main/server.js';
 
 const target = fileURLToPath(new URL('../openapi.json', import.meta.url));
@@ -17,7 +17,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'algohost-openapi-'));
 try {
   const config = loadConfig({ ALGOHOST_DATA_DIR: dataDir, ALGOHOST_LOG_LEVEL: 'silent' }, []);
   const logger = pino({ enabled: false });
-  const services = await buildServices(config, logger);
+  const services = await buildServices(config, checkSettings(config), logger, { publicUrl: config.publicUrl });
   const app = await buildApi(services, { logger, bodyLimit: config.bodyLimitBytes, version: VERSION });
   await app.ready();
   const text = `${JSON.stringify(app.swagger(), null, 2)}\n`;

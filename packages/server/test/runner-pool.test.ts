@@ -171,6 +171,20 @@ describe('runner pool: scaling, hand-off, eviction, idle sweep', () => {
     await pool.stopAll();
   });
 
+  test("idle times are read from the pool's clock", async () => {
+    let now = 1_000_000;
+    const { pool, factory } = makePool({ idleMs: 1000, now: () => now });
+    await call(pool, target('alice', 'A'));
+    assert.equal(factory.created[0]!.lastUsed, 1_000_000, 'stamped with the injected clock');
+    now += 999;
+    pool.sweep();
+    assert.equal(factory.created[0]!.stopCalls, 0, 'not idle long enough by that clock');
+    now += 2;
+    pool.sweep();
+    assert.equal(factory.created[0]!.stopCalls, 1, 'idle past the idle time by that clock');
+    await pool.stopAll();
+  });
+
   test('a failed runner is discarded and the next call starts a new one', async () => {
     const { pool, factory } = makePool();
     await call(pool, target('alice', 'A'));

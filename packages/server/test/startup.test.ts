@@ -353,12 +353,23 @@ describe('the command line', { concurrency: true }, () => {
     ['nosuchenv=512', /no environment named "nosuchenv"/],
     ['python311=4', /at least 16 MiB/],
   ] as const) {
-    test(`ALGOHOST_ENVIRONMENT_MEMORY=${value} exits with code 2 and says what is wrong`, async () => {
-      const proc = run({ ALGOHOST_ENVIRONMENT_MEMORY: value, ALGOHOST_DATA_DIR: path.join(await tempDir(), 'data') });
-      const { code, signal } = await proc.exited;
-      assert.equal(code, 2, `signal ${signal}: ${proc.output()}`);
-      assert.equal(proc.stderr().trim().split('\n').length, 1, proc.stderr());
-      assert.match(proc.stderr(), pattern);
+    test(`ALGOHOST_ENVIRONMENT_MEMORY=${value} exits with code 2 and says what is wrong, before touching the disk or the port`, async () => {
+      // The port is taken: a server that bound it before checking its settings would report
+      // EADDRINUSE instead of the mistake.
+      const taken = net.createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const port = (taken.address() as net.AddressInfo).port;
+      try {
+        const dataDir = path.join(await tempDir(), 'data');
+        const proc = run({ ALGOHOST_ENVIRONMENT_MEMORY: value, ALGOHOST_DATA_DIR: dataDir, ALGOHOST_PORT: String(port) });
+        const { code, signal } = await proc.exited;
+        assert.equal(code, 2, `signal ${signal}: ${proc.output()}`);
+        assert.equal(proc.stderr().trim().split('\n').length, 1, proc.stderr());
+        assert.match(proc.stderr(), pattern);
+        assert.equal(fs.existsSync(dataDir), false, 'the data dir was not made');
+      } finally {
+        taken.close();
+      }
     });
   }
 });

@@ -2,6 +2,7 @@
  * The HTTP application: Fastify with JSON-Schema validation on every route, the error edge,
  * authentication, and the OpenAPI 3.1 document generated from the route schemas.
  */
+import type http from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -32,6 +33,11 @@ export interface ApiOptions {
   callInputBudgetBytes?: number;
   /** Node's HTTP timeouts, in ms (see httpServerOptions); Node's defaults when unset. */
   timeouts?: HttpTimeouts;
+  /**
+   * A server already listening (made with httpServerOptions) for the app to serve; its caller
+   * routes requests to `app.routing` once the app is ready. Unset: Fastify makes its own.
+   */
+  server?: http.Server;
 }
 
 export interface HttpTimeouts {
@@ -65,12 +71,14 @@ export function httpServerOptions(t: HttpTimeouts): {
 }
 
 export async function buildApi(services: ApiServices, opts: ApiOptions): Promise<Api> {
-  const http = opts.timeouts ? httpServerOptions(opts.timeouts) : undefined;
+  const timeouts = opts.timeouts ? httpServerOptions(opts.timeouts) : undefined;
+  const server = opts.server;
   const app = Fastify({
     loggerInstance: opts.logger,
     bodyLimit: opts.bodyLimit,
     // Fastify makes the server from `http` and then sets its own two timeouts: both agree.
-    ...(http && { http, requestTimeout: http.requestTimeout, keepAliveTimeout: http.keepAliveTimeout }),
+    ...(timeouts && { http: timeouts, requestTimeout: timeouts.requestTimeout, keepAliveTimeout: timeouts.keepAliveTimeout }),
+    ...(server && { serverFactory: () => server }),
     // Request bodies are checked, not coerced: "wrong types" must be a 400, not a silent cast.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     requestIdHeader: 'x-request-id',

@@ -8,7 +8,7 @@ import type { Version } from '../domain/versions/model.js';
 import type { VersionView } from '../domain/versions/version-service.js';
 
 export interface Links {
-  publicUrl: string;
+  readonly publicUrl: string;
 }
 
 const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);

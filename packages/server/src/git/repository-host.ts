@@ -7,6 +7,7 @@ import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { RepositoryHost } from '../domain/algorithms/ports.js';
+import { type Clock, systemClock } from '../domain/clock.js';
 import type { TarEntry } from '../lib/tar.js';
 import { runGit } from './process.js';
 
@@ -60,6 +61,8 @@ export class GitRepositoryHost implements RepositoryHost {
     readonly limits: RepositoryLimits = NO_LIMITS,
     /** The ids of every algorithm an account owns (their repositories count towards its limit). */
     private readonly algorithmsOf: (ownerId: string) => Promise<string[]> = async () => [],
+    /** The time of the commits the service makes (a new algorithm's template). */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** `-c` arguments for every `git receive-pack`: object checks and git's own input cap. */
@@ -169,7 +172,7 @@ export class GitRepositoryHost implements RepositoryHost {
       await runGit(this.git, ['init', '--quiet', '--bare', '-b', DEFAULT_BRANCH, tmp]);
       await runGit(this.git, ['config', 'receive.denyNonFastForwards', 'false'], { cwd: tmp });
       for (const [key, value] of RECEIVE_CHECKS) await runGit(this.git, ['config', key, value], { cwd: tmp });
-      await runGit(this.git, ['fast-import', '--quiet', '--done'], { cwd: tmp, input: fastImportStream(files, message) });
+      await runGit(this.git, ['fast-import', '--quiet', '--done'], { cwd: tmp, input: fastImportStream(files, message, this.clock()) });
       const { stdout } = await runGit(this.git, ['rev-parse', `refs/heads/${DEFAULT_BRANCH}`], { cwd: tmp });
       await fs.rename(tmp, final);
       await this.recordSize(algorithmId);
@@ -297,8 +300,8 @@ export function formatBytes(n: number): string {
   return u === 0 ? `${n} bytes` : `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[u]}`;
 }
 
-function fastImportStream(files: TarEntry[], message: string): Buffer {
-  const when = `${Math.floor(Date.now() / 1000)} +0000`;
+function fastImportStream(files: TarEntry[], message: string, at: Date): Buffer {
+  const when = `${Math.floor(at.getTime() / 1000)} +0000`;
   const parts: Buffer[] = [];
   const text = (s: string) => parts.push(Buffer.from(s));
   const msg = Buffer.from(message);

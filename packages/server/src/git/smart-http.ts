@@ -52,8 +52,8 @@ export interface SmartHttpDeps {
   git: string;
   /** The HTTP status of a domain error: api/errors.ts's mapping, the one table of them. */
   errorStatus: (err: DomainError) => number;
-  /** The node's own base URL, for the hook's call back. Known only after listen. */
-  selfUrl: () => string;
+  /** The node's own base URL for the hooks' calls back (loopback when it listens on every address). */
+  selfUrl: string;
 }
 
 const HOOKS_DIR = fileURLToPath(new URL('./hooks', import.meta.url));
@@ -190,8 +190,8 @@ async function serveGit(
         advertise,
         env: push
           ? {
-              ALGOHOST_HOOK_URL: `${deps.selfUrl()}/internal/git/pushed`,
-              ALGOHOST_PRE_RECEIVE_URL: `${deps.selfUrl()}/internal/git/pre-receive`,
+              ALGOHOST_HOOK_URL: `${deps.selfUrl}/internal/git/pushed`,
+              ALGOHOST_PRE_RECEIVE_URL: `${deps.selfUrl}/internal/git/pre-receive`,
               ALGOHOST_HOOK_TOKEN: hookToken,
               ALGOHOST_ALGORITHM_ID: algorithm.id,
               ALGOHOST_PUSH_ID: push.pushId,

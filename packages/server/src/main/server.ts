@@ -9,7 +9,8 @@ import { statusOf } from '../api/errors.js';
 import type { Api } from '../api/context.js';
 import { gitRoutes } from '../git/smart-http.js';
 import { JobRunner } from '../jobs/job-runner.js';
-import { bootstrapAdmin, buildServices, type BootstrapResult, type Services } from './services.js';
+import { Errors } from '../domain/errors.js';
+import { bootstrapAdmin, buildServices, checkSettings, type BootstrapResult, type Services } from './services.js';
 
 const VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -28,14 +29,32 @@ export async function startServer(config: Config, logOptions: { level: string } 
   // One logger, made before anything else: the services report what they handle without
   // failing (a build-log line not stored…) to the same log as the HTTP layer.
   const logger = pino(logOptions === false ? { enabled: false } : { level: logOptions.level });
-  const services = await buildServices(config, logger);
+  const checked = checkSettings(config);
+  const timeouts: HttpTimeouts = {
+    headersMs: Math.round(config.headersTimeoutSeconds * 1000),
+    requestMs: Math.round(config.requestTimeoutSeconds * 1000),
+    keepAliveMs: Math.round(config.keepAliveTimeoutSeconds * 1000),
+  };
+  // Listen first, answering 503 until ready: the node's address (port 0 = any free port) is
+  // then known before anything that names it is made, and nothing is patched afterwards.
+  const server = http.createServer(httpServerOptions(timeouts));
+  server.on('request', answerStarting);
+  await listen(server, config.port, config.host);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  // Git's hooks call back over loopback when listening on every address.
+  const selfUrl = config.host === '0.0.0.0' || config.host === '::' ? `http://127.0.0.1:${port}` : url;
+  const publicUrl = /:0$/.test(config.publicUrl) ? url : config.publicUrl;
+  let services: Services;
+  try {
+    services = await buildServices(config, checked, logger, { publicUrl });
+  } catch (err) {
+    await closeServer(server);
+    throw err;
+  }
   try {
     const bootstrap = await bootstrapAdmin(services, config);
-    const timeouts: HttpTimeouts = {
-      headersMs: Math.round(config.headersTimeoutSeconds * 1000),
-      requestMs: Math.round(config.requestTimeoutSeconds * 1000),
-      keepAliveMs: Math.round(config.keepAliveTimeoutSeconds * 1000),
-    };
     const app = await buildApi(services, {
       logger,
       bodyLimit: config.bodyLimitBytes,
@@ -47,6 +66,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
         .filter(Boolean),
       callInputBudgetBytes: config.callInputBudgetBytes,
       timeouts,
+      server,
     });
     // Idle and trickling clients must not use up the process's descriptors (see
     // api/connection-limits.ts); the caps count the API socket's connections too.
@@ -56,8 +76,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
       bodyTimeoutMs: Math.round(config.bodyTimeoutSeconds * 1000),
       minBodyBytesPerSecond: config.minBodyBytesPerSecond,
     });
-    guard.attach(app.server, { byAddress: true });
-    let selfUrl = '';
+    guard.attach(server, { byAddress: true });
     await app.register(async (scope) =>
       gitRoutes(scope, {
         keys: services.keys,
@@ -66,18 +85,14 @@ export async function startServer(config: Config, logOptions: { level: string } 
         repositories: services.repositories,
         pushes: { pushed: (event, say) => services.builds.pushed(event.algorithmId, event.updates, event.pushOptions, say) },
         git: config.gitBinary,
-        selfUrl: () => selfUrl,
+        selfUrl,
         errorStatus: statusOf,
       }),
     );
-    await app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `algohost listening on ${address}` });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    // The post-receive hook calls back over loopback when listening on every address.
-    selfUrl = config.host === '0.0.0.0' || config.host === '::' ? `http://127.0.0.1:${port}` : url;
-    // Port 0 means "any free port": links can only name the real port once it is known.
-    if (/:0$/.test(services.links.publicUrl)) services.links.publicUrl = url;
+    await app.ready();
+    server.off('request', answerStarting);
+    server.on('request', (req, res) => app.routing(req, res));
+    logger.info(`algohost listening on ${url}`);
     // Sandboxed algorithms with pipeline_enabled reach the API through this socket, bound into
     // their sandbox, even when their network is isolated.
     const apiSocket = services.runners.apiSocket;
@@ -86,7 +101,6 @@ export async function startServer(config: Config, logOptions: { level: string } 
     guard.attach(socketServer, { byAddress: false });
     await new Promise<void>((resolve) => socketServer.listen(apiSocket, resolve));
     fs.chmodSync(apiSocket, 0o666);
-    services.data.reportTo((message, err) => app.log.warn({ err }, message));
     // Background work starts once the stores are ready and the node is reachable (a queued
     // build's post-receive output and a pipeline's API socket need both).
     const jobs = new JobRunner(services.jobs, app.log);
@@ -101,7 +115,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
       ['runners', () => services.pool.stopAll()],
       ['async call results', () => services.asyncCalls.drain()],
       ['API socket', () => new Promise((resolve) => socketServer.close(resolve))],
-      ['HTTP server', () => app.close()],
+      ['HTTP server', () => app.close().then(() => closeServer(server))],
       ['connection guard', async () => guard.stop()],
       ['blob store', () => services.blobs.close()],
       ['database', () => services.db.destroy()],
@@ -129,8 +143,34 @@ export async function startServer(config: Config, logOptions: { level: string } 
     };
   } catch (err) {
     await services.db.destroy();
+    await closeServer(server);
     throw err;
   }
+}
+
+/** Requests that arrive while the node is starting: retry shortly. */
+function answerStarting(_req: http.IncomingMessage, res: http.ServerResponse): void {
+  const body = JSON.stringify({ error: { code: Errors.unavailable.code, message: 'the server is starting; retry shortly' } });
+  res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' }).end(body);
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Stops listening and waits for the connections to end (idle keep-alive ones are closed now). */
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
 }
 
 export { VERSION };

@@ -13,6 +13,7 @@ import { OrganizationService } from '../domain/accounts/organization-service.js'
 import { UserService } from '../domain/accounts/user-service.js';
 import { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
 import { Catalog } from '../domain/catalog/catalog.js';
+import type { CatalogData } from '../domain/catalog/model.js';
 import { BuildService } from '../domain/builds/build-service.js';
 import { SandboxBuilder } from '../runtime/build/sandbox-builder.js';
 import { LANGUAGE_ADAPTERS } from '../runtime/languages/index.js';
@@ -55,7 +56,50 @@ export interface Services extends ApiServices {
   jobs: Job[];
 }
 
-export async function buildServices(config: Config, log: Logger): Promise<Services> {
+/** Where this node is reached, known once it listens (port 0 picks a free port). */
+export interface NodeAddress {
+  /** Base of the links and Git URLs the API returns. */
+  publicUrl: string;
+}
+
+/**
+ * Settings that name catalog entries or hosts, checked (and parsed) before anything touches the
+ * disk, a socket or the database: a mistake there is one line and exit code 2, nothing else.
+ */
+export interface CheckedSettings {
+  catalog: CatalogData;
+  /** ALGOHOST_ENVIRONMENT_MEMORY by environment name, in bytes. */
+  environmentMemory: Map<string, number>;
+  registries: RegistrySettings;
+  /** Where build steps may connect through the egress proxy. */
+  egress: EgressTarget[];
+}
+
+export function checkSettings(config: Config): CheckedSettings {
+  const catalog = readCatalog();
+  const environments = new Set(catalog.environments.map((e) => e.name));
+  if (!environments.has(config.defaultEnvironment)) {
+    throw new ConfigError(`ALGOHOST_DEFAULT_ENVIRONMENT: "${config.defaultEnvironment}" is not an environment of the catalog`);
+  }
+  const registries: RegistrySettings = {
+    pipIndexUrl: config.pipIndexUrl,
+    pipFindLinks: splitList(config.pipFindLinks).map((d) => path.resolve(d)),
+    npmRegistry: config.npmRegistry,
+    mavenRepository: config.mavenRepository,
+    cranRepository: config.cranRepository,
+    gemSource: config.gemSource,
+    cargoRegistry: config.cargoRegistry,
+  };
+  return {
+    catalog,
+    environmentMemory: parseEnvironmentMemory(config.environmentMemory, environments),
+    registries,
+    egress: egressTargets(registries, config.buildEgressAllow),
+  };
+}
+
+export async function buildServices(config: Config, checked: CheckedSettings, log: Logger, node: NodeAddress): Promise<Services> {
+  const { environmentMemory, registries } = checked;
   fs.mkdirSync(config.dataDir, { recursive: true });
   // The sandbox user must pass through the data dir to reach build directories (never list
   // it or read the database: those stay 0600/0700).
@@ -75,8 +119,9 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
       maxAccountBytes: config.maxAccountRepositoryBytes,
     },
     async (ownerId) => (await algorithmStore.listAllByOwner(ownerId)).map((a) => a.id),
+    clock,
   );
-  const catalog = await Catalog.load(readCatalog(), new SqlEnvironmentStore(db), clock);
+  const catalog = await Catalog.load(checked.catalog, new SqlEnvironmentStore(db), clock);
   const access = new OwnerAccess(accounts);
   const buildStore = new SqlBuildStore(db);
   const versionStore = new SqlVersionStore(db);
@@ -96,24 +141,14 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   };
   const keys = new KeyService(accounts, new SqlKeyStore(db), new SqlClusterSettingsStore(db), clock, config.sessionTtlSeconds);
 
-  const links = { publicUrl: config.publicUrl };
-  // Settings that name catalog entries are checked before anything touches the disk.
-  const environmentMemory = parseEnvironmentMemory(config.environmentMemory, catalog);
-  const registries: RegistrySettings = {
-    pipIndexUrl: config.pipIndexUrl,
-    pipFindLinks: splitList(config.pipFindLinks).map((d) => path.resolve(d)),
-    npmRegistry: config.npmRegistry,
-    mavenRepository: config.mavenRepository,
-    cranRepository: config.cranRepository,
-    gemSource: config.gemSource,
-    cargoRegistry: config.cargoRegistry,
-  };
+  const links = { publicUrl: node.publicUrl };
   // Build steps reach the registries (and the operator's extra hosts) through this proxy only.
-  const egress = new EgressProxy({ dir: path.join(config.dataDir, 'egress'), allow: egressTargets(registries, config.buildEgressAllow) });
+  const egress = new EgressProxy({ dir: path.join(config.dataDir, 'egress'), allow: checked.egress });
   egress.prepare();
   const supervisor = new Supervisor({ maxOpenFiles: Math.max(16, config.sandboxOpenFiles) });
   const builder = new SandboxBuilder(supervisor, LANGUAGE_ADAPTERS, {
     root: path.join(config.dataDir, 'builds'),
+    clock,
     cacheDir: config.buildCacheDir && path.resolve(config.buildCacheDir),
     sharedCache: config.buildCacheShared,
     memoryBytes: config.buildMemoryMiB * 1024 * 1024,
@@ -160,7 +195,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
       concurrency: Math.max(1, config.buildConcurrency),
       perAccount: config.buildsPerAccount,
       timeoutMs: config.buildTimeoutSeconds * 1000,
-      publicUrl: () => links.publicUrl,
+      publicUrl: links.publicUrl,
     },
     clock,
     buildQueue,
@@ -184,12 +219,9 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
       tempTtlMs: config.dataTempTtlSeconds * 1000,
     },
     clock,
+    log,
   );
   keys.onSessionEnd((session) => data.sessionEnded(session));
-
-  if (!catalog.environmentByName(config.defaultEnvironment)) {
-    throw new Error(`ALGOHOST_DEFAULT_ENVIRONMENT "${config.defaultEnvironment}" is not an environment of the catalog`);
-  }
 
   return {
     db,
@@ -220,12 +252,12 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
 }
 
 /** `ALGOHOST_ENVIRONMENT_MEMORY`: "name=MiB,…", every name an environment of the catalog. */
-function parseEnvironmentMemory(value: string | undefined, catalog: Catalog): Map<string, number> {
+function parseEnvironmentMemory(value: string | undefined, environments: Set<string>): Map<string, number> {
   const byEnvironment = new Map<string, number>();
   for (const entry of splitList(value)) {
     const m = /^([^=\s]+)\s*=\s*(\d+)$/.exec(entry);
     if (!m) throw new ConfigError(`ALGOHOST_ENVIRONMENT_MEMORY: "${entry}" is not name=MiB (for example python311=1024)`);
-    if (!catalog.environmentByName(m[1]!)) throw new ConfigError(`ALGOHOST_ENVIRONMENT_MEMORY: no environment named "${m[1]}"`);
+    if (!environments.has(m[1]!)) throw new ConfigError(`ALGOHOST_ENVIRONMENT_MEMORY: no environment named "${m[1]}"`);
     const mib = Number(m[2]);
     if (mib < 16) throw new ConfigError(`ALGOHOST_ENVIRONMENT_MEMORY: ${m[1]} needs at least 16 MiB; got ${mib}`);
     byEnvironment.set(m[1]!, mib * 1024 * 1024);

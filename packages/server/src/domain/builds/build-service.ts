@@ -31,7 +31,7 @@ export interface BuildSettings {
   perAccount?: number;
   timeoutMs: number;
   /** Where people can follow a build, for the messages shown to pushers. */
-  publicUrl: () => string;
+  publicUrl: string;
 }
 
 export interface PushUpdate {
@@ -136,7 +136,7 @@ export class BuildService {
     const view = await this.algorithms.byId(algorithmId);
     if (!view) return;
     const build = await this.enqueue(view, update.new, 'push');
-    const base = `${this.settings.publicUrl()}/v1/algorithms/${view.algorithm.ownerName}/${view.algorithm.name}/builds/${build.id}`;
+    const base = `${this.settings.publicUrl}/v1/algorithms/${view.algorithm.ownerName}/${view.algorithm.name}/builds/${build.id}`;
     say(`algohost: build ${build.id} queued for ${update.new.slice(0, 12)}`);
     if (!options.includes('wait')) {
       say(`algohost: follow it with \`algo builds ${view.algorithm.ownerName} ${view.algorithm.name} --follow\`, GET ${base}/logs/stream,`);

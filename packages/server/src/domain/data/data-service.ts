@@ -25,6 +25,7 @@ import { encodeMarker, parsePageRequest } from '../pagination.js';
 import { ACL_MY_ALGORITHMS, ACL_PUBLIC, DEFAULT_ACL, type FileRecord, type FolderRecord, parseAcl, type Space } from './model.js';
 import { ALGO_ROOTS, checkName, joinPath, parseDataPath } from './paths.js';
 import type { BlobStore, DataStore } from './ports.js';
+import type { Logger } from '../logger.js';
 
 export interface DataSettings {
   /** Bytes each account may store; 0 = unlimited. */
@@ -93,7 +94,6 @@ export class DataService {
    */
   private readonly sessionsWithData = new Set<string>();
   private lastGarbageCollection = 0;
-  private warn: (message: string, err: unknown) => void = () => {};
 
   constructor(
     private readonly store: DataStore,
@@ -103,12 +103,9 @@ export class DataService {
     private readonly access: OwnerAccess,
     private readonly settings: DataSettings,
     private readonly clock: Clock,
+    /** Where failures that must not fail a request (a leftover blob, a session not yet deleted) are reported. */
+    private readonly log: Logger,
   ) {}
-
-  /** Where failures that must not fail a request (a leftover blob, a session not yet deleted) are reported. */
-  reportTo(warn: (message: string, err: unknown) => void): void {
-    this.warn = warn;
-  }
 
   // --- requests ---------------------------------------------------------------------------
 
@@ -301,7 +298,7 @@ export class DataService {
   sessionEnded(session: string): void {
     if (!this.sessionsWithData.delete(session)) return;
     this.dropSpace({ kind: 'session', id: session }).catch((err: unknown) =>
-      this.warn(`could not delete data://.session of ${session}; the sweep retries`, err),
+      this.log.warn({ err, session }, 'could not delete data://.session; the sweep retries'),
     );
   }
 
@@ -595,7 +592,7 @@ export class DataService {
     try {
       await this.blobs.delete(key);
     } catch (err) {
-      this.warn(`could not delete blob ${key}; the garbage collection of the data sweep retries`, err);
+      this.log.warn({ err, blob: key }, 'could not delete a blob; the garbage collection of the data sweep retries');
     }
   }
 

@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BuildFailure, type Builder, type BuildRequest } from '../../domain/builds/ports.js';
+import { type Clock, isoNow, systemClock } from '../../domain/clock.js';
 import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, type StepContext } from '../languages/adapter.js';
 import { type Mount, type Outcome, SANDBOX_UID, type Supervisor } from '../sandbox/supervisor.js';
 import { egressProxyEnv, type EgressProxy } from '../sandbox/egress-proxy.js';
@@ -29,6 +30,8 @@ import { egressProxyEnv, type EgressProxy } from '../sandbox/egress-proxy.js';
 export interface BuilderSettings {
   /** Root for work dirs, artifacts, dependency layers and (by default) download caches. */
   root: string;
+  /** The time written into artifact manifests (default: the system clock). */
+  clock?: Clock;
   cacheDir?: string;
   /** One download cache per language for the cluster instead of one per owner. */
   sharedCache: boolean;
@@ -252,7 +255,7 @@ export class SandboxBuilder implements Builder {
         language: env.language,
         commit: req.build.commitSha,
         layer,
-        builtAt: new Date().toISOString(),
+        builtAt: isoNow(this.settings.clock ?? systemClock),
       };
       // Tree and manifest go into a fresh root-owned directory, renamed into place whole.
       await fs.promises.mkdir(path.dirname(final), { recursive: true, mode: 0o711 });

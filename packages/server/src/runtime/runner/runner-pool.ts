@@ -39,6 +39,8 @@ export interface PoolSettings {
   memoryOf?: (environmentName: string) => number;
   /** Where a runner that failed to stop is reported (unset in the pool's unit tests). */
   log?: Logger;
+  /** Milliseconds since the epoch, for idle times (default Date.now; tests pass their own). */
+  now?: () => number;
 }
 
 /** What the pool needs of a runner (RunnerProcess; tests use fakes). */
@@ -118,10 +120,14 @@ export class RunnerPool implements AlgorithmRuntime {
     runners: 0,
   };
 
+  private readonly now: () => number;
+
   constructor(
     private readonly factory: PoolRunnerFactory,
     private readonly settings: PoolSettings,
-  ) {}
+  ) {
+    this.now = settings.now ?? Date.now;
+  }
 
   async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
     const t0 = performance.now();
@@ -373,7 +379,7 @@ export class RunnerPool implements AlgorithmRuntime {
     if (!pool) return void runner.stop();
     if (!runner.alive) return this.discard(key, runner);
     pool.busy.delete(runner);
-    runner.lastUsed = Date.now();
+    runner.lastUsed = this.now();
     const waiter = pool.waiters.shift();
     if (waiter) {
       pool.busy.add(runner);
@@ -397,7 +403,7 @@ export class RunnerPool implements AlgorithmRuntime {
   }
 
   /** Stops runners idle longer than the idle time (and forgets dead ones). The `runners.idle-sweep` job runs it. */
-  sweep(now = Date.now()): void {
+  sweep(now = this.now()): void {
     for (const [key, pool] of this.pools) {
       const keep: PoolRunner[] = [];
       for (const r of pool.idle) {

@@ -115,7 +115,8 @@ export class RunnerProcess {
   private dying = false;
   private stderrTail = '';
   busy = false;
-  lastUsed = Date.now();
+  /** When the pool last had it answer a call (the pool keeps it, with its clock). */
+  lastUsed = 0;
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -225,7 +226,6 @@ export class RunnerProcess {
     if (!this.alive) return Promise.reject(new RunnerFailure('SystemExit', 'the runner is not running'));
     if (this.pending) return Promise.reject(new Error('runner is busy'));
     this.stdout = '';
-    this.lastUsed = Date.now();
     // No per-call named closures here: under tsx every one costs a defineProperty of its name.
     return new Promise<CallOutcome>((resolve, reject) => {
       const call: PendingCall = { resolve, reject, timer: undefined };
