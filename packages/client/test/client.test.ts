@@ -243,6 +243,18 @@ describe('AlgohostClient against a running server', () => {
     await assert.rejects(noRead.data.list('data://.my'), (e: AlgohostError) => e.status === 403);
   });
 
+  test('data: a name holding "%2F" or "%" stays one name (the client sends %252F; the server decodes once)', async () => {
+    await as.data.mkdir('data://.my/pct');
+    await as.data.mkdir('data://alice/pct/50%2F50 dir');
+    assert.deepEqual(await as.data.put('data://alice/pct/50%2F50 dir/100%.txt', 'whole'), {
+      result: 'data://alice/pct/50%2F50 dir/100%.txt',
+    });
+    assert.equal(await as.data.getText('data://.my/pct/50%2F50 dir/100%.txt'), 'whole');
+    assert.deepEqual((await as.data.list('data://alice/pct')).folders, [{ name: '50%2F50 dir' }]);
+    assert.equal(await as.data.exists('data://alice/pct/50'), false, 'no folder "50" was made');
+    assert.deepEqual(await as.data.delete('data://alice/pct', { force: true }), { result: { deleted: 1 } });
+  });
+
   test('calls: an unknown algorithm is an AlgohostError 404 with the platform message', async () => {
     await assert.rejects(
       as.call('alice/Nope', 'x'),

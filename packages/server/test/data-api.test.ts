@@ -278,8 +278,9 @@ for (const database of DATABASES) {
         ['/v1/data/alice/safe/./x', /not allowed in a data path/],
         ['/v1/data/alice/safe/%2e%2e/escape', /not allowed in a data path/],
         ['/v1/data/alice/safe/%2E%2E', /not allowed in a data path/],
-        ['/v1/data/alice/safe/..%2fescape', /cannot contain "\/"/],
-        ['/v1/data/alice/safe/%2e%2e%2f%2e%2e%2fetc%2fpasswd', /cannot contain "\/"/],
+        // %2F separates names like "/" (data-encoded-paths.test.ts), so these are ".." too.
+        ['/v1/data/alice/safe/..%2fescape', /not allowed in a data path/],
+        ['/v1/data/alice/safe/%2e%2e%2f%2e%2e%2fetc%2fpasswd', /not allowed in a data path/],
         ['/v1/data/../../etc/passwd', /not allowed in a data path/],
         ['/v1/data/alice/safe/a%00b', /NUL/],
         ['/v1/data/alice/safe/a%0Ab', /control character/],

@@ -1,7 +1,8 @@
 /**
  * Issue 11, item 14: another user's private collection must not be told apart from a missing
  * one. mallory probes alice's existing private collections and a collection that does not
- * exist, with every method, on both path forms, with her key and from her own algorithm; every
+ * exist, with every method, on both prefixes with the separators sent as "/" and as %2F (issue
+ * 18), with her key and from her own algorithm; every
  * answer must be the same 404 (status and error body, names aside). Where mallory may know the
  * collection exists (a public ACL) the answers stay as they were; alice still reads her own.
  */
@@ -29,12 +30,15 @@ for (const database of DATABASES) {
     let mallory: TestUser;
 
     /** Every way of touching a collection (and a file and folder inside it) that mallory has. */
-    const attempts = (prefix: string, owner: string, c: string): [string, (key: string) => Promise<Probe>][] => {
+    const attempts = (prefix: string, owner: string, c: string, sep = '/'): [string, (key: string) => Promise<Probe>][] => {
       const probe =
         (method: 'get' | 'head' | 'put' | 'post' | 'patch' | 'delete', path: string, opts: { body?: unknown; raw?: string } = {}) =>
         async (key: string): Promise<Probe> => {
+          // The separators after the prefix as some clients send them: "/" or %2F (issue 18).
+          const [p, query] = `${owner}/${path}`.split('?') as [string, string | undefined];
+          const url = `${prefix}/${p.split('/').join(sep)}${query === undefined ? '' : `?${query}`}`;
           // HEAD answers have no body, so not the checked client; the status is checked below.
-          const res = await client(srv.url)[method](`${prefix}/${owner}/${path}`, { key, ...opts });
+          const res = await client(srv.url)[method](url, { key, ...opts });
           const scrub = (s: string) => s.split(c).join('{c}');
           return {
             status: res.status,
@@ -78,15 +82,20 @@ for (const database of DATABASES) {
     });
     after(() => srv.stop());
 
-    for (const prefix of ['/v1/data', '/v1/connector/data']) {
-      test(`mallory cannot tell alice's private collections from missing ones (${prefix})`, async () => {
+    for (const [prefix, sep] of [
+      ['/v1/data', '/'],
+      ['/v1/connector/data', '/'],
+      ['/v1/data', '%2F'],
+      ['/v1/connector/data', '%2f'],
+    ] as const) {
+      test(`mallory cannot tell alice's private collections from missing ones (${prefix}, separators ${sep})`, async () => {
         for (const [owner, existing] of [
           ['alice', 'secrets'],
           ['alice', 'mine'],
           ['acme', 'team'],
         ] as const) {
-          const real = attempts(prefix, owner, existing);
-          const missing = attempts(prefix, owner, 'nosuch');
+          const real = attempts(prefix, owner, existing, sep);
+          const missing = attempts(prefix, owner, 'nosuch', sep);
           for (let i = 0; i < real.length; i++) {
             const [what, tryExisting] = real[i]!;
             const seenExisting = await tryExisting(mallory.key);
@@ -118,13 +127,15 @@ for (const database of DATABASES) {
       };
       const call = await callKey(srv, mallory, malloryAlgo);
       try {
-        const real = attempts('/v1/data', 'alice', 'secrets');
-        const missing = attempts('/v1/data', 'alice', 'nosuch');
-        for (let i = 0; i < real.length; i++) {
-          const [what, tryExisting] = real[i]!;
-          const seen = await tryExisting(call.key);
-          assert.deepEqual(seen, await missing[i]![1](call.key), what);
-          assert.equal(seen.status, 404, `${what}: ${seen.body}`);
+        for (const sep of ['/', '%2F']) {
+          const real = attempts('/v1/data', 'alice', 'secrets', sep);
+          const missing = attempts('/v1/data', 'alice', 'nosuch', sep);
+          for (let i = 0; i < real.length; i++) {
+            const [what, tryExisting] = real[i]!;
+            const seen = await tryExisting(call.key);
+            assert.deepEqual(seen, await missing[i]![1](call.key), `${what} (${sep})`);
+            assert.equal(seen.status, 404, `${what} (${sep}): ${seen.body}`);
+          }
         }
       } finally {
         call.revoke();

@@ -523,29 +523,29 @@ export interface paths {
     };
     /**
      * A directory listing (JSON, X-Data-Type: directory) or a file's bytes (X-Data-Type: file, Content-Type following Accept). HEAD: 200 with X-Data-Type, or the status with X-Error-Message.
-     * @description The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm).
+     * @description The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm). Names are percent-encoded UTF-8; "/" between names may also be sent as %2F (either case), so a name never holds "/". After one decoding, ".", "..", empty names, NUL and control characters, names over 255 bytes and paths over 1024 bytes are refused (400, code 6001).
      */
     get: operations['data.get'];
     /**
      * Store the body as the file (any Content-Type, streamed), replacing it atomically when it exists.
-     * @description The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm).
+     * @description The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm). Names are percent-encoded UTF-8; "/" between names may also be sent as %2F (either case), so a name never holds "/". After one decoding, ".", "..", empty names, NUL and control characters, names over 255 bytes and paths over 1024 bytes are refused (400, code 6001).
      */
     put: operations['data.put'];
     /**
      * Create a folder in this directory; at an account's root a collection, with an optional read ACL (default ["algo://.my/*"]).
-     * @description The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm).
+     * @description The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm). Names are percent-encoded UTF-8; "/" between names may also be sent as %2F (either case), so a name never holds "/". After one decoding, ".", "..", empty names, NUL and control characters, names over 255 bytes and paths over 1024 bytes are refused (400, code 6001).
      */
     post: operations['data.create'];
     /**
      * Delete a file, or a folder (?force=true when it is not empty); answers the number of files deleted.
-     * @description The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm).
+     * @description The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm). Names are percent-encoded UTF-8; "/" between names may also be sent as %2F (either case), so a name never holds "/". After one decoding, ".", "..", empty names, NUL and control characters, names over 255 bytes and paths over 1024 bytes are refused (400, code 6001).
      */
     delete: operations['data.delete'];
     options?: never;
     head?: never;
     /**
      * Replace a collection's read ACL: [] private, ["algo://.my/*"] my algorithms, ["user://*"] public.
-     * @description The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm).
+     * @description The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm). Names are percent-encoded UTF-8; "/" between names may also be sent as %2F (either case), so a name never holds "/". After one decoding, ".", "..", empty names, NUL and control characters, names over 255 bytes and paths over 1024 bytes are refused (400, code 6001).
      */
     patch: operations['data.update'];
     trace?: never;

@@ -1,7 +1,8 @@
 /**
  * Hosted data (docs/compatibility.md §5) at `/v1/data/…` and, the same, `/v1/connector/data/…`. The path
  * after the prefix is taken from the raw URL (still percent-encoded) so the domain sees every
- * name as sent and can refuse encoded traversal. Uploads are streamed: PUT bodies of any
+ * name as sent, treats %2F as the separator it is for clients that encode the whole path, and
+ * can refuse encoded traversal. Uploads are streamed: PUT bodies of any
  * Content-Type reach the data service as the request stream itself, never buffered.
  */
 import { Readable } from 'node:stream';
@@ -46,7 +47,9 @@ const GetQuery = Type.Object({
 const Result = Type.Object({ result: Type.String({ description: 'The data:// address.' }) });
 const DATA_ERRORS = [400, 401, 403, 404] as const;
 const PATH_DOC =
-  'The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm).';
+  'The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm). ' +
+  'Names are percent-encoded UTF-8; "/" between names may also be sent as %2F (either case), so a name never holds "/". ' +
+  'After one decoding, ".", "..", empty names, NUL and control characters, names over 255 bytes and paths over 1024 bytes are refused (400, code 6001).';
 
 export async function dataRoutes(app: Api, s: ApiServices): Promise<void> {
   for (const { prefix, op, hide } of PREFIXES) {

@@ -3,6 +3,11 @@
  * the data spaces and the names inside it. Every name is checked here, once, so nothing later
  * can meet a relative segment, a NUL byte or an over-long name: storage keys never derive from
  * names anyway, but a refused name is a clear 400 instead of a surprise further down.
+ *
+ * Some official clients percent-encode the whole path, every `/` as `%2F`, so `%2F` (either
+ * case) separates names exactly like `/`: a data name can never hold a `/` in any form. The
+ * path is split on both first and each segment is then decoded exactly once, so `%2E%2E%2F`
+ * and `..%2F` meet the same `..` check as `../`, and `%252F` stays the three characters `%2F`.
  */
 import { invalid } from '../errors.js';
 
@@ -27,7 +32,10 @@ export const ALGO_ROOTS = ['perm', 'temp'] as const;
 
 export function parseDataPath(raw: string): DataAddress {
   if (raw.length > MAX_PATH_BYTES * 3 + 64) throw invalid(`data path too long: at most ${MAX_PATH_BYTES} bytes`);
-  const trimmed = raw.replace(/^\/+/, '').replace(/\/$/, '');
+  // Every percent sign of a well-formed path starts a triple, so no `%2F` found here straddles
+  // two of them; an ill-formed one fails in decodeSegment whichever way it is split.
+  const slashed = raw.replace(/%2F/gi, '/');
+  const trimmed = slashed.replace(/^\/+/, '').replace(/\/$/, '');
   const segments = trimmed === '' ? [] : trimmed.split('/').map(decodeSegment);
   const first = segments[0];
   if (first === undefined || first === '.my') return checked({ form: 'my', segments: segments.slice(1) });
@@ -60,7 +68,8 @@ function decodeSegment(encoded: string): string {
   } catch {
     throw invalid(`malformed percent-encoding in data path segment "${printable(encoded)}"`);
   }
-  if (name.includes('/')) throw invalid(`a data name cannot contain "/" (sent as %2F in "${printable(encoded)}")`);
+  // `%2F` was a separator already, and decodeURIComponent refuses overlong forms such as %C0%AF,
+  // so a decoded name holds no "/".
   return checkSegment(name);
 }
 
