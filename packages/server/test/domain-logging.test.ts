@@ -28,7 +28,7 @@ test('an async result the database does not take is logged with the request id, 
     check: async () => undefined,
     call: async () => ({ envelope: { result: 'hello' }, failed: false }),
   } as unknown as CallService;
-  const service = new AsyncCallService(calls, store, () => new Date('2026-11-23T00:00:00Z'), log);
+  const service = new AsyncCallService({ calls, store, clock: () => new Date('2026-11-23T00:00:00Z'), log });
   const principal = { account: { id: 'a1', name: 'alice' } } as unknown as Principal;
 
   const { requestId, done } = await service.submit(principal, { path: 'alice/Hello/1.0.0' } as unknown as CallInput);

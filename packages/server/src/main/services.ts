@@ -125,21 +125,31 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
   const access = new OwnerAccess(accounts);
   const buildStore = new SqlBuildStore(db);
   const versionStore = new SqlVersionStore(db);
-  const algorithms = new AlgorithmService(
-    algorithmStore,
+  // Services made later are named in callbacks that run only once requests arrive.
+  const algorithms = new AlgorithmService({
+    algorithms: algorithmStore,
     accounts,
     access,
     catalog,
     repositories,
-    { environmentName: config.defaultEnvironment, networkAccess: config.defaultNetworkAccess },
+    defaults: { environmentName: config.defaultEnvironment, networkAccess: config.defaultNetworkAccess },
     clock,
-    { versions: versionStore, builds: buildStore },
-  );
+    status: { versions: versionStore, builds: buildStore },
+    // A settings change (callability, pipeline_enabled…) applies to the next call.
+    onChanged: () => calls.forgetResolutions(),
+  });
   const cleanup = async (account: Account) => {
     await algorithms.deleteAllOf(account);
     await data.deleteAllOf(account);
   };
-  const keys = new KeyService(accounts, new SqlKeyStore(db), new SqlClusterSettingsStore(db), clock, config.sessionTtlSeconds);
+  const keys = new KeyService({
+    accounts,
+    keys: new SqlKeyStore(db),
+    settings: new SqlClusterSettingsStore(db),
+    clock,
+    sessionTtlSeconds: config.sessionTtlSeconds,
+    onSessionEnd: (session) => data.sessionEnded(session),
+  });
 
   const links = { publicUrl: node.publicUrl };
   // Build steps reach the registries (and the operator's extra hosts) through this proxy only.
@@ -178,57 +188,72 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
     log,
   });
   const metrics = new NodeMetrics(pool);
-  const versions = new VersionService(versionStore, buildStore, algorithms, accounts, access, repositories, clock);
-  const calls = new CallService(accounts, algorithmStore, versions, access, catalog, metrics.timedRuntime(pool), keys, {
-    maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
-    gpuAvailable: fs.existsSync('/dev/nvidia0'),
+  const versions = new VersionService({
+    versions: versionStore,
+    builds: buildStore,
+    algorithms,
+    accounts,
+    access,
+    repositories,
+    clock,
+    // A publish changes what `latest` and version ranges name for the next call.
+    onPublished: () => calls.forgetResolutions(),
+  });
+  const calls = new CallService({
+    accounts,
+    algorithms: algorithmStore,
+    versions,
+    access,
+    catalog,
+    runtime: metrics.timedRuntime(pool),
+    keys,
+    settings: {
+      maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
+      gpuAvailable: fs.existsSync('/dev/nvidia0'),
+    },
   });
   // The build service wakes the `build.schedule` job through this when a build is queued.
   const buildQueue = new JobTrigger();
-  const builds = new BuildService(
-    buildStore,
-    new FileBuildLogStore(path.join(config.dataDir, 'builds', 'logs')),
+  const builds = new BuildService({
+    builds: buildStore,
+    logs: new FileBuildLogStore(path.join(config.dataDir, 'builds', 'logs')),
     algorithms,
     repositories,
-    metrics.timedBuilder(builder),
-    {
+    builder: metrics.timedBuilder(builder),
+    settings: {
       concurrency: Math.max(1, config.buildConcurrency),
       perAccount: config.buildsPerAccount,
       timeoutMs: config.buildTimeoutSeconds * 1000,
       publicUrl: links.publicUrl,
     },
     clock,
-    buildQueue,
+    queue: buildQueue,
     log,
-  );
+  });
 
-  const asyncCalls = new AsyncCallService(calls, new SqlAsyncRequestStore(db), clock, log);
-  // A publish or a settings change (callability, pipeline_enabled…) applies to the next call.
-  versions.onPublished(() => calls.forgetResolutions());
-  algorithms.onChanged(() => calls.forgetResolutions());
+  const asyncCalls = new AsyncCallService({ calls, store: new SqlAsyncRequestStore(db), clock, log });
 
   const blobs = await openBlobStore(config);
-  const data = new DataService(
-    new SqlDataStore(db),
+  const data = new DataService({
+    store: new SqlDataStore(db),
     blobs,
     accounts,
-    algorithmStore,
+    algorithms: algorithmStore,
     access,
-    {
+    settings: {
       quotaBytes: config.dataQuotaBytes,
       tempTtlMs: config.dataTempTtlSeconds * 1000,
     },
     clock,
     log,
-  );
-  keys.onSessionEnd((session) => data.sessionEnded(session));
+  });
 
   return {
     db,
     accounts,
     repositories,
-    users: new UserService(accounts, clock, cleanup),
-    organizations: new OrganizationService(accounts, clock, cleanup),
+    users: new UserService({ accounts, clock, cleanup }),
+    organizations: new OrganizationService({ accounts, clock, cleanup }),
     keys,
     algorithms,
     catalog,

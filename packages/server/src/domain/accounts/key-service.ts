@@ -36,6 +36,17 @@ const TTL_RESOLUTION_MS = 50;
 const CALL_KEYS_MAX = 100_000;
 const JWT_SECRET_SETTING = 'session_jwt_secret';
 
+/** What KeyService is made from (named, so the composition root reads as a list of parts). */
+export interface KeyServiceDeps {
+  accounts: AccountStore;
+  keys: KeyStore;
+  settings: ClusterSettingsStore;
+  clock: Clock;
+  sessionTtlSeconds: number;
+  /** Called with the session id when a request tree ends (its outermost call key is revoked). */
+  onSessionEnd?: (session: string) => void;
+}
+
 /**
  * Issues, lists and revokes API keys, signs users in, and turns credentials into Principals.
  * Authentication is on every request's path, so resolved keys are cached for a few seconds;
@@ -46,16 +57,23 @@ export class KeyService {
   private readonly cache = new LRUCache<string, Principal>({ max: CACHE_MAX, ttl: CACHE_TTL_MS, ttlResolution: TTL_RESOLUTION_MS });
   /** Call keys by hash, each with its call's time-to-live. */
   private readonly callKeys = new LRUCache<string, Principal>({ max: CALL_KEYS_MAX, ttlResolution: TTL_RESOLUTION_MS });
-  private readonly sessionEndListeners: ((session: string) => void)[] = [];
+  private readonly onSessionEnd: (session: string) => void;
   private jwtSecret: string | undefined;
 
-  constructor(
-    private readonly accounts: AccountStore,
-    private readonly keys: KeyStore,
-    private readonly settings: ClusterSettingsStore,
-    private readonly clock: Clock,
-    private readonly sessionTtlSeconds: number,
-  ) {}
+  private readonly accounts: AccountStore;
+  private readonly keys: KeyStore;
+  private readonly settings: ClusterSettingsStore;
+  private readonly clock: Clock;
+  private readonly sessionTtlSeconds: number;
+
+  constructor(deps: KeyServiceDeps) {
+    this.accounts = deps.accounts;
+    this.keys = deps.keys;
+    this.settings = deps.settings;
+    this.clock = deps.clock;
+    this.sessionTtlSeconds = deps.sessionTtlSeconds;
+    this.onSessionEnd = deps.onSessionEnd ?? (() => {});
+  }
 
   async create(p: Principal, accountName: string, input: KeyInput): Promise<CreatedKey> {
     requireAccountCredential(p, 'creating API keys');
@@ -148,14 +166,9 @@ export class KeyService {
       secret,
       revoke: () => {
         this.callKeys.delete(hash);
-        if (outermost) for (const listener of this.sessionEndListeners) listener(session);
+        if (outermost) this.onSessionEnd(session);
       },
     };
-  }
-
-  /** Called with the session id when a request tree ends (its outermost call key is revoked). */
-  onSessionEnd(listener: (session: string) => void): void {
-    this.sessionEndListeners.push(listener);
   }
 
   /** Resolves an API key; throws 401 for an unknown one. */

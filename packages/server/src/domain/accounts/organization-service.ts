@@ -18,12 +18,23 @@ export interface OrganizationInput {
   type_id?: unknown;
 }
 
+/** What OrganizationService is made from (named, so the composition root reads as a list of parts). */
+export interface OrganizationServiceDeps {
+  accounts: AccountStore;
+  clock: Clock;
+  cleanup: AccountCleanup;
+}
+
 export class OrganizationService {
-  constructor(
-    private readonly accounts: AccountStore,
-    private readonly clock: Clock,
-    private readonly cleanup: AccountCleanup,
-  ) {}
+  private readonly accounts: AccountStore;
+  private readonly clock: Clock;
+  private readonly cleanup: AccountCleanup;
+
+  constructor(deps: OrganizationServiceDeps) {
+    this.accounts = deps.accounts;
+    this.clock = deps.clock;
+    this.cleanup = deps.cleanup;
+  }
 
   /** Any user may found an organization and becomes its owner. */
   async create(p: Principal, input: OrganizationInput): Promise<Account> {

@@ -26,12 +26,23 @@ export type AccountCleanup = (account: Account) => Promise<void>;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const MIN_PASSWORD = 8;
 
+/** What UserService is made from (named, so the composition root reads as a list of parts). */
+export interface UserServiceDeps {
+  accounts: AccountStore;
+  clock: Clock;
+  cleanup: AccountCleanup;
+}
+
 export class UserService {
-  constructor(
-    private readonly accounts: AccountStore,
-    private readonly clock: Clock,
-    private readonly cleanup: AccountCleanup,
-  ) {}
+  private readonly accounts: AccountStore;
+  private readonly clock: Clock;
+  private readonly cleanup: AccountCleanup;
+
+  constructor(deps: UserServiceDeps) {
+    this.accounts = deps.accounts;
+    this.clock = deps.clock;
+    this.cleanup = deps.cleanup;
+  }
 
   async create(p: Principal, input: UserInput): Promise<Account> {
     requireAdmin(p, 'creating users');

@@ -44,27 +44,46 @@ export interface AlgorithmStatusSource {
   builds: Pick<BuildStore, 'listForAlgorithm'>;
 }
 
-export class AlgorithmService {
+/** What AlgorithmService is made from (named, so the composition root reads as a list of parts). */
+export interface AlgorithmServiceDeps {
+  algorithms: AlgorithmStore;
+  accounts: AccountStore;
+  access: OwnerAccess;
+  catalog: Catalog;
+  repositories: RepositoryHost;
+  defaults: AlgorithmDefaults;
+  clock: Clock;
+  status?: AlgorithmStatusSource;
   /** Called after settings change or an algorithm goes, so that caches of calls can forget. */
-  private readonly changeListeners: Array<(algorithmId: string) => void> = [];
+  onChanged?: (algorithmId: string) => void;
+}
 
-  constructor(
-    private readonly algorithms: AlgorithmStore,
-    private readonly accounts: AccountStore,
-    private readonly access: OwnerAccess,
-    private readonly catalog: Catalog,
-    private readonly repositories: RepositoryHost,
-    private readonly defaults: AlgorithmDefaults,
-    private readonly clock: Clock,
-    private readonly status?: AlgorithmStatusSource,
-  ) {}
+export class AlgorithmService {
+  private readonly onChanged: (algorithmId: string) => void;
 
-  onChanged(listener: (algorithmId: string) => void): void {
-    this.changeListeners.push(listener);
+  private readonly algorithms: AlgorithmStore;
+  private readonly accounts: AccountStore;
+  private readonly access: OwnerAccess;
+  private readonly catalog: Catalog;
+  private readonly repositories: RepositoryHost;
+  private readonly defaults: AlgorithmDefaults;
+  private readonly clock: Clock;
+  private readonly status?: AlgorithmStatusSource;
+
+  constructor(deps: AlgorithmServiceDeps) {
+    this.algorithms = deps.algorithms;
+    this.accounts = deps.accounts;
+    this.access = deps.access;
+    this.catalog = deps.catalog;
+    this.repositories = deps.repositories;
+    this.defaults = deps.defaults;
+    this.clock = deps.clock;
+    this.status = deps.status;
+    this.onChanged = deps.onChanged ?? (() => {});
   }
 
   private changed(algorithmId: string): void {
-    for (const listener of this.changeListeners) listener(algorithmId);
+    this.onChanged(algorithmId);
   }
 
   async create(p: Principal, ownerName: string, input: AlgorithmInput): Promise<AlgorithmView> {

@@ -44,6 +44,20 @@ const DEFAULT_REF = 'refs/heads/main';
 const ZERO = /^0+$/;
 const MAX_ATTEMPTS = 2;
 
+/** What BuildService is made from (named, so the composition root reads as a list of parts). */
+export interface BuildServiceDeps {
+  builds: BuildStore;
+  logs: BuildLogStore;
+  algorithms: AlgorithmService;
+  repositories: RepositoryHost;
+  builder: Builder;
+  settings: BuildSettings;
+  clock: Clock;
+  /** Woken when a build is queued or ends: whoever runs the queue then calls startQueued. */
+  queue: QueueSignal;
+  log: Logger;
+}
+
 export class BuildService {
   readonly events = new BuildEvents();
   private readonly running = new Map<string, AbortController>();
@@ -58,18 +72,28 @@ export class BuildService {
   /** Resolves stop() once the last running build has ended. */
   private allEnded: (() => void) | undefined;
 
-  constructor(
-    private readonly builds: BuildStore,
-    private readonly logs: BuildLogStore,
-    private readonly algorithms: AlgorithmService,
-    private readonly repositories: RepositoryHost,
-    private readonly builder: Builder,
-    private readonly settings: BuildSettings,
-    private readonly clock: Clock,
-    /** Woken when a build is queued or ends: whoever runs the queue then calls startQueued. */
-    private readonly queue: QueueSignal,
-    private readonly log: Logger,
-  ) {}
+  private readonly builds: BuildStore;
+  private readonly logs: BuildLogStore;
+  private readonly algorithms: AlgorithmService;
+  private readonly repositories: RepositoryHost;
+  private readonly builder: Builder;
+  private readonly settings: BuildSettings;
+  private readonly clock: Clock;
+  /** Woken when a build is queued or ends: whoever runs the queue then calls startQueued. */
+  private readonly queue: QueueSignal;
+  private readonly log: Logger;
+
+  constructor(deps: BuildServiceDeps) {
+    this.builds = deps.builds;
+    this.logs = deps.logs;
+    this.algorithms = deps.algorithms;
+    this.repositories = deps.repositories;
+    this.builder = deps.builder;
+    this.settings = deps.settings;
+    this.clock = deps.clock;
+    this.queue = deps.queue;
+    this.log = deps.log;
+  }
 
   private lastCreatedAt = 0;
 

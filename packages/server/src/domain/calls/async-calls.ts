@@ -14,6 +14,15 @@ import type { AsyncRequest, AsyncRequestStore } from './ports.js';
 
 export const ASYNC_RESULT_TTL_MS = 60 * 60 * 1000;
 
+/** What AsyncCallService is made from (named, so the composition root reads as a list of parts). */
+export interface AsyncCallServiceDeps {
+  calls: CallService;
+  store: AsyncRequestStore;
+  clock: Clock;
+  log: Logger;
+  ttlMs?: number;
+}
+
 /**
  * The `calls.async-sweep` job (`jobs/catalog.ts`) calls `recoverInterrupted` at start and
  * `deleteExpired` on its schedule; the server calls `drain` once the runners have stopped.
@@ -21,13 +30,19 @@ export const ASYNC_RESULT_TTL_MS = 60 * 60 * 1000;
 export class AsyncCallService {
   private readonly running = new Set<Promise<void>>();
 
-  constructor(
-    private readonly calls: CallService,
-    private readonly store: AsyncRequestStore,
-    private readonly clock: Clock,
-    private readonly log: Logger,
-    private readonly ttlMs = ASYNC_RESULT_TTL_MS,
-  ) {}
+  private readonly calls: CallService;
+  private readonly store: AsyncRequestStore;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly ttlMs: number;
+
+  constructor(deps: AsyncCallServiceDeps) {
+    this.calls = deps.calls;
+    this.store = deps.store;
+    this.clock = deps.clock;
+    this.log = deps.log;
+    this.ttlMs = deps.ttlMs ?? ASYNC_RESULT_TTL_MS;
+  }
 
   /**
    * Marks what the previous run of this node left running as failed (its runner is gone) and

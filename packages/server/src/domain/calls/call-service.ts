@@ -70,21 +70,42 @@ interface Resolved {
   semanticVersion?: string;
 }
 
+/** What CallService is made from (named, so the composition root reads as a list of parts). */
+export interface CallServiceDeps {
+  accounts: AccountStore;
+  algorithms: AlgorithmStore;
+  versions: VersionService;
+  access: OwnerAccess;
+  catalog: Catalog;
+  runtime: AlgorithmRuntime;
+  keys: KeyService;
+  settings: CallSettings;
+}
+
 export class CallService {
   private readonly inFlight = new Map<string, number>();
   /** Resolutions by caller and path, for RESOLVE_TTL_MS; the least recently used go first when full. */
   private readonly resolved = new LRUCache<string, Resolved>({ max: RESOLVE_MAX, ttl: RESOLVE_TTL_MS, ttlResolution: TTL_RESOLUTION_MS });
 
-  constructor(
-    private readonly accounts: AccountStore,
-    private readonly algorithms: AlgorithmStore,
-    private readonly versions: VersionService,
-    private readonly access: OwnerAccess,
-    private readonly catalog: Catalog,
-    private readonly runtime: AlgorithmRuntime,
-    private readonly keys: KeyService,
-    private readonly settings: CallSettings,
-  ) {}
+  private readonly accounts: AccountStore;
+  private readonly algorithms: AlgorithmStore;
+  private readonly versions: VersionService;
+  private readonly access: OwnerAccess;
+  private readonly catalog: Catalog;
+  private readonly runtime: AlgorithmRuntime;
+  private readonly keys: KeyService;
+  private readonly settings: CallSettings;
+
+  constructor(deps: CallServiceDeps) {
+    this.accounts = deps.accounts;
+    this.algorithms = deps.algorithms;
+    this.versions = deps.versions;
+    this.access = deps.access;
+    this.catalog = deps.catalog;
+    this.runtime = deps.runtime;
+    this.keys = deps.keys;
+    this.settings = deps.settings;
+  }
 
   async call(p: Principal, input: CallInput): Promise<CallResult> {
     requireCapability(p, 'call_algorithms');

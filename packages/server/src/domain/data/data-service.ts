@@ -87,6 +87,20 @@ export interface SweepResult {
   folders: number;
 }
 
+
+/** What DataService is made from (named, so the composition root reads as a list of parts). */
+export interface DataServiceDeps {
+  store: DataStore;
+  blobs: BlobStore;
+  accounts: AccountStore;
+  algorithms: AlgorithmStore;
+  access: OwnerAccess;
+  settings: DataSettings;
+  clock: Clock;
+  /** Where failures that must not fail a request (a leftover blob, a session not yet deleted) are reported. */
+  log: Logger;
+}
+
 export class DataService {
   /**
    * Sessions that stored something through this node. A call key lives only on the node that
@@ -95,17 +109,26 @@ export class DataService {
   private readonly sessionsWithData = new Set<string>();
   private lastGarbageCollection = 0;
 
-  constructor(
-    private readonly store: DataStore,
-    private readonly blobs: BlobStore,
-    private readonly accounts: AccountStore,
-    private readonly algorithms: AlgorithmStore,
-    private readonly access: OwnerAccess,
-    private readonly settings: DataSettings,
-    private readonly clock: Clock,
-    /** Where failures that must not fail a request (a leftover blob, a session not yet deleted) are reported. */
-    private readonly log: Logger,
-  ) {}
+  private readonly store: DataStore;
+  private readonly blobs: BlobStore;
+  private readonly accounts: AccountStore;
+  private readonly algorithms: AlgorithmStore;
+  private readonly access: OwnerAccess;
+  private readonly settings: DataSettings;
+  private readonly clock: Clock;
+  /** Where failures that must not fail a request (a leftover blob, a session not yet deleted) are reported. */
+  private readonly log: Logger;
+
+  constructor(deps: DataServiceDeps) {
+    this.store = deps.store;
+    this.blobs = deps.blobs;
+    this.accounts = deps.accounts;
+    this.algorithms = deps.algorithms;
+    this.access = deps.access;
+    this.settings = deps.settings;
+    this.clock = deps.clock;
+    this.log = deps.log;
+  }
 
   // --- requests ---------------------------------------------------------------------------
 

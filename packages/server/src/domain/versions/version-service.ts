@@ -52,22 +52,39 @@ export interface CallTarget {
 
 const MAX_SAMPLE_CHARS = 64 * 1024;
 
-export class VersionService {
+/** What VersionService is made from (named, so the composition root reads as a list of parts). */
+export interface VersionServiceDeps {
+  versions: VersionStore;
+  builds: BuildStore;
+  algorithms: AlgorithmService;
+  accounts: AccountStore;
+  access: OwnerAccess;
+  repositories: RepositoryHost;
+  clock: Clock;
   /** Called after every publish, so that caches of version resolution can forget. */
-  private readonly publishedListeners: Array<(algorithmId: string) => void> = [];
+  onPublished?: (algorithmId: string) => void;
+}
 
-  constructor(
-    private readonly versions: VersionStore,
-    private readonly builds: BuildStore,
-    private readonly algorithms: AlgorithmService,
-    private readonly accounts: AccountStore,
-    private readonly access: OwnerAccess,
-    private readonly repositories: RepositoryHost,
-    private readonly clock: Clock,
-  ) {}
+export class VersionService {
+  private readonly onPublished: (algorithmId: string) => void;
 
-  onPublished(listener: (algorithmId: string) => void): void {
-    this.publishedListeners.push(listener);
+  private readonly versions: VersionStore;
+  private readonly builds: BuildStore;
+  private readonly algorithms: AlgorithmService;
+  private readonly accounts: AccountStore;
+  private readonly access: OwnerAccess;
+  private readonly repositories: RepositoryHost;
+  private readonly clock: Clock;
+
+  constructor(deps: VersionServiceDeps) {
+    this.versions = deps.versions;
+    this.builds = deps.builds;
+    this.algorithms = deps.algorithms;
+    this.accounts = deps.accounts;
+    this.access = deps.access;
+    this.repositories = deps.repositories;
+    this.clock = deps.clock;
+    this.onPublished = deps.onPublished ?? (() => {});
   }
 
   async publish(p: Principal, ownerName: string, name: string, input: PublishInput): Promise<VersionView> {
@@ -122,7 +139,7 @@ export class VersionService {
       }
       if (Object.keys(changes).length > 0) await this.algorithms.update(p, ownerName, name, changes);
       await this.repositories.publishVersion(algorithm.id, version.semanticVersion, version.commitSha);
-      for (const listener of this.publishedListeners) listener(algorithm.id);
+      this.onPublished(algorithm.id);
       return this.versionView(p, ownerName, name, version, build);
     }
   }
