@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { assertError, checkedClient } from './support/assertions.js';
 import { createAndBuild } from './support/algorithms.js';
 import { accountId, callKey, createAlgorithm } from './support/data.js';
-import { createUser, type TestUser } from './support/fixtures.js';
+import { createOrganization, createUser, type TestUser } from './support/fixtures.js';
 import { selectedFixtures } from './support/fixtures-algorithms.js';
 import { clone, commitAndPush, git, gitUrl, removeClone } from './support/git.js';
 import type { Client } from './support/http.js';
@@ -96,20 +96,48 @@ for (const database of DATABASES) {
       test('a standard key, a restricted key and a session say who and what', async () => {
         const mine = await api.get('/v1/auth/whoami', { key: alice.key });
         assert.equal(mine.status, 200, mine.text);
-        assert.deepEqual(mine.body, { username: 'alice', admin: false, credential: 'key', capabilities: ALL });
+        assert.deepEqual(mine.body, { username: 'alice', admin: false, credential: 'key', capabilities: ALL, organizations: [] });
         const reader = await api.get('/v1/auth/whoami', { key: aliceReader });
-        assert.deepEqual(reader.body, { username: 'alice', admin: false, credential: 'key', capabilities: ['read_data'] });
+        assert.deepEqual(reader.body, {
+          username: 'alice',
+          admin: false,
+          credential: 'key',
+          capabilities: ['read_data'],
+          organizations: [],
+        });
         const session = await api.get('/v1/auth/whoami', { auth: await signIn(api, 'alice') });
-        assert.deepEqual(session.body, { username: 'alice', admin: false, credential: 'session', capabilities: ALL });
+        assert.deepEqual(session.body, { username: 'alice', admin: false, credential: 'session', capabilities: ALL, organizations: [] });
+      });
+
+      test('the organizations of the account, with its role in each (members only once they accept)', async () => {
+        await createOrganization(api, alice.key, 'zeta');
+        await createOrganization(api, alice.key, 'acme');
+        const invited = await api.put('/v1/organizations/acme/members/bob', { key: alice.key });
+        assert.equal(invited.status, 202, invited.text);
+        assert.deepEqual((await api.get('/v1/auth/whoami', { key: bob.key })).body.organizations, [], 'an invitation is no membership');
+        const accepted = await api.post('/v1/users/bob/invitations/acme', { key: bob.key });
+        assert.equal(accepted.status, 200, accepted.text);
+        assert.deepEqual((await api.get('/v1/auth/whoami', { key: bob.key })).body.organizations, [{ name: 'acme', role: 'member' }]);
+        assert.deepEqual((await api.get('/v1/auth/whoami', { key: alice.key })).body.organizations, [
+          { name: 'acme', role: 'owner' },
+          { name: 'zeta', role: 'owner' },
+        ]);
+        const call = await callKey(srv, alice, { id: 'x', ownerId: aliceId });
+        try {
+          const res = await api.get('/v1/auth/whoami', { key: call.key });
+          assert.equal(res.body.organizations, undefined, 'a call key may not read organizations');
+        } finally {
+          call.revoke();
+        }
       });
 
       test('an admin key, an admin session, and an admin call key (which is no admin)', async () => {
         const admin = await api.get('/v1/auth/whoami', { key: srv.adminKey });
-        assert.deepEqual(admin.body, { username: 'admin', admin: true, credential: 'admin_key', capabilities: ALL });
+        assert.deepEqual(admin.body, { username: 'admin', admin: true, credential: 'admin_key', capabilities: ALL, organizations: [] });
         const set = await api.put('/v1/users/admin', { key: srv.adminKey, body: { password: PASSWORD } });
         assert.equal(set.status, 200, set.text);
         const session = await api.get('/v1/auth/whoami', { auth: await signIn(api, 'admin') });
-        assert.deepEqual(session.body, { username: 'admin', admin: true, credential: 'session', capabilities: ALL });
+        assert.deepEqual(session.body, { username: 'admin', admin: true, credential: 'session', capabilities: ALL, organizations: [] });
         const adminId = await accountId(api, srv.adminKey, 'admin');
         const call = await callKey(srv, srv.adminKey, { id: 'x', ownerId: adminId });
         try {

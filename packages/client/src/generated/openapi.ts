@@ -100,7 +100,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Who the credential of this request belongs to, whether it acts as an admin, and what it may do (any credential). */
+    /** Who the credential of this request belongs to, whether it acts as an admin, what it may do, and the organizations of the account (any credential; none for a call key). */
     get: operations['auth.whoami'];
     put?: never;
     post?: never;
@@ -786,6 +786,11 @@ export interface components {
       credential: 'session' | 'key' | 'call_key' | 'admin_key';
       /** @description What the credential may do (README, "Credentials and capabilities"). */
       capabilities: ('manage_algorithms' | 'call_algorithms' | 'read_data' | 'write_data')[];
+      /** @description The organizations the account belongs to, by name; absent for a call key. */
+      organizations?: {
+        name: string;
+        role: 'owner' | 'member';
+      }[];
     };
     Commit: {
       sha: string;

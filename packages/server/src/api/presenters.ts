@@ -168,7 +168,13 @@ export function buildJson(b: Build) {
 }
 
 export function identityJson(i: Identity) {
-  return { username: i.username, admin: i.admin, credential: i.credential, capabilities: i.capabilities };
+  return {
+    username: i.username,
+    admin: i.admin,
+    credential: i.credential,
+    capabilities: i.capabilities,
+    organizations: i.organizations?.map((o) => ({ name: o.name, role: o.role })),
+  };
 }
 
 export function commitJson(c: CommitSummary) {

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import { principalOf } from '../auth.js';
 import type { Api, ApiServices } from '../context.js';
-import { identityOf } from '../../domain/auth/principal.js';
 import { identityJson, keyJson } from '../presenters.js';
 import { AUTH_ERRORS, CreatedApiKey, errorResponses } from '../schemas.js';
 
@@ -80,9 +79,10 @@ export function keyRoutes(app: Api, s: ApiServices): void {
     schema: {
       operationId: 'auth.whoami',
       tags: ['keys'],
-      summary: 'Who the credential of this request belongs to, whether it acts as an admin, and what it may do (any credential).',
+      summary:
+        'Who the credential of this request belongs to, whether it acts as an admin, what it may do, and the organizations of the account (any credential; none for a call key).',
       response: { 200: Type.Ref('Identity'), ...errorResponses(401) },
     },
-    handler: async (req) => identityJson(identityOf(principalOf(req))),
+    handler: async (req) => identityJson(await s.users.whoami(principalOf(req))),
   });
 }

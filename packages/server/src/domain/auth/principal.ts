@@ -81,6 +81,8 @@ export interface Identity {
   credential: CredentialName;
   /** In the order of CAPABILITIES. */
   capabilities: Capability[];
+  /** The organizations the account belongs to; absent for a call key, which may not read organizations. */
+  organizations?: { name: string; role: 'owner' | 'member' }[];
 }
 
 export function identityOf(p: Principal): Identity {
