@@ -20,6 +20,9 @@ import { environmentRoutes } from './routes/environments.js';
 import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { userRoutes } from './routes/users.js';
+import { sourceRoutes } from './routes/source.js';
+import { adminRoutes } from './routes/admin.js';
+import { webAppRoutes } from './web-app.js';
 
 export interface ApiOptions {
   logger: FastifyBaseLogger;
@@ -38,6 +41,8 @@ export interface ApiOptions {
    * routes requests to `app.routing` once the app is ready. Unset: Fastify makes its own.
    */
   server?: http.Server;
+  /** The built web UI served at `/` (api/web-app.ts); unset: no UI, unknown paths are 404s. */
+  webDir?: string;
 }
 
 export interface HttpTimeouts {
@@ -125,12 +130,15 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   organizationRoutes(app, services);
   environmentRoutes(app, services);
   algorithmRoutes(app, services);
+  sourceRoutes(app, services);
   buildRoutes(app, services);
   versionRoutes(app, services);
+  adminRoutes(app, services);
   await app.register(async (scope) => callRoutes(scope, services, { inputBudgetBytes: opts.callInputBudgetBytes ?? 0 }));
   await app.register(async (scope) => dataRoutes(scope, services));
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>
     reply.type('text/plain; version=0.0.4').send(await services.metrics()),
   );
+  if (opts.webDir !== undefined) await webAppRoutes(app, opts.webDir);
   return app;
 }

@@ -10,9 +10,7 @@ import type { Api } from '../api/context.js';
 import { gitRoutes } from '../git/smart-http.js';
 import { JobRunner } from '../jobs/job-runner.js';
 import { Errors } from '../domain/errors.js';
-import { bootstrapAdmin, buildServices, checkSettings, type BootstrapResult, type Services } from './services.js';
-
-const VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+import { bootstrapAdmin, buildServices, checkSettings, VERSION, type BootstrapResult, type Services } from './services.js';
 
 export interface RunningServer {
   url: string;
@@ -67,6 +65,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
       callInputBudgetBytes: config.callInputBudgetBytes,
       timeouts,
       server,
+      webDir: config.webDir,
     });
     // Idle and trickling clients must not use up the process's descriptors (see
     // api/connection-limits.ts); the caps count the API socket's connections too.

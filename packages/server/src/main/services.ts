@@ -12,6 +12,8 @@ import { CAPABILITIES, type Account } from '../domain/accounts/model.js';
 import { OrganizationService } from '../domain/accounts/organization-service.js';
 import { UserService } from '../domain/accounts/user-service.js';
 import { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
+import { SourceService } from '../domain/algorithms/source-service.js';
+import { ClusterStatusService } from '../domain/cluster/status-service.js';
 import { Catalog } from '../domain/catalog/catalog.js';
 import type { CatalogData } from '../domain/catalog/model.js';
 import { BuildService } from '../domain/builds/build-service.js';
@@ -42,6 +44,9 @@ import { SqlAccountStore, SqlClusterSettingsStore, SqlKeyStore } from '../storag
 import { SqlAlgorithmStore, SqlEnvironmentStore } from '../storage/algorithm-store.js';
 import { readCatalog } from '../storage/catalog-files.js';
 import { type Db, migrateToLatest, openDatabase } from '../storage/database.js';
+
+/** This server's release, from its package.json. */
+export const VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export interface Services extends ApiServices {
   db: Db;
@@ -108,6 +113,7 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
   await migrateToLatest(db);
 
   const clock = systemClock;
+  const startedAt = clock();
   const accounts = new SqlAccountStore(db);
   const algorithmStore = new SqlAlgorithmStore(db);
   const repositories = new GitRepositoryHost(
@@ -248,6 +254,16 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
     log,
   });
 
+  const cluster = new ClusterStatusService({
+    facts: { version: VERSION, database: config.databaseUrl ? 'postgresql' : 'sqlite', blobStore: config.blobStore, startedAt },
+    gauges: {
+      buildCounts: () => buildStore.countActive(),
+      warmRunners: () => pool.warmRunners(),
+      callsInLastMinute: () => metrics.callsInLastMinute(),
+    },
+    clock,
+  });
+
   return {
     db,
     accounts,
@@ -256,6 +272,8 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
     organizations: new OrganizationService({ accounts, clock, cleanup }),
     keys,
     algorithms,
+    source: new SourceService({ algorithms, repositories }),
+    cluster,
     catalog,
     builds,
     versions,
