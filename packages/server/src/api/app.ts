@@ -22,6 +22,7 @@ import { organizationRoutes } from './routes/organizations.js';
 import { userRoutes } from './routes/users.js';
 import { sourceRoutes } from './routes/source.js';
 import { adminRoutes } from './routes/admin.js';
+import { scmRoutes, scmWebhookRoutes } from './routes/scms.js';
 import { webAppRoutes } from './web-app.js';
 
 export interface ApiOptions {
@@ -134,6 +135,8 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   buildRoutes(app, services);
   versionRoutes(app, services);
   adminRoutes(app, services);
+  scmRoutes(app, services);
+  await app.register(async (scope) => scmWebhookRoutes(scope, services));
   await app.register(async (scope) => callRoutes(scope, services, { inputBudgetBytes: opts.callInputBudgetBytes ?? 0 }));
   await app.register(async (scope) => dataRoutes(scope, services));
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>

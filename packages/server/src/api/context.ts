@@ -12,6 +12,9 @@ import type { CallService } from '../domain/calls/call-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import type { DataService } from '../domain/data/data-service.js';
 import type { VersionService } from '../domain/versions/version-service.js';
+import type { ScmConfigService } from '../domain/scm/config-service.js';
+import type { AuthorizationService } from '../domain/scm/authorization-service.js';
+import type { SourceSyncService } from '../domain/scm/source-sync-service.js';
 import type { Links } from './presenters.js';
 
 /** What the HTTP layer needs from the domain; built by the composition root. */
@@ -30,6 +33,12 @@ export interface ApiServices {
   calls: CallService;
   asyncCalls: AsyncCallService;
   data: DataService;
+  /** External SCM configurations (admins manage them). */
+  scmConfigs: ScmConfigService;
+  /** Each user's OAuth authorization of a configuration. */
+  scmAuthorizations: AuthorizationService;
+  /** Webhooks and "sync now" of externally hosted algorithms. */
+  sourceSync: SourceSyncService;
   /** Prometheus text for /metrics. */
   metrics: () => Promise<string>;
   links: Links;

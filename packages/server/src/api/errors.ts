@@ -19,6 +19,7 @@ const STATUS: Record<ErrorKind, number> = {
   too_large: 413,
   unsupported_media_type: 415,
   unavailable: 503,
+  upstream: 502,
   internal: 500,
 };
 

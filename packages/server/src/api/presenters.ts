@@ -1,6 +1,8 @@
 /** Domain objects → the JSON shapes of the API (docs/compatibility.md §9.5, §3 and §6). */
 import type { Account, ApiKey, Invitation } from '../domain/accounts/model.js';
 import type { AlgorithmView } from '../domain/algorithms/algorithm-service.js';
+import type { AlgorithmSource } from '../domain/algorithms/ports.js';
+import type { ScmConfigView, ScmTokenStatus, SourceDelivery } from '../domain/scm/model.js';
 import type { CommitSummary } from '../domain/algorithms/model.js';
 import type { Readme } from '../domain/algorithms/source-service.js';
 import type { Identity } from '../domain/auth/principal.js';
@@ -89,7 +91,7 @@ export function environmentJson(e: Environment) {
   };
 }
 
-export function algorithmJson({ algorithm: a, environment: env, latestVersion, latestBuild }: AlgorithmView, l: Links) {
+export function algorithmJson({ algorithm: a, environment: env, latestVersion, latestBuild, source }: AlgorithmView, l: Links) {
   return {
     id: a.id,
     name: a.name,
@@ -110,6 +112,7 @@ export function algorithmJson({ algorithm: a, environment: env, latestVersion, l
     },
     version_info: latestVersion ? versionInfoJson(latestVersion) : latestBuild ? { git_hash: latestBuild.commitSha } : undefined,
     build: latestBuild ? buildJson(latestBuild) : undefined,
+    source: source ? sourceJson(source) : undefined,
     git_url: `${l.publicUrl}/git/${a.ownerName}/${a.name}.git`,
     created_at: a.createdAt,
     updated_at: a.updatedAt,
@@ -165,6 +168,46 @@ export function buildJson(b: Build) {
     finished_at: b.finishedAt,
     resource_type: 'build' as const,
   };
+}
+
+/** Spec "SCM configuration": the client id under both names the spec's table gives it; never the secret. */
+export function scmConfigJson(c: ScmConfigView) {
+  return {
+    id: c.id,
+    name: c.name,
+    provider: c.provider,
+    default: c.isDefault,
+    enabled: c.enabled,
+    scm: c.oauthClientId === undefined ? undefined : { client_id: c.oauthClientId },
+    oauth: c.oauthClientId === undefined ? undefined : { client_id: c.oauthClientId },
+    urls: { web: c.urls.web, api: c.urls.api, ssh: c.urls.ssh },
+  };
+}
+
+/** Spec "SCM token status", exactly. */
+export function tokenStatusJson(s: ScmTokenStatus) {
+  return {
+    scm_username: s.scmUsername,
+    authorization_status: s.authorizationStatus,
+    scm_organizations: s.organizations.map((o) => ({ scm_org_username: o.name, access_level: o.accessLevel })),
+  };
+}
+
+/** Spec "Source" (response side), plus the web address and the last webhook delivery the UI shows. */
+export function sourceJson(s: AlgorithmSource) {
+  return {
+    repository_name: s.repositoryName,
+    repository_owner: s.repositoryOwner,
+    scm: scmConfigJson(s.scm),
+    repository_https_url: s.httpsUrl,
+    repository_ssh_url: s.sshUrl,
+    repository_web_url: s.webUrl,
+    last_delivery: s.lastDelivery ? deliveryJson(s.lastDelivery) : undefined,
+  };
+}
+
+export function deliveryJson(d: SourceDelivery) {
+  return { at: d.at, via: d.via, commit_sha: d.commitSha, result: d.result };
 }
 
 export function identityJson(i: Identity) {

@@ -177,7 +177,11 @@ export const Algorithm = Type.Object(
     }),
     version_info: Type.Optional(Type.Ref('VersionInfo')),
     build: Type.Optional(Type.Ref('Build')),
-    git_url: Type.String({ description: 'Clone/push address of the algorithm repository.' }),
+    source: Type.Optional(Type.Ref('AlgorithmSource')),
+    git_url: Type.String({
+      description:
+        'Clone address of the algorithm repository (push address too, unless `source` says the source lives at an external SCM).',
+    }),
     created_at: Str,
     updated_at: Str,
     self_link: Str,
@@ -288,7 +292,80 @@ export const ClusterStatus = Type.Object(
   { $id: 'ClusterStatus' },
 );
 
+const ClientId = Type.Object({
+  client_id: Type.String({ description: 'The OAuth client id of the application registered at the provider.' }),
+});
+
+export const ScmConfig = Type.Object(
+  {
+    id: Type.String({ description: '"internal", or the UUID of an external configuration.' }),
+    name: Type.String({ description: 'The provider address (github.com, gitea.example.org…).' }),
+    provider: Type.Union(['internal', 'github', 'gitlab', 'bitbucket', 'gitea'].map((k) => Type.Literal(k))),
+    default: Type.Boolean({ description: 'What the web UI offers first; a create request without source.scm uses the internal SCM.' }),
+    enabled: Type.Boolean({ description: 'A disabled configuration backs no new algorithm and takes no new authorization.' }),
+    scm: Type.Optional(ClientId),
+    oauth: Type.Optional(ClientId),
+    urls: Type.Object({ web: Str, api: Str, ssh: OptStr }),
+  },
+  { $id: 'ScmConfig', description: 'Spec "SCM configuration". The OAuth client secret is never shown.' },
+);
+
+export const ScmConfigInput = Type.Object({
+  name: OptStr,
+  provider: OptStr,
+  default: Type.Optional(Type.Boolean()),
+  enabled: Type.Optional(Type.Boolean()),
+  oauth: Type.Optional(Type.Object({ client_id: OptStr, client_secret: OptStr })),
+  scm: Type.Optional(Type.Object({ client_id: OptStr })),
+  urls: Type.Optional(Type.Object({ web: OptStr, api: OptStr, ssh: OptStr })),
+});
+
+export const ScmTokenStatus = Type.Object(
+  {
+    scm_username: Type.String({
+      description: 'The provider account the stored token acts as (the last one seen when unauthorized; empty if never authorized).',
+    }),
+    authorization_status: Type.Union([Type.Literal('authorized'), Type.Literal('unauthorized')]),
+    scm_organizations: Type.Array(
+      Type.Object({
+        scm_org_username: Str,
+        access_level: Type.Union([Type.Literal('MEMBER'), Type.Literal('READ')], {
+          description: 'MEMBER: a member who may create repositories there (a valid repository_owner); READ: a member who may not.',
+        }),
+      }),
+    ),
+  },
+  { $id: 'ScmTokenStatus', description: 'Spec "SCM token status" (endpoint 1): the provider was asked, now.' },
+);
+
+export const ScmDelivery = Type.Object(
+  {
+    at: Str,
+    via: Type.Union([Type.Literal('webhook'), Type.Literal('sync')]),
+    commit_sha: Nullable(Str),
+    result: Type.String({ description: 'What came of it: the build queued, "up to date", or why nothing was built.' }),
+  },
+  { $id: 'ScmDelivery' },
+);
+
+export const AlgorithmSource = Type.Object(
+  {
+    repository_name: Str,
+    repository_owner: Str,
+    scm: Type.Ref('ScmConfig'),
+    repository_https_url: Str,
+    repository_ssh_url: Str,
+    repository_web_url: Str,
+    last_delivery: Type.Optional(Type.Ref('ScmDelivery')),
+  },
+  { $id: 'AlgorithmSource', description: 'Spec "Source": where an externally hosted algorithm keeps its source.' },
+);
+
 export const SHARED_SCHEMAS = [
+  ScmConfig,
+  ScmTokenStatus,
+  ScmDelivery,
+  AlgorithmSource,
   ErrorBody,
   User,
   Organization,

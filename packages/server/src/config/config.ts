@@ -109,6 +109,12 @@ export const ConfigSchema = Type.Object({
     default: 'isolated',
     describe: 'network_access of a new algorithm when the request omits it.',
   }),
+  clusterKey: optional(Type.String(), {
+    env: 'ALGOHOST_CLUSTER_KEY',
+    flag: '--cluster-key',
+    describe:
+      'Seals SCM OAuth secrets and tokens at rest: 32 bytes, base64 (openssl rand -base64 32), the same on every node. Unset: one is generated and kept in the database (a database copy then opens them).',
+  }),
   sessionTtlSeconds: setting(Type.Integer({ minimum: 0 }), {
     env: 'ALGOHOST_SESSION_TTL',
     flag: '--session-ttl',
@@ -545,6 +551,9 @@ function crossChecked(config: Config): Config {
     new URL(config.publicUrl);
   } catch {
     throw new ConfigError(`ALGOHOST_PUBLIC_URL must be an absolute URL; got "${config.publicUrl}"`);
+  }
+  if (config.clusterKey !== undefined && Buffer.from(config.clusterKey, 'base64').length !== 32) {
+    throw new ConfigError('ALGOHOST_CLUSTER_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
   }
   if (config.blobStore === 's3' && !config.s3Bucket) {
     throw new ConfigError('ALGOHOST_BLOB_STORE=s3 needs ALGOHOST_S3_BUCKET (and usually ALGOHOST_S3_ENDPOINT and credentials)');

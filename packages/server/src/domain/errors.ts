@@ -21,6 +21,8 @@ export type ErrorKind =
   | 'too_large'
   | 'unsupported_media_type'
   | 'unavailable'
+  /** Another service the request needed (an SCM provider) failed: 502. */
+  | 'upstream'
   | 'internal';
 
 /** The numeric codes, one name each. Only the catalog below uses them. */
@@ -54,6 +56,19 @@ export const ErrorCodes = {
   dataNotFound: 7001,
   dataExists: 7002,
   dataQuota: 7003,
+  // External SCM: the platform's own codes are not known (the spec states no error codes).
+  scmConfigNotFound: 8001,
+  scmConfigDisabled: 8002,
+  scmNotAuthorized: 8003,
+  scmOwnerNotAllowed: 8004,
+  scmRepositoryExists: 8005,
+  scmWebhookRefused: 8006,
+  scmWebhookReplayed: 8007,
+  scmOAuthFailed: 8008,
+  scmSourceElsewhere: 8009,
+  scmProviderFailed: 8010,
+  scmConfigInUse: 8011,
+  scmSourceNotFound: 8012,
 } as const;
 
 /** What an error may carry besides its message: only what the edge turns into headers. */
@@ -225,6 +240,50 @@ export const Errors = {
     return `data quota exceeded: the account may store ${p.quota} bytes (ALGOHOST_DATA_QUOTA) and uses ${p.used}; this upload${
       p.size === undefined ? '' : ` of ${p.size} bytes`
     } needs more than the ${p.left} bytes left`;
+  }),
+
+  // External SCM (8xxx).
+  scmConfigNotFound: def('not_found', C.scmConfigNotFound, (p: { id: string }) => {
+    return `no SCM configuration "${p.id}"; GET /v1/scms lists them`;
+  }),
+  scmConfigDisabled: def('invalid', C.scmConfigDisabled, (p: { id: string; name: string }) => {
+    return `SCM configuration "${p.id}" (${p.name}) is disabled: it cannot back new algorithms; a cluster admin may enable it`;
+  }),
+  /** The account never authorized the configuration, revoked it, or the provider no longer accepts its token. */
+  scmNotAuthorized: def('forbidden', C.scmNotAuthorized, (p: { id: string; name: string; why: string }) => {
+    return `SCM configuration "${p.id}" (${p.name}) is not authorized for this account: ${p.why}. Authorize it in the web UI (Settings, Source Code Management), making sure it is this configuration, then check POST /v1/scms/${p.id}/token/status`;
+  }),
+  /** A provider answered 401 to a token (adapters raise it; services turn it into scmNotAuthorized or `unauthorized`). */
+  scmTokenRejected: def('forbidden', C.scmNotAuthorized, (p: { provider: string }) => {
+    return `${p.provider} no longer accepts the stored token`;
+  }),
+  scmOwnerNotAllowed: def('forbidden', C.scmOwnerNotAllowed, (p: { owner: string; username: string; organizations: string[] }) => {
+    const orgs = p.organizations.length ? `, or one of the organizations where you are MEMBER (${p.organizations.join(', ')})` : '';
+    return `source.repository_owner "${p.owner}" must be your account at the provider ("${p.username}")${orgs}`;
+  }),
+  scmRepositoryExists: def('conflict', C.scmRepositoryExists, (p: { owner: string; name: string; provider: string }) => {
+    return `the repository ${p.owner}/${p.name} already exists at ${p.provider}; choose another source.repository_name (nothing was created)`;
+  }),
+  scmWebhookRefused: said('unauthenticated', C.scmWebhookRefused),
+  scmWebhookInvalid: said('invalid', C.scmWebhookRefused),
+  scmWebhookReplayed: def('conflict', C.scmWebhookReplayed, (p: { deliveryId: string }) => {
+    return `webhook delivery ${p.deliveryId} was received before; a replayed delivery is refused`;
+  }),
+  scmWebhookStale: def('conflict', C.scmWebhookReplayed, (p: { commit: string }) => {
+    return `stale delivery: commit ${p.commit.slice(0, 12)} is older than what was built from a later push; nothing was done`;
+  }),
+  scmOAuthFailed: said('invalid', C.scmOAuthFailed),
+  scmSourceElsewhere: def('forbidden', C.scmSourceElsewhere, (p: { owner: string; name: string; url: string }) => {
+    return `the source of ${p.owner}/${p.name} lives at ${p.url}: push there (algohost builds what the provider's webhook announces)`;
+  }),
+  scmProviderFailed: said('upstream', C.scmProviderFailed),
+  scmSourceNotFound: def(
+    'not_found',
+    C.scmSourceNotFound,
+    (p: { id: string }) => `no algorithm ${p.id} whose source lives at an external SCM`,
+  ),
+  scmConfigInUse: def('conflict', C.scmConfigInUse, (p: { id: string; count: number }) => {
+    return `SCM configuration "${p.id}" backs ${p.count} algorithm(s); disable it instead, or delete those algorithms first`;
   }),
 } satisfies Record<string, ErrorDef<never>>;
 

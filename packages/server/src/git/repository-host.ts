@@ -8,7 +8,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CommitSummary, SourceFile } from '../domain/algorithms/model.js';
 import type { RepositoryHost } from '../domain/algorithms/ports.js';
+import type { SourceMirror } from '../domain/scm/ports.js';
 import { type Clock, systemClock } from '../domain/clock.js';
+import { Errors } from '../domain/errors.js';
 import type { TarEntry } from '../lib/tar.js';
 import { runGit } from './process.js';
 
@@ -52,7 +54,7 @@ export interface IncomingPush {
   name: string;
 }
 
-export class GitRepositoryHost implements RepositoryHost {
+export class GitRepositoryHost implements RepositoryHost, SourceMirror {
   /** Bytes accepted by a pre-receive check whose push has not ended yet, by push id. */
   private readonly pending = new Map<string, { algorithmId: string; ownerId: string; bytes: number }>();
 
@@ -303,6 +305,79 @@ export class GitRepositoryHost implements RepositoryHost {
     return { path: found.name, content, truncated };
   }
 
+  async pushTo(algorithmId: string, url: string, auth: { username: string; password: string }): Promise<void> {
+    await this.remoteGit(
+      ['push', '--quiet', '--end-of-options', remoteUrl(url), `refs/heads/${DEFAULT_BRANCH}:refs/heads/${DEFAULT_BRANCH}`],
+      algorithmId,
+      auth,
+    );
+  }
+
+  async fetchFrom(
+    algorithmId: string,
+    url: string,
+    auth: { username: string; password: string },
+    branch: string,
+    commitSha?: string,
+  ): Promise<{ sha: string; stale: boolean }> {
+    if (commitSha !== undefined && !/^[0-9a-f]{40}$/.test(commitSha)) throw Errors.scmWebhookInvalid(`"${commitSha}" is not a commit id`);
+    if (!/^[A-Za-z0-9._/-]{1,200}$/.test(branch) || branch.includes('..')) throw new Error(`not a branch name: ${branch}`);
+    const cwd = this.pathOf(algorithmId);
+    // The branch as a whole (any server serves it; not every one serves a bare commit id), then
+    // the wanted commit must be in what came: the announced commit is on the branch or was.
+    await this.remoteGit(
+      ['fetch', '--quiet', '--no-tags', '--end-of-options', remoteUrl(url), `+refs/heads/${branch}:${INCOMING_REF}`],
+      algorithmId,
+      auth,
+    );
+    const sha = commitSha ?? (await runGit(this.git, ['rev-parse', '--verify', `${INCOMING_REF}^{commit}`], { cwd })).stdout.trim();
+    try {
+      await runGit(this.git, ['cat-file', '-e', `${sha}^{commit}`], { cwd });
+    } catch {
+      throw Errors.scmWebhookInvalid(`commit ${sha} is not on ${branch} at the provider`);
+    }
+    const head = await this.head(algorithmId);
+    if (commitSha !== undefined && head && head !== sha) {
+      // A delivery that arrives after a later push's delivery names an ancestor of what is here already.
+      const older = await runGit(this.git, ['merge-base', '--is-ancestor', sha, head], { cwd }).then(
+        () => true,
+        () => false,
+      );
+      if (older) return { sha, stale: true };
+    }
+    await runGit(this.git, ['update-ref', `refs/heads/${DEFAULT_BRANCH}`, sha], { cwd });
+    await this.recordSize(algorithmId);
+    return { sha, stale: false };
+  }
+
+  /** git against a provider: credentials in a header given through the environment (never argv or the URL), http(s) only, no prompts, no hang. */
+  private async remoteGit(args: string[], algorithmId: string, auth: { username: string; password: string }): Promise<void> {
+    const header = `Authorization: Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+    const config = [
+      ['http.extraHeader', header],
+      ['protocol.allow', 'never'],
+      ['protocol.https.allow', 'always'],
+      ['protocol.http.allow', 'always'],
+      ['http.followRedirects', 'false'],
+      ['http.lowSpeedLimit', '1000'],
+      ['http.lowSpeedTime', '60'],
+      ['credential.helper', ''],
+      ...RECEIVE_CHECKS,
+    ];
+    const env: NodeJS.ProcessEnv = { GIT_CONFIG_COUNT: String(config.length) };
+    config.forEach(([k, v], i) => {
+      env[`GIT_CONFIG_KEY_${i}`] = k;
+      env[`GIT_CONFIG_VALUE_${i}`] = v;
+    });
+    try {
+      await runGit(this.git, args, { cwd: this.pathOf(algorithmId), env });
+    } catch (err) {
+      // git's own words (it never prints the header), without the credentials a URL might carry.
+      const detail = (err as Error).message.replace(/\/\/[^@/\s]*@/g, '//').slice(0, 500);
+      throw Errors.scmProviderFailed(`git ${args[0]} with the provider failed: ${detail}`);
+    }
+  }
+
   async delete(algorithmId: string): Promise<void> {
     const dir = this.pathOf(algorithmId);
     // Rename first: a concurrent reader sees the repository either whole or gone.
@@ -315,6 +390,19 @@ export class GitRepositoryHost implements RepositoryHost {
     }
     await fs.rm(trash, { recursive: true, force: true });
   }
+}
+
+/** Where a fetch from a provider lands before the default branch moves. */
+const INCOMING_REF = 'refs/algohost/incoming';
+
+/** A provider's repository address: http(s) only, no credentials in it. */
+function remoteUrl(text: string): string {
+  const url = new URL(text);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw Errors.scmProviderFailed(`the provider gave a repository address that is not http(s): ${url.protocol}`);
+  url.username = '';
+  url.password = '';
+  return url.toString();
 }
 
 /** Columns git keeps of an author name and of a subject in the commit list (longer ones end in ".."). */

@@ -2,6 +2,7 @@
  * The composition root: the only code that turns configuration into adapters and wires them
  * into domain services. Tests build the same graph with their own config.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Config, ConfigError } from '../config/config.js';
@@ -44,6 +45,13 @@ import { SqlAccountStore, SqlClusterSettingsStore, SqlKeyStore } from '../storag
 import { SqlAlgorithmStore, SqlEnvironmentStore } from '../storage/algorithm-store.js';
 import { readCatalog } from '../storage/catalog-files.js';
 import { type Db, migrateToLatest, openDatabase } from '../storage/database.js';
+import { SqlScmStore } from '../storage/scm-store.js';
+import { SecretBox } from '../domain/scm/secret-box.js';
+import { ScmConfigService } from '../domain/scm/config-service.js';
+import { AuthorizationService } from '../domain/scm/authorization-service.js';
+import { ExternalSourceService } from '../domain/scm/external-source-service.js';
+import { SourceSyncService } from '../domain/scm/source-sync-service.js';
+import { SCM_PROVIDER_ADAPTERS } from '../scm/index.js';
 
 /** This server's release, from its package.json. */
 export const VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -131,6 +139,34 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
   const access = new OwnerAccess(accounts);
   const buildStore = new SqlBuildStore(db);
   const versionStore = new SqlVersionStore(db);
+  const clusterSettings = new SqlClusterSettingsStore(db);
+  // External SCM: secrets sealed with the cluster key (ALGOHOST_CLUSTER_KEY, else one kept in the database).
+  const secrets = new SecretBox(async () =>
+    Buffer.from(
+      config.clusterKey ?? (await clusterSettings.setIfAbsent(CLUSTER_KEY_SETTING, crypto.randomBytes(32).toString('base64'))),
+      'base64',
+    ),
+  );
+  const scmStore = new SqlScmStore(db);
+  const scmConfigs = new ScmConfigService({ store: scmStore, providers: SCM_PROVIDER_ADAPTERS, secrets, clock, publicUrl: node.publicUrl });
+  const scmAuthorizations = new AuthorizationService({
+    store: scmStore,
+    configs: scmConfigs,
+    accounts,
+    secrets,
+    clock,
+    redirectUri: `${node.publicUrl}/v1/scms/oauth/callback`,
+    log,
+  });
+  const externalSources = new ExternalSourceService({
+    store: scmStore,
+    configs: scmConfigs,
+    authorizations: scmAuthorizations,
+    secrets,
+    mirror: repositories,
+    clock,
+    publicUrl: node.publicUrl,
+  });
   // Services made later are named in callbacks that run only once requests arrive.
   const algorithms = new AlgorithmService({
     algorithms: algorithmStore,
@@ -141,6 +177,7 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
     defaults: { environmentName: config.defaultEnvironment, networkAccess: config.defaultNetworkAccess },
     clock,
     status: { versions: versionStore, builds: buildStore },
+    external: externalSources,
     // A settings change (callability, pipeline_enabled…) applies to the next call.
     onChanged: () => calls.forgetResolutions(),
   });
@@ -151,7 +188,7 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
   const keys = new KeyService({
     accounts,
     keys: new SqlKeyStore(db),
-    settings: new SqlClusterSettingsStore(db),
+    settings: clusterSettings,
     clock,
     sessionTtlSeconds: config.sessionTtlSeconds,
     onSessionEnd: (session) => data.sessionEnded(session),
@@ -237,6 +274,18 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
     log,
   });
 
+  const sourceSync = new SourceSyncService({
+    store: scmStore,
+    configs: scmConfigs,
+    authorizations: scmAuthorizations,
+    secrets,
+    mirror: repositories,
+    repositories,
+    algorithms,
+    builds,
+    clock,
+  });
+
   const asyncCalls = new AsyncCallService({ calls, store: new SqlAsyncRequestStore(db), clock, log });
 
   const blobs = await openBlobStore(config);
@@ -287,12 +336,18 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
     links,
     data,
     blobs,
+    scmConfigs,
+    scmAuthorizations,
+    sourceSync,
     jobs: jobCatalog(
       { builds, buildQueue, data, asyncCalls, runners: pool },
       { dataSweepMs: config.dataSweepSeconds * 1000, runnerIdleMs: config.runnerIdleSeconds * 1000 },
     ),
   };
 }
+
+/** Where the generated cluster key is kept when ALGOHOST_CLUSTER_KEY is unset. */
+const CLUSTER_KEY_SETTING = 'scm_cluster_key';
 
 /** `ALGOHOST_ENVIRONMENT_MEMORY`: "name=MiB,…", every name an environment of the catalog. */
 function parseEnvironmentMemory(value: string | undefined, environments: Set<string>): Map<string, number> {

@@ -151,6 +151,65 @@ export interface DataFilesTable {
   last_modified: string;
 }
 
+export interface ScmConfigsTable {
+  id: string;
+  name: string;
+  provider: 'github' | 'gitlab' | 'bitbucket' | 'gitea';
+  is_default: number;
+  enabled: number;
+  oauth_client_id: string;
+  /** Sealed with the cluster key. */
+  oauth_client_secret: string;
+  web_url: string;
+  api_url: string;
+  ssh_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Tokens sealed with the cluster key. */
+export interface ScmAuthorizationsTable {
+  account_id: string;
+  config_id: string;
+  access_token: string;
+  refresh_token: string | null;
+  expires_at: string | null;
+  scm_username: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ScmOAuthStatesTable {
+  state_hash: string;
+  browser_hash: string;
+  account_id: string;
+  config_id: string;
+  code_verifier: string | null;
+  return_to: string;
+  expires_at: string;
+}
+
+export interface AlgorithmSourcesTable {
+  algorithm_id: string;
+  config_id: string;
+  repository_owner: string;
+  repository_name: string;
+  https_url: string;
+  ssh_url: string;
+  web_url: string;
+  webhook_id: string;
+  webhook_secret: string;
+  account_id: string | null;
+  last_delivery: string | null; // JSON
+  created_at: string;
+}
+
+export interface ScmWebhookDeliveriesTable {
+  algorithm_id: string;
+  delivery_id: string;
+  received_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   memberships: MembershipsTable;
@@ -164,4 +223,9 @@ export interface Database {
   async_requests: AsyncRequestsTable;
   data_folders: DataFoldersTable;
   data_files: DataFilesTable;
+  scm_configs: ScmConfigsTable;
+  scm_authorizations: ScmAuthorizationsTable;
+  scm_oauth_states: ScmOAuthStatesTable;
+  algorithm_sources: AlgorithmSourcesTable;
+  scm_webhook_deliveries: ScmWebhookDeliveriesTable;
 }

@@ -11,11 +11,12 @@ import { optionalText } from '../text.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { Environment } from '../catalog/model.js';
 import { type Algorithm, type AlgorithmSettings, CALLABILITIES, LICENSES, NETWORK_ACCESS, SOURCE_VISIBILITIES } from './model.js';
-import type { AlgorithmStore, RepositoryHost } from './ports.js';
+import type { AlgorithmSource, AlgorithmStore, ExternalSourcePlan, ExternalSourcing, RepositoryHost } from './ports.js';
 import type { Build } from '../builds/model.js';
 import type { BuildStore } from '../builds/ports.js';
 import type { Version } from '../versions/model.js';
 import type { VersionStore } from '../versions/ports.js';
+import { INTERNAL_SCM_ID } from '../scm/model.js';
 
 /** The request shape of docs/compatibility.md §9.2 endpoint 2 and of PUT/PATCH (docs/compatibility.md §3); all fields optional here. */
 export interface AlgorithmInput {
@@ -36,6 +37,8 @@ export interface AlgorithmView {
   /** The newest published version and the newest build, shown in the algorithm object. */
   latestVersion?: Version;
   latestBuild?: Build;
+  /** Where the source lives when that is an external SCM. */
+  source?: AlgorithmSource;
 }
 
 /** Where the algorithm object's version_info and build come from. */
@@ -54,6 +57,8 @@ export interface AlgorithmServiceDeps {
   defaults: AlgorithmDefaults;
   clock: Clock;
   status?: AlgorithmStatusSource;
+  /** External SCM hosting (domain/scm); without it, `source.scm` can name only the internal SCM. */
+  external?: ExternalSourcing;
   /** Called after settings change or an algorithm goes, so that caches of calls can forget. */
   onChanged?: (algorithmId: string) => void;
 }
@@ -69,6 +74,7 @@ export class AlgorithmService {
   private readonly defaults: AlgorithmDefaults;
   private readonly clock: Clock;
   private readonly status?: AlgorithmStatusSource;
+  private readonly external?: ExternalSourcing;
 
   constructor(deps: AlgorithmServiceDeps) {
     this.algorithms = deps.algorithms;
@@ -79,6 +85,7 @@ export class AlgorithmService {
     this.defaults = deps.defaults;
     this.clock = deps.clock;
     this.status = deps.status;
+    this.external = deps.external;
     this.onChanged = deps.onChanged ?? (() => {});
   }
 
@@ -94,9 +101,10 @@ export class AlgorithmService {
     }
     const name = assertName('name', input.name, MAX_ALGORITHM_NAME);
     const s = input.settings ?? {};
-    if (input.source && input.source.scm !== undefined && input.source.scm !== 'internal') {
-      throw invalid(`source.scm "${String(input.source.scm)}" is not a configured SCM of this cluster; only "internal" is available`);
-    }
+    const source = input.source ?? {};
+    if (typeof source !== 'object' || Array.isArray(source)) throw invalid('source must be an object');
+    const external = source.scm !== undefined && source.scm !== null && source.scm !== INTERNAL_SCM_ID;
+    if (external && !this.external) throw Errors.scmConfigNotFound({ id: String(source.scm) });
     if (s.username !== undefined && (typeof s.username !== 'string' || s.username.toLowerCase() !== owner.name.toLowerCase())) {
       throw invalid(`settings.username "${String(s.username)}" does not match the owner "${owner.name}" in the path`);
     }
@@ -129,16 +137,28 @@ export class AlgorithmService {
       updatedAt: now,
     };
     applyChanges(algorithm, input, false);
-    // Inserting first makes "already exists" fail before anything else is touched.
+    // An algorithm of that name makes any check at the provider moot: said first.
+    if (await this.algorithms.find(owner.id, name)) throw Errors.algorithmExists({ owner: owner.name, name });
+    // Every prerequisite of an external source is checked (asking the provider) before anything is made.
+    const plan: ExternalSourcePlan | undefined = external ? await this.external!.plan(p, source) : undefined;
+    // Inserting first makes a racing create of the same name fail before anything else is touched.
     await this.algorithms.insert(algorithm);
+    let repositoryMade = false;
     try {
       const files = this.catalog.renderTemplate(environment, { algoName: name, owner: owner.name });
-      await this.repositories.create(algorithm.id, files, `Create ${owner.name}/${name} from the ${environment.name} template`);
+      await this.repositories.create(
+        algorithm.id,
+        files,
+        plan?.commitMessage ?? `Create ${owner.name}/${name} from the ${environment.name} template`,
+      );
+      repositoryMade = true;
+      const hosted = plan && (await plan.establish(algorithm));
+      return { algorithm, environment, source: hosted };
     } catch (err) {
+      if (repositoryMade) await this.repositories.delete(algorithm.id);
       await this.algorithms.delete(algorithm.id);
       throw err;
     }
-    return { algorithm, environment };
   }
 
   async get(p: Principal, ownerName: string, name: string): Promise<AlgorithmView> {
@@ -199,6 +219,11 @@ export class AlgorithmService {
     if (!owner || !algorithm) throw noSuchAlgorithm(ownerName, name);
     if (await this.access.isMemberOrSelf(p, owner)) {
       requireCapability(p, 'manage_algorithms');
+      if (mode === 'write') {
+        // Its repository here mirrors the provider's: a push here would be overwritten by the next one there.
+        const source = await this.external?.sourceOf(algorithm.id);
+        if (source) throw Errors.scmSourceElsewhere({ owner: owner.name, name: algorithm.name, url: source.webUrl });
+      }
       return algorithm;
     }
     const openSource = algorithm.settings.algorithmCallability === 'public' && algorithm.settings.sourceVisibility === 'open';
@@ -259,12 +284,13 @@ export class AlgorithmService {
   /** The view with the latest version and build, for responses that show the algorithm object. */
   private async describe(algorithm: Algorithm): Promise<AlgorithmView> {
     const view = this.view(algorithm);
-    if (!this.status) return view;
+    const source = await this.external?.sourceOf(algorithm.id);
+    if (!this.status) return { ...view, source };
     const [latestVersion, builds] = await Promise.all([
       this.status.versions.latest(algorithm.id),
       this.status.builds.listForAlgorithm(algorithm.id, { limit: 1, after: undefined }),
     ]);
-    return { ...view, latestVersion, latestBuild: builds.items[0] };
+    return { ...view, latestVersion, latestBuild: builds.items[0], source };
   }
 
   private view(algorithm: Algorithm): AlgorithmView {

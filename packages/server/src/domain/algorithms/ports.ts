@@ -1,5 +1,7 @@
 import type { Page, PageRequest } from '../pagination.js';
 import type { TarEntry } from '../../lib/tar.js';
+import type { Principal } from '../auth/principal.js';
+import type { ScmConfigView, SourceDelivery } from '../scm/model.js';
 import type { Algorithm, CommitSummary, SourceFile } from './model.js';
 
 export interface AlgorithmStore {
@@ -42,4 +44,34 @@ export interface RepositoryHost {
    * `names` (in that order of preference), reading at most `maxBytes` of it; undefined when none is.
    */
   readRootFile(algorithmId: string, commitSha: string, names: readonly string[], maxBytes: number): Promise<SourceFile | undefined>;
+}
+
+/** Where an externally hosted algorithm's source lives, as the algorithm object shows it (`source`). */
+export interface AlgorithmSource {
+  repositoryName: string;
+  repositoryOwner: string;
+  httpsUrl: string;
+  sshUrl: string;
+  webUrl: string;
+  scm: ScmConfigView;
+  lastDelivery: SourceDelivery | null;
+}
+
+/** A checked plan to host a new algorithm's source at a provider; nothing exists there yet. */
+export interface ExternalSourcePlan {
+  /** The first commit's message (source.initial_commit_message). */
+  commitMessage: string;
+  /**
+   * Once the algorithm's own repository holds the template commit: creates the repository at
+   * the provider, pushes that commit, registers the webhook and records the source. On failure
+   * it removes what it made at the provider (or says in the error what is left there).
+   */
+  establish(algorithm: Algorithm): Promise<AlgorithmSource>;
+}
+
+/** External SCM hosting, as algorithm creation and reads need it (domain/scm implements it). */
+export interface ExternalSourcing {
+  /** Checks a create request's `source` (configuration, authorization, owner, name) before anything is made. */
+  plan(p: Principal, source: Record<string, unknown>): Promise<ExternalSourcePlan>;
+  sourceOf(algorithmId: string): Promise<AlgorithmSource | undefined>;
 }

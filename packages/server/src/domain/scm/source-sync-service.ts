@@ -1,0 +1,183 @@
+/**
+ * Bringing a push at the provider here: the webhook (signature checked with the secret made for
+ * that algorithm, a replayed delivery refused) or "sync now" (for a provider whose webhooks
+ * cannot reach algohost) fetches the commit with the token of the account that created the
+ * algorithm into the algorithm's own repository, which then builds it exactly like a push to
+ * the internal SCM.
+ */
+import { type Clock, isoNow } from '../clock.js';
+import { DomainError, Errors, invalid } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import type { AlgorithmService } from '../algorithms/algorithm-service.js';
+import type { RepositoryHost } from '../algorithms/ports.js';
+import type { BuildService } from '../builds/build-service.js';
+import type { Build } from '../builds/model.js';
+import type { AuthorizationService } from './authorization-service.js';
+import type { ScmConfigService } from './config-service.js';
+import type { ExternalSource, SourceDelivery } from './model.js';
+import type { ScmStore, SourceMirror } from './ports.js';
+import type { SecretBox } from './secret-box.js';
+
+/** The branch that is built, as for pushes to the internal SCM. */
+const BRANCH = 'main';
+/** Delivery ids are remembered this long: a replay within it is refused. */
+const REPLAY_WINDOW_MS = 7 * 24 * 3600 * 1000;
+
+export interface SyncResult {
+  /** The build queued, if the provider's branch held a commit not built yet. */
+  build?: Build;
+  commitSha: string | null;
+  result: string;
+}
+
+export interface SourceSyncServiceDeps {
+  store: ScmStore;
+  configs: ScmConfigService;
+  authorizations: AuthorizationService;
+  secrets: SecretBox;
+  mirror: SourceMirror;
+  repositories: Pick<RepositoryHost, 'head'>;
+  algorithms: AlgorithmService;
+  builds: Pick<BuildService, 'enqueue'>;
+  clock: Clock;
+}
+
+export class SourceSyncService {
+  private readonly store: ScmStore;
+  private readonly configs: ScmConfigService;
+  private readonly authorizations: AuthorizationService;
+  private readonly secrets: SecretBox;
+  private readonly mirror: SourceMirror;
+  private readonly repositories: Pick<RepositoryHost, 'head'>;
+  private readonly algorithms: AlgorithmService;
+  private readonly builds: Pick<BuildService, 'enqueue'>;
+  private readonly clock: Clock;
+
+  constructor(deps: SourceSyncServiceDeps) {
+    this.store = deps.store;
+    this.configs = deps.configs;
+    this.authorizations = deps.authorizations;
+    this.secrets = deps.secrets;
+    this.mirror = deps.mirror;
+    this.repositories = deps.repositories;
+    this.algorithms = deps.algorithms;
+    this.builds = deps.builds;
+    this.clock = deps.clock;
+  }
+
+  /** A delivery to `/v1/scm/webhooks/{algorithm id}`: no credential but the signature. */
+  async webhook(algorithmId: string, headers: Record<string, string | string[] | undefined>, body: Buffer): Promise<SyncResult> {
+    const source = /^[0-9a-f-]{36}$/.test(algorithmId) ? await this.store.findSource(algorithmId) : undefined;
+    const config = source && (await this.store.findConfig(source.configId));
+    if (!source || !config) throw Errors.scmSourceNotFound({ id: algorithmId });
+    const notice = this.configs.provider(config).readWebhook(headers, body, await this.secrets.open(source.webhookSecret));
+    if ('refused' in notice) {
+      // Unsigned and forged deliveries leave no trace here (anyone can send them); signed but
+      // unusable ones are recorded, so the owner sees why nothing was built.
+      if (notice.refused === 'unsigned' || notice.refused === 'bad_signature') throw Errors.scmWebhookRefused(notice.message);
+      if (notice.refused === 'not_a_push') return this.record(source, { via: 'webhook', commitSha: null, result: notice.message });
+      throw Errors.scmWebhookInvalid(notice.message);
+    }
+    const now = this.clock();
+    const fresh = await this.store.rememberDelivery(
+      source.algorithmId,
+      notice.deliveryId,
+      now.toISOString(),
+      new Date(now.getTime() - REPLAY_WINDOW_MS).toISOString(),
+    );
+    if (!fresh) throw Errors.scmWebhookReplayed({ deliveryId: notice.deliveryId });
+    if (notice.branch !== BRANCH) {
+      return this.record(source, {
+        via: 'webhook',
+        commitSha: notice.commitSha,
+        result: `a push to ${notice.branch}: only pushes to ${BRANCH} are built`,
+      });
+    }
+    return this.bringIn(source, 'webhook', notice.commitSha);
+  }
+
+  /** "Sync now": builds the provider's main branch if it holds a commit not built here yet. */
+  async sync(p: Principal, owner: string, name: string): Promise<SyncResult> {
+    const view = await this.algorithms.forMember(p, owner, name, 'manage_algorithms');
+    const source = await this.store.findSource(view.algorithm.id);
+    if (!source) throw invalid(`${owner}/${name} keeps its source in the internal SCM: push to its Git URL instead`);
+    return this.bringIn(source, 'sync', undefined);
+  }
+
+  /**
+   * compat §3 `GET …/scm/status`: `active` when the source is reachable (always, for the
+   * internal SCM); for a provider: `unauthorized` when the token of the account that created the
+   * algorithm no longer works, `repository_missing` when the repository is gone.
+   */
+  async connectionStatus(
+    p: Principal,
+    owner: string,
+    name: string,
+  ): Promise<{ status: 'active' | 'unauthorized' | 'repository_missing'; lastDelivery: SourceDelivery | null }> {
+    const view = await this.algorithms.forMember(p, owner, name);
+    const source = await this.store.findSource(view.algorithm.id);
+    if (!source) return { status: 'active', lastDelivery: null };
+    const config = await this.configs.require(source.configId);
+    if (!source.accountId) return { status: 'unauthorized', lastDelivery: source.lastDelivery };
+    const provider = this.configs.provider(config);
+    const endpoint = await this.configs.endpoint(config);
+    try {
+      const exists = await this.authorizations.withToken(source.accountId, config, (token) =>
+        provider.repositoryExists(endpoint, token, source.repositoryOwner, source.repositoryName),
+      );
+      return { status: exists ? 'active' : 'repository_missing', lastDelivery: source.lastDelivery };
+    } catch (err) {
+      if (err instanceof DomainError && err.is(Errors.scmNotAuthorized))
+        return { status: 'unauthorized', lastDelivery: source.lastDelivery };
+      throw err;
+    }
+  }
+
+  /** Fetches `commitSha` (or the provider's main) into the algorithm's repository and queues its build. */
+  private async bringIn(source: ExternalSource, via: SourceDelivery['via'], commitSha: string | undefined): Promise<SyncResult> {
+    const config = await this.configs.require(source.configId);
+    const view = await this.algorithms.byId(source.algorithmId);
+    if (!view) throw Errors.scmSourceNotFound({ id: source.algorithmId });
+    try {
+      if (!source.accountId) {
+        throw Errors.scmNotAuthorized({ id: config.id, name: config.name, why: 'the account that created this algorithm is gone' });
+      }
+      const provider = this.configs.provider(config);
+      const endpoint = await this.configs.endpoint(config);
+      const fetched = await this.authorizations.withToken(source.accountId, config, async (token, username) => {
+        const sha = commitSha ?? (await provider.branchHead(endpoint, token, source.repositoryOwner, source.repositoryName, BRANCH));
+        if (!sha) return undefined;
+        if (sha === (await this.repositories.head(source.algorithmId))) return { sha, fresh: false };
+        // A webhook names its commit; a sync takes whatever the branch holds when fetched.
+        const got = await this.mirror.fetchFrom(
+          source.algorithmId,
+          source.httpsUrl,
+          provider.gitCredentials(token, username),
+          BRANCH,
+          commitSha,
+        );
+        if (got.stale) throw Errors.scmWebhookStale({ commit: got.sha });
+        return { sha: got.sha, fresh: true };
+      });
+      if (!fetched)
+        return this.record(source, { via, commitSha: null, result: `${BRANCH} does not exist at ${config.name}: nothing to build` });
+      if (!fetched.fresh)
+        return this.record(source, { via, commitSha: fetched.sha, result: `up to date: ${fetched.sha.slice(0, 12)} is already here` });
+      const build = await this.builds.enqueue(view, fetched.sha, 'push');
+      const result = await this.record(source, {
+        via,
+        commitSha: fetched.sha,
+        result: `build ${build.id} queued for ${fetched.sha.slice(0, 12)}`,
+      });
+      return { ...result, build };
+    } catch (err) {
+      if (err instanceof DomainError) await this.record(source, { via, commitSha: commitSha ?? null, result: `failed: ${err.message}` });
+      throw err;
+    }
+  }
+
+  private async record(source: ExternalSource, d: Omit<SourceDelivery, 'at'>): Promise<SyncResult> {
+    await this.store.recordDelivery(source.algorithmId, { ...d, at: isoNow(this.clock) });
+    return { commitSha: d.commitSha, result: d.result };
+  }
+}

@@ -1,0 +1,125 @@
+/** Gitea (and Forgejo): OAuth2 with PKCE, REST API v1 (`{web}/api/v1`), webhooks signed like GitHub's. */
+import type { ProviderEndpoint, ScmProvider } from '../domain/scm/ports.js';
+import { readHubWebhook } from './hub-webhook.js';
+import { enc, providerFetch, tokenRequest } from './http.js';
+
+const NAME = 'Gitea';
+const api = (e: ProviderEndpoint, path: string) => `${e.urls.api}${path}`;
+
+export const giteaProvider: ScmProvider = {
+  kind: 'gitea',
+  pkce: true,
+  defaultApiUrl: (web) => `${web.toString().replace(/\/+$/, '')}/api/v1`,
+
+  authorizeUrl(e, p) {
+    const url = new URL(`${e.urls.web}/login/oauth/authorize`);
+    url.search = new URLSearchParams({
+      client_id: e.clientId,
+      redirect_uri: p.redirectUri,
+      response_type: 'code',
+      state: p.state,
+    }).toString();
+    if (p.codeChallenge) {
+      url.searchParams.set('code_challenge', p.codeChallenge);
+      url.searchParams.set('code_challenge_method', 'S256');
+    }
+    return url.toString();
+  },
+
+  exchangeCode: (e, p) =>
+    tokenRequest(NAME, `${e.urls.web}/login/oauth/access_token`, {
+      grant_type: 'authorization_code',
+      code: p.code,
+      redirect_uri: p.redirectUri,
+      client_id: e.clientId,
+      client_secret: e.clientSecret,
+      ...(p.codeVerifier ? { code_verifier: p.codeVerifier } : {}),
+    }),
+
+  refresh: (e, refreshToken) =>
+    tokenRequest(NAME, `${e.urls.web}/login/oauth/access_token`, {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: e.clientId,
+      client_secret: e.clientSecret,
+    }),
+
+  // Gitea has no revocation endpoint for OAuth2 grants; the user removes the grant in its settings.
+  async revoke() {},
+
+  async currentUser(e, token) {
+    const res = await providerFetch<{ login: string }>(NAME, api(e, '/user'), { token });
+    return { username: res.body.login };
+  },
+
+  async organizations(e, token, username) {
+    const orgs: { name: string; accessLevel: 'MEMBER' | 'READ' }[] = [];
+    for (let page = 1; page <= 10; page++) {
+      const res = await providerFetch<{ username: string }[]>(NAME, api(e, `/user/orgs?limit=50&page=${page}`), { token });
+      for (const org of res.body) {
+        const perms = await providerFetch<{ can_create_repository?: boolean }>(
+          NAME,
+          api(e, `/users/${enc(username)}/orgs/${enc(org.username)}/permissions`),
+          { token },
+        );
+        orgs.push({ name: org.username, accessLevel: perms.body.can_create_repository ? 'MEMBER' : 'READ' });
+      }
+      if (res.body.length < 50) break;
+    }
+    return orgs;
+  },
+
+  async repositoryExists(e, token, owner, name) {
+    const res = await providerFetch(NAME, api(e, `/repos/${enc(owner)}/${enc(name)}`), { token, accept: [404] });
+    return res.status !== 404;
+  },
+
+  async createRepository(e, token, p) {
+    const path = p.ownerIsUser ? '/user/repos' : `/orgs/${enc(p.owner)}/repos`;
+    const res = await providerFetch<{ clone_url: string; ssh_url: string; html_url: string }>(NAME, api(e, path), {
+      token,
+      json: { name: p.name, private: true, auto_init: false, default_branch: 'main', description: p.description },
+    });
+    return { httpsUrl: res.body.clone_url, sshUrl: res.body.ssh_url, webUrl: res.body.html_url };
+  },
+
+  async deleteRepository(e, token, owner, name) {
+    await providerFetch(NAME, api(e, `/repos/${enc(owner)}/${enc(name)}`), { token, method: 'DELETE' });
+  },
+
+  async createWebhook(e, token, p) {
+    const res = await providerFetch<{ id: number }>(NAME, api(e, `/repos/${enc(p.owner)}/${enc(p.name)}/hooks`), {
+      token,
+      json: {
+        type: 'gitea',
+        active: true,
+        events: ['push'],
+        branch_filter: '*',
+        config: { url: p.url, content_type: 'json', secret: p.secret },
+      },
+    });
+    return String(res.body.id);
+  },
+
+  async branchHead(e, token, owner, name, branch) {
+    const res = await providerFetch<{ commit?: { id?: string } }>(
+      NAME,
+      api(e, `/repos/${enc(owner)}/${enc(name)}/branches/${enc(branch)}`),
+      {
+        token,
+        accept: [404],
+      },
+    );
+    return res.status === 404 ? undefined : res.body.commit?.id;
+  },
+
+  // Gitea takes an OAuth2 access token as the password of Git over HTTP.
+  gitCredentials: (token, username) => ({ username, password: token }),
+
+  readWebhook: (headers, body, secret) =>
+    readHubWebhook(headers, body, secret, {
+      event: 'x-gitea-event',
+      delivery: 'x-gitea-delivery',
+      signatures: ['x-hub-signature-256', 'x-gitea-signature'],
+    }),
+};
