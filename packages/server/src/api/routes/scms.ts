@@ -103,13 +103,19 @@ export function scmRoutes(app: Api, s: ApiServices): void {
       summary:
         "Start authorizing the configuration for the caller's account: answers the provider's consent address to send the browser to (and sets a cookie the callback needs). The provider sends the browser back to return_to (default /account) with scm, scm_status=authorized|error and scm_error in the query.",
       params: IdParams,
-      body: Type.Optional(
+      body: Type.Union([
         Type.Object({ return_to: Type.Optional(Type.String({ description: 'A path of this service, e.g. /account.' })) }),
-      ),
+        Type.Null(),
+      ]),
       response: {
         200: Type.Object({ authorize_url: Type.String(), expires_at: Type.String({ description: 'The flow must end before this.' }) }),
         ...errorResponses(...AUTH_ERRORS, 404),
       },
+    },
+    // No body at all is the same as an empty one.
+    preValidation: (req, _reply, done) => {
+      req.body ??= null;
+      done();
     },
     handler: async (req, reply) => {
       const started = await s.scmAuthorizations.start(principalOf(req), req.params.id, req.body?.return_to);
