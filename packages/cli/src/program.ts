@@ -12,6 +12,7 @@ import * as languages from './commands/languages.js';
 import * as migrate from './commands/migrate.js';
 import * as migrateData from './commands/migrate-data.js';
 import * as run from './commands/run.js';
+import * as scm from './commands/scm.js';
 import * as search from './commands/search.js';
 import * as source from './commands/source.js';
 import * as versions from './commands/versions.js';
@@ -45,6 +46,7 @@ bearer_token); every command takes --profile <name> (default "default"). Start w
     create,
     clone,
     source,
+    scm,
     builds,
     run,
     versions,

@@ -50,6 +50,11 @@ import type {
   PageOptions,
   PublishInput,
   Readme,
+  ScmConfig,
+  ScmConfigInput,
+  ScmConnectionStatus,
+  ScmSyncResult,
+  ScmTokenStatus,
   SearchOptions,
   Session,
   User,
@@ -70,6 +75,7 @@ export class AlgohostClient {
   readonly organizations: OrganizationsApi;
   readonly keys: KeysApi;
   readonly data: DataApi;
+  readonly scms: ScmsApi;
 
   constructor(options: ClientOptions) {
     this.transport = new Transport(options);
@@ -81,6 +87,7 @@ export class AlgohostClient {
     this.organizations = new OrganizationsApi(this.transport);
     this.keys = new KeysApi(this.transport);
     this.data = new DataApi(this.transport);
+    this.scms = new ScmsApi(this.transport);
   }
 
   get server(): string {
@@ -411,6 +418,55 @@ export class KeysApi {
   /** Signs in with a password; use the token as `bearerToken`. */
   signIn(username: string, password: string): Promise<Session> {
     return this.t.json('POST', '/v1/auth/token', { json: { username, password }, auth: false });
+  }
+}
+
+/**
+ * External source control (spec "SCM configuration", endpoint 1). Authorizing a configuration
+ * in a web page: `authorize(id, '/account')`, then send the browser to `authorize_url` (same
+ * origin, so the cookie it sets comes back); the provider returns the browser to that page with
+ * `scm`, `scm_status` (authorized or error) and `scm_error` in its query.
+ */
+export class ScmsApi {
+  constructor(private readonly t: Transport) {}
+
+  /** Every configuration, the internal SCM first. */
+  async list(): Promise<ScmConfig[]> {
+    return (await this.t.json<{ results: ScmConfig[] }>('GET', '/v1/scms')).results;
+  }
+  get(id: string): Promise<ScmConfig> {
+    return this.t.json('GET', `/v1/scms/${seg(id)}`);
+  }
+  /** Endpoint 1: asks the provider whether it accepts this account's token. */
+  tokenStatus(id: string): Promise<ScmTokenStatus> {
+    return this.t.json('POST', `/v1/scms/${seg(id)}/token/status`);
+  }
+  /** Starts the OAuth flow for the caller's account; `returnTo` is a path of the server (default /account). */
+  authorize(id: string, returnTo?: string): Promise<{ authorize_url: string; expires_at: string }> {
+    return this.t.json('POST', `/v1/scms/${seg(id)}/authorize`, { json: returnTo === undefined ? {} : { return_to: returnTo } });
+  }
+  /** Forgets the caller's tokens (and revokes them at the provider where it can). */
+  async revoke(id: string): Promise<void> {
+    await this.t.send('DELETE', `/v1/scms/${seg(id)}/token`);
+  }
+  /** Admins: a new external configuration. */
+  create(input: ScmConfigInput): Promise<ScmConfig> {
+    return this.t.json('POST', '/v1/admin/scms', { json: input });
+  }
+  /** Admins: enable or disable, make default, rename, change addresses or the OAuth client. */
+  update(id: string, input: ScmConfigInput): Promise<ScmConfig> {
+    return this.t.json('PATCH', `/v1/admin/scms/${seg(id)}`, { json: input });
+  }
+  async delete(id: string): Promise<void> {
+    await this.t.send('DELETE', `/v1/admin/scms/${seg(id)}`);
+  }
+  /** "Sync now": builds what the provider's main holds, if not built yet. */
+  sync(owner: string, name: string): Promise<ScmSyncResult> {
+    return this.t.json('POST', `${algoPath(owner, name)}/scm/sync`);
+  }
+  /** Whether the algorithm's source is reachable, and its last webhook delivery. */
+  connectionStatus(owner: string, name: string): Promise<ScmConnectionStatus> {
+    return this.t.json('GET', `${algoPath(owner, name)}/scm/status`);
   }
 }
 

@@ -6,6 +6,7 @@ export {
   EnvironmentsApi,
   KeysApi,
   OrganizationsApi,
+  ScmsApi,
   UsersApi,
   VersionsApi,
   encodeCallInput,

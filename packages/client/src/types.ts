@@ -38,6 +38,16 @@ export type Commit = Schemas['Commit'];
 export type Readme = Schemas['Readme'];
 /** `GET /v1/admin/status`. */
 export type ClusterStatus = Schemas['ClusterStatus'];
+/** Spec "SCM configuration": the internal SCM or an external one (the OAuth client secret is never shown). */
+export type ScmConfig = Schemas['ScmConfig'];
+/** Endpoint 1, `POST /v1/scms/{id}/token/status`. */
+export type ScmTokenStatus = Schemas['ScmTokenStatus'];
+/** Spec "Source": where an externally hosted algorithm keeps its source. */
+export type AlgorithmSource = Schemas['AlgorithmSource'];
+export type ScmConfigInput = RequestBody<'scm.create'>;
+/** `POST …/scm/sync` and webhook answers: the build queued, or why there is none. */
+export type ScmSyncResult = ResponseBody<'scm.sync'>;
+export type ScmConnectionStatus = ResponseBody<'scm.connectionStatus'>;
 
 export type UserInput = RequestBody<'user.create'>;
 export type OrganizationInput = RequestBody<'organization.create'>;

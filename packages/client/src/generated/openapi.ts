@@ -565,6 +565,194 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/scms': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** SCM configurations: the internal SCM always first, then the external ones (compat §6). */
+    get: operations['scm.list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/scms/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One SCM configuration ("internal" or an external one). */
+    get: operations['scm.get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/scms': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create an external SCM configuration (admins): provider github|gitlab|bitbucket|gitea, urls.web, and the OAuth application registered there (its callback: {public URL}/v1/scms/oauth/callback). */
+    post: operations['scm.create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/scms/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete an external SCM configuration that backs no algorithm (admins); its users' authorizations go with it. */
+    delete: operations['scm.delete'];
+    options?: never;
+    head?: never;
+    /** Enable or disable, make default, rename, change addresses or the OAuth client (admins); omitted fields are kept. */
+    patch: operations['scm.update'];
+    trace?: never;
+  };
+  '/v1/scms/{id}/token/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Endpoint 1: whether the provider accepts this account's token for the configuration, as which provider account, and its organizations (asks the provider now). */
+    post: operations['scm.tokenStatus'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/scms/{id}/authorize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start authorizing the configuration for the caller's account: answers the provider's consent address to send the browser to (and sets a cookie the callback needs). The provider sends the browser back to return_to (default /account) with scm, scm_status=authorized|error and scm_error in the query. */
+    post: operations['scm.authorize'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/scms/oauth/callback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Where the provider sends the browser back (the OAuth redirect URI to register): stores the tokens and redirects to the page the flow started from. */
+    get: operations['scm.oauthCallback'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/scms/{id}/token': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke the caller's authorization of the configuration (at the provider too, where it has an endpoint for that). */
+    delete: operations['scm.revoke'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/algorithms/{owner}/{name}/scm/sync': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Sync now: fetch the provider's main branch and build it if it holds a commit not built yet (for providers whose webhooks cannot reach this service). */
+    post: operations['scm.sync'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/algorithms/{owner}/{name}/scm/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** compat §3: active (the source is reachable), unauthorized (the token of the account that created it no longer works) or repository_missing; with the last webhook delivery. */
+    get: operations['scm.connectionStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/scm/webhooks/{algorithmId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Push webhooks from the provider of an externally hosted algorithm: signed with the secret algohost registered (unsigned, forged, replayed and stale deliveries refused); fetches the pushed commit and builds it. */
+    post: operations['scm.webhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/algo/{*}': {
     parameters: {
       query?: never;
@@ -639,6 +827,59 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    /** @description Spec "SCM configuration". The OAuth client secret is never shown. */
+    ScmConfig: {
+      /** @description "internal", or the UUID of an external configuration. */
+      id: string;
+      /** @description The provider address (github.com, gitea.example.org…). */
+      name: string;
+      provider: 'internal' | 'github' | 'gitlab' | 'bitbucket' | 'gitea';
+      /** @description What the web UI offers first; a create request without source.scm uses the internal SCM. */
+      default: boolean;
+      /** @description A disabled configuration backs no new algorithm and takes no new authorization. */
+      enabled: boolean;
+      scm?: {
+        /** @description The OAuth client id of the application registered at the provider. */
+        client_id: string;
+      };
+      oauth?: {
+        /** @description The OAuth client id of the application registered at the provider. */
+        client_id: string;
+      };
+      urls: {
+        web: string;
+        api: string;
+        ssh?: string;
+      };
+    };
+    /** @description Spec "SCM token status" (endpoint 1): the provider was asked, now. */
+    ScmTokenStatus: {
+      /** @description The provider account the stored token acts as (the last one seen when unauthorized; empty if never authorized). */
+      scm_username: string;
+      authorization_status: 'authorized' | 'unauthorized';
+      scm_organizations: {
+        scm_org_username: string;
+        /** @description MEMBER: a member who may create repositories there (a valid repository_owner); READ: a member who may not. */
+        access_level: 'MEMBER' | 'READ';
+      }[];
+    };
+    ScmDelivery: {
+      at: string;
+      via: 'webhook' | 'sync';
+      commit_sha: string | null;
+      /** @description What came of it: the build queued, "up to date", or why nothing was built. */
+      result: string;
+    };
+    /** @description Spec "Source": where an externally hosted algorithm keeps its source. */
+    AlgorithmSource: {
+      repository_name: string;
+      repository_owner: string;
+      scm: components['schemas']['ScmConfig'];
+      repository_https_url: string;
+      repository_ssh_url: string;
+      repository_web_url: string;
+      last_delivery?: components['schemas']['ScmDelivery'];
+    };
     /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
     Error: {
       error: {
@@ -755,7 +996,8 @@ export interface components {
       };
       version_info?: components['schemas']['VersionInfo'];
       build?: components['schemas']['Build'];
-      /** @description Clone/push address of the algorithm repository. */
+      source?: components['schemas']['AlgorithmSource'];
+      /** @description Clone address of the algorithm repository (push address too, unless `source` says the source lives at an external SCM). */
       git_url: string;
       created_at: string;
       updated_at: string;
@@ -3282,7 +3524,8 @@ export interface operations {
               git_hash: string;
             };
             build: components['schemas']['Build'];
-            /** @description Clone/push address of the algorithm repository. */
+            source?: components['schemas']['AlgorithmSource'];
+            /** @description Clone address of the algorithm repository (push address too, unless `source` says the source lives at an external SCM). */
             git_url: string;
             created_at: string;
             updated_at: string;
@@ -3667,6 +3910,774 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'scm.list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            results: components['schemas']['ScmConfig'][];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'scm.get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Spec "SCM configuration". The OAuth client secret is never shown. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScmConfig'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'scm.create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string;
+          provider?: string;
+          default?: boolean;
+          enabled?: boolean;
+          oauth?: {
+            client_id?: string;
+            client_secret?: string;
+          };
+          scm?: {
+            client_id?: string;
+          };
+          urls?: {
+            web?: string;
+            api?: string;
+            ssh?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Spec "SCM configuration". The OAuth client secret is never shown. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScmConfig'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'scm.delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'scm.update': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string;
+          provider?: string;
+          default?: boolean;
+          enabled?: boolean;
+          oauth?: {
+            client_id?: string;
+            client_secret?: string;
+          };
+          scm?: {
+            client_id?: string;
+          };
+          urls?: {
+            web?: string;
+            api?: string;
+            ssh?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Spec "SCM configuration". The OAuth client secret is never shown. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScmConfig'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'scm.tokenStatus': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Spec "SCM token status" (endpoint 1): the provider was asked, now. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScmTokenStatus'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'scm.authorize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A path of this service, e.g. /account. */
+          return_to?: string;
+        } | null;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            authorize_url: string;
+            /** @description The flow must end before this. */
+            expires_at: string;
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'scm.oauthCallback': {
+    parameters: {
+      query?: {
+        code?: string;
+        state?: string;
+        error?: string;
+        error_description?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'scm.revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'scm.sync': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description What happened: the build queued, "up to date", or why nothing was built. */
+            result: string;
+            commit_sha: string | null;
+            build?: components['schemas']['Build'];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'scm.connectionStatus': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            scm_connection_status: 'active' | 'unauthorized' | 'repository_missing';
+            last_delivery?: components['schemas']['ScmDelivery'];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'scm.webhook': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        algorithmId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description What happened: the build queued, "up to date", or why nothing was built. */
+            result: string;
+            commit_sha: string | null;
+            build?: components['schemas']['Build'];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      502: {
         headers: {
           [name: string]: unknown;
         };
