@@ -38,7 +38,7 @@ export interface ApiServices {
   /** Each user's OAuth authorization of a configuration. */
   scmAuthorizations: AuthorizationService;
   /** Webhooks and "sync now" of externally hosted algorithms. */
-  sourceSync: SourceSyncService;
+  scmSources: SourceSyncService;
   /** Prometheus text for /metrics. */
   metrics: () => Promise<string>;
   links: Links;

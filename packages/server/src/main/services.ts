@@ -274,7 +274,7 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
     log,
   });
 
-  const sourceSync = new SourceSyncService({
+  const scmSources = new SourceSyncService({
     store: scmStore,
     configs: scmConfigs,
     authorizations: scmAuthorizations,
@@ -338,7 +338,7 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
     blobs,
     scmConfigs,
     scmAuthorizations,
-    sourceSync,
+    scmSources,
     jobs: jobCatalog(
       { builds, buildQueue, data, asyncCalls, runners: pool },
       { dataSweepMs: config.dataSweepSeconds * 1000, runnerIdleMs: config.runnerIdleSeconds * 1000 },

@@ -178,7 +178,7 @@ export function scmRoutes(app: Api, s: ApiServices): void {
       response: { 200: SyncResult, ...errorResponses(...AUTH_ERRORS, 404, 502) },
     },
     handler: async (req) => {
-      const r = await s.sourceSync.sync(principalOf(req), req.params.owner, req.params.name);
+      const r = await s.scmSources.sync(principalOf(req), req.params.owner, req.params.name);
       return { result: r.result, commit_sha: r.commitSha, build: r.build && buildJson(r.build) };
     },
   });
@@ -199,7 +199,7 @@ export function scmRoutes(app: Api, s: ApiServices): void {
       },
     },
     handler: async (req) => {
-      const r = await s.sourceSync.connectionStatus(principalOf(req), req.params.owner, req.params.name);
+      const r = await s.scmSources.connectionStatus(principalOf(req), req.params.owner, req.params.name);
       return { scm_connection_status: r.status, last_delivery: r.lastDelivery ? deliveryJson(r.lastDelivery) : undefined };
     },
   });
@@ -222,7 +222,7 @@ export function scmWebhookRoutes(app: Api, s: ApiServices): void {
     },
     handler: async (req) => {
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const r = await s.sourceSync.webhook(req.params.algorithmId, req.headers, body);
+      const r = await s.scmSources.webhook(req.params.algorithmId, req.headers, body);
       return { result: r.result, commit_sha: r.commitSha, build: r.build && buildJson(r.build) };
     },
   });
