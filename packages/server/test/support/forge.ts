@@ -19,6 +19,8 @@ export interface ForgeUser {
 export interface Forge {
   label: string;
   provider: 'github' | 'gitlab' | 'bitbucket' | 'gitea';
+  /** Whether deliveries are signed over their body (GitLab sends the secret itself instead). */
+  signsBody: boolean;
   /** Registers an OAuth application calling back to `redirectUri`; answers the body of POST /v1/admin/scms. */
   registerOAuthApp(redirectUri: string): Promise<Record<string, unknown>>;
   createUser(name: string): Promise<ForgeUser>;

@@ -39,6 +39,7 @@ export function giteaForge(): Forge {
   return {
     label: 'Gitea 1.26 (real)',
     provider: 'gitea',
+    signsBody: true,
     async registerOAuthApp(redirectUri) {
       const app = await api('POST', '/user/applications/oauth2', {
         name: `algohost-${Date.now()}`,
