@@ -13,12 +13,17 @@ import { createUser, type TestUser } from './fixtures.js';
 import { type Forge, type ForgeUser, mainAtForge, pushAtForge } from './forge.js';
 import { clone, commitAndPush, gitUrl, removeClone } from './git.js';
 import type { Client } from './http.js';
-import { startTestServer, type TestServer } from './server.js';
+import { type DatabaseKind, startTestServer, type TestServer } from './server.js';
 
 const CLUSTER_KEY = crypto.randomBytes(32);
 
-export function scmProviderContract(name: string, makeForge: () => Promise<Forge>, skip?: string): void {
-  describe(`SCM provider contract: ${name}`, { skip }, () => {
+export function scmProviderContract(
+  name: string,
+  makeForge: () => Promise<Forge>,
+  opts: { skip?: string; database?: DatabaseKind } = {},
+): void {
+  const database = opts.database ?? 'sqlite';
+  describe(`SCM provider contract: ${name} (${database})`, { skip: opts.skip }, () => {
     let forge: Forge;
     let srv: TestServer;
     let api: Client;
@@ -35,7 +40,7 @@ export function scmProviderContract(name: string, makeForge: () => Promise<Forge
 
     before(async () => {
       forge = await makeForge();
-      srv = await startTestServer({ env: { ALGOHOST_CLUSTER_KEY: CLUSTER_KEY.toString('base64') } });
+      srv = await startTestServer({ database, env: { ALGOHOST_CLUSTER_KEY: CLUSTER_KEY.toString('base64') } });
       api = checkedClient(srv.url);
       me = await createUser(api, srv.adminKey, `me_${tag}`);
       fu = await forge.createUser(`ada_${tag}`);
