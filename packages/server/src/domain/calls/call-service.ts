@@ -122,7 +122,7 @@ export class CallService {
       throw Errors.tooManyCallsInFlight({ account: p.account.name, max: this.settings.maxInFlightPerAccount }, { retryAfterSeconds: 1 });
     }
     this.inFlight.set(accountKey, current + 1);
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const mayDebug = member && input.stdout === true;
     const maySeeSource = member || algorithm.settings.sourceVisibility === 'open';
     const pipeline = algorithm.settings.pipelineEnabled;
@@ -143,7 +143,7 @@ export class CallService {
         request,
         timeoutS * 1000,
       );
-      const duration = Number(process.hrtime.bigint() - started) / 1e9;
+      const duration = (performance.now() - started) / 1000;
       const metadata: Record<string, unknown> = {
         content_type: exec.response.metadata?.content_type ?? 'json',
         duration,
@@ -170,7 +170,7 @@ export class CallService {
       return { envelope: { result: exec.response.result, metadata }, contentType, result: exec.response.result, failed: false };
     } catch (err) {
       if (!(err instanceof RuntimeFailure)) throw err;
-      const duration = Number(process.hrtime.bigint() - started) / 1e9;
+      const duration = (performance.now() - started) / 1000;
       const error = { message: err.message, error_type: err.errorType, stacktrace: '', stack_trace: '' };
       return { envelope: { error, metadata: { content_type: 'json', duration } }, contentType: 'json', result: undefined, failed: true };
     } finally {
