@@ -1,0 +1,3 @@
+export function AccountPage(_props: any) {
+  return <h1>AccountPage</h1>;
+}

@@ -1,0 +1,3 @@
+export function AdminPage(_props: any) {
+  return <h1>AdminPage</h1>;
+}

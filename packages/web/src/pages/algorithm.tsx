@@ -1,0 +1,3 @@
+export function AlgorithmPage(_props: any) {
+  return <h1>AlgorithmPage</h1>;
+}

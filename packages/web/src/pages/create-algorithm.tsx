@@ -1,0 +1,3 @@
+export function CreateAlgorithmPage(_props: any) {
+  return <h1>CreateAlgorithmPage</h1>;
+}

@@ -1,0 +1,3 @@
+export function DataPage(_props: any) {
+  return <h1>DataPage</h1>;
+}
