@@ -19,6 +19,7 @@ import { environmentRoutes } from './routes/environments.js';
 import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { userRoutes } from './routes/users.js';
+import { webAppRoutes } from './web-app.js';
 
 export interface ApiOptions {
   logger: FastifyBaseLogger;
@@ -32,6 +33,8 @@ export interface ApiOptions {
   callInputBudgetBytes?: number;
   /** Node's HTTP timeouts, in ms (see httpServerOptions); Node's defaults when unset. */
   timeouts?: HttpTimeouts;
+  /** The built web UI served at `/` (api/web-app.ts); unset: no UI, unknown paths are 404s. */
+  webDir?: string;
 }
 
 export interface HttpTimeouts {
@@ -124,5 +127,6 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>
     reply.type('text/plain; version=0.0.4').send(await services.metrics()),
   );
+  if (opts.webDir !== undefined) await webAppRoutes(app, opts.webDir);
   return app;
 }

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
@@ -40,6 +41,9 @@ function setting<S extends TSchema>(schema: S, meta: Meta<Static<S>>): S {
 function optional<S extends TSchema>(schema: S, meta: Meta<Static<S>>) {
   return Type.Optional(setting(schema, meta));
 }
+
+/** The web UI as `npm run setup` builds it: packages/web/dist beside this package. */
+const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
 export const ConfigSchema = Type.Object({
   port: setting(Type.Integer({ minimum: 0, maximum: 65535 }), {
@@ -248,6 +252,13 @@ export const ConfigSchema = Type.Object({
     env: 'ALGOHOST_CORS_ORIGINS',
     flag: '--cors-origins',
     describe: 'Origins whose web pages may call the API, comma-separated ("https://app.example"), or * for any. Unset: none.',
+  }),
+  webDir: setting(Type.String(), {
+    env: 'ALGOHOST_WEB_DIR',
+    flag: '--web-dir',
+    default: DEFAULT_WEB_DIR,
+    describe:
+      'The built web UI (index.html and assets/) served at /; default: packages/web/dist of this checkout, which npm run setup builds.',
   }),
   maxConnections: setting(Type.Integer({ minimum: 0 }), {
     env: 'ALGOHOST_MAX_CONNECTIONS',
@@ -528,6 +539,7 @@ function checked(s: Setting, value: unknown): unknown {
  */
 function crossChecked(config: Config): Config {
   config.dataDir = path.resolve(config.dataDir);
+  config.webDir = path.resolve(config.webDir);
   config.publicUrl = config.publicUrl.replace(/\/+$/, '');
   try {
     new URL(config.publicUrl);

@@ -47,6 +47,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
         .filter(Boolean),
       callInputBudgetBytes: config.callInputBudgetBytes,
       timeouts,
+      webDir: config.webDir,
     });
     // Idle and trickling clients must not use up the process's descriptors (see
     // api/connection-limits.ts); the caps count the API socket's connections too.
