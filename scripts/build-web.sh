@@ -5,6 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Test files run side by side and each may ask for a build: one builds, the others wait for it.
+exec 9>packages/web/.build.lock
+flock 9
+
 stamp=packages/web/dist/.source-hash
 want=$(find packages/web/src packages/web/public packages/web/index.html packages/web/vite.config.ts packages/web/package.json \
   packages/client/src -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)

@@ -55,10 +55,10 @@ export function anonymousClient(): AlgohostClient {
   return new AlgohostClient({ server: location.origin });
 }
 
-function clientFor(stored: StoredSession): AlgohostClient {
+function clientFor(stored: StoredSession, baseFetch: typeof fetch = (input, init) => fetch(input, init)): AlgohostClient {
   // Every answer passes here: a 401 means the credential no longer works, whatever the page.
   const guarded: typeof fetch = async (input, init) => {
-    const res = await fetch(input, init);
+    const res = await baseFetch(input, init);
     if (res.status === 401 && current?.stored === stored) {
       endSession(
         stored.kind === 'token'
@@ -73,6 +73,14 @@ function clientFor(stored: StoredSession): AlgohostClient {
     ...(stored.kind === 'key' ? { apiKey: stored.secret } : { bearerToken: stored.secret }),
     fetch: guarded,
   });
+}
+
+/**
+ * A client with the session's credential over another fetch (uploads use one built on
+ * XMLHttpRequest, the one browser API that reports upload progress).
+ */
+export function clientWithFetch(session: SignedIn, baseFetch: typeof fetch): AlgohostClient {
+  return clientFor(session.stored, baseFetch);
 }
 
 /** The `exp` of a JWT, in ms, or undefined when it cannot be read. */
