@@ -93,6 +93,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/auth/whoami': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Who the credential of this request belongs to, whether it acts as an admin, what it may do, and the organizations of the account (any credential; none for a call key). */
+    get: operations['auth.whoami'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/organization/types': {
     parameters: {
       query?: never;
@@ -305,6 +322,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/algorithms': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Explore: public algorithms of every owner, newest first, whose owner, name, label or summary contains the query (any credential). */
+    get: operations['algorithm.search'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/algorithms/{owner}': {
     parameters: {
       query?: never;
@@ -341,6 +375,40 @@ export interface paths {
     head?: never;
     /** Update details and settings; omitted or empty fields are kept. */
     patch: operations['algorithm.patch'];
+    trace?: never;
+  };
+  '/v1/algorithms/{owner}/{name}/source/commits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The newest commits of the default branch, newest first (whoever may fetch the source over Git, and admins; an empty repository has none). */
+    get: operations['algorithm.source.commits'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/algorithms/{owner}/{name}/source/readme': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The README at the root of a commit (README.md, README.markdown, README.txt or README, any letter case) as raw text, cut at 256 KiB; anyone who may read the algorithm. */
+    get: operations['algorithm.source.readme'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/v1/algorithms/{owner}/{name}/builds': {
@@ -472,6 +540,23 @@ export interface paths {
     };
     /** A version by the commit it was built from (members also see builds not yet published). */
     get: operations['version.get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Cluster health from the server's own data: version, database and blob store kinds, builds queued and running, warm runners, calls in the last minute, uptime (admins). */
+    get: operations['admin.status'];
     put?: never;
     post?: never;
     delete?: never;
@@ -692,6 +777,58 @@ export interface components {
       finished_at: string | null;
       /** @enum {string} */
       resource_type: 'build';
+    };
+    Identity: {
+      username: string;
+      /** @description Whether the caller acts as a cluster admin (an admin key, or a session of an admin account). */
+      admin: boolean;
+      /** @description How the caller proved who it is: a signed-in session, a standard API key, the key of an algorithm call, an admin key. */
+      credential: 'session' | 'key' | 'call_key' | 'admin_key';
+      /** @description What the credential may do (README, "Credentials and capabilities"). */
+      capabilities: ('manage_algorithms' | 'call_algorithms' | 'read_data' | 'write_data')[];
+      /** @description The organizations the account belongs to, by name; absent for a call key. */
+      organizations?: {
+        name: string;
+        role: 'owner' | 'member';
+      }[];
+    };
+    Commit: {
+      sha: string;
+      /** @description Cut to 200 columns (ending in ".."). */
+      author_name: string;
+      /** @description The subject: the message's first line, cut to 500 columns (ending in ".."). */
+      message: string;
+      /** @description ISO 8601, UTC. */
+      committed_at: string;
+    };
+    Readme: {
+      /** @description The commit the README was read from. */
+      commit: string;
+      /** @description Its name at the root of the tree, as spelled there (README.md, readme.txt…). */
+      path: string;
+      /** @description The raw text (Markdown or plain); whoever shows it must render it safely. */
+      content: string;
+      /** @description Present (true) when the file is longer than 256 KiB: content holds its first 256 KiB. */
+      truncated?: boolean;
+    };
+    ClusterStatus: {
+      /** @description The server's release. */
+      version: string;
+      database: 'sqlite' | 'postgresql';
+      blob_store: 'disk' | 's3';
+      /** @description In the whole cluster. */
+      builds: {
+        queued: number;
+        running: number;
+      };
+      /** @description Started runners of this node, idle or busy. */
+      runners: {
+        warm: number;
+      };
+      /** @description Calls this node handed to a runner in the last 60 seconds. */
+      calls_per_minute: number;
+      /** @description Since this node started. */
+      uptime_seconds: number;
     };
   };
   responses: never;
@@ -1251,6 +1388,35 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'auth.whoami': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Identity'];
         };
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
@@ -2187,6 +2353,64 @@ export interface operations {
       };
     };
   };
+  'algorithm.search': {
+    parameters: {
+      query?: {
+        /** @description Text to find in the owner, name, label or summary, ignoring case (at most 100 characters); empty: every public algorithm. */
+        query?: string;
+        /** @description Page size, 1–1000 (default 50). */
+        limit?: string;
+        /** @description The marker of the previous page. */
+        marker?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            marker: string | null;
+            next_link: string | null;
+            results: components['schemas']['Algorithm'][];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   'algorithm.list': {
     parameters: {
       query?: {
@@ -2590,6 +2814,132 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Algorithm'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'algorithm.source.commits': {
+    parameters: {
+      query?: {
+        /** @description How many commits, 1–100 (default 20). */
+        limit?: string;
+      };
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            results: components['schemas']['Commit'][];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'algorithm.source.readme': {
+    parameters: {
+      query?: {
+        /** @description A commit SHA, or a branch or tag name (v1.2.3); default: the default branch. */
+        ref?: string;
+      };
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Readme'];
         };
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
@@ -3270,6 +3620,53 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'admin.status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClusterStatus'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
         headers: {
           [name: string]: unknown;
         };

@@ -19,6 +19,8 @@ import { environmentRoutes } from './routes/environments.js';
 import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { userRoutes } from './routes/users.js';
+import { sourceRoutes } from './routes/source.js';
+import { adminRoutes } from './routes/admin.js';
 import { webAppRoutes } from './web-app.js';
 
 export interface ApiOptions {
@@ -120,8 +122,10 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   organizationRoutes(app, services);
   environmentRoutes(app, services);
   algorithmRoutes(app, services);
+  sourceRoutes(app, services);
   buildRoutes(app, services);
   versionRoutes(app, services);
+  adminRoutes(app, services);
   await app.register(async (scope) => callRoutes(scope, services, { inputBudgetBytes: opts.callInputBudgetBytes ?? 0 }));
   await app.register(async (scope) => dataRoutes(scope, services));
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>

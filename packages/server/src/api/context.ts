@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
+import type { SourceService } from '../domain/algorithms/source-service.js';
+import type { ClusterStatusService } from '../domain/cluster/status-service.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
 import type { OrganizationService } from '../domain/accounts/organization-service.js';
 import type { UserService } from '../domain/accounts/user-service.js';
@@ -18,6 +20,10 @@ export interface ApiServices {
   organizations: OrganizationService;
   keys: KeyService;
   algorithms: AlgorithmService;
+  /** An algorithm's commits and README, read from its repository. */
+  source: SourceService;
+  /** The admin status of this node and cluster. */
+  cluster: ClusterStatusService;
   catalog: Catalog;
   builds: BuildService;
   versions: VersionService;

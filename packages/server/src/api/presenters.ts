@@ -1,6 +1,10 @@
 /** Domain objects → the JSON shapes of the API (docs/compatibility.md §9.5, §3 and §6). */
 import type { Account, ApiKey, Invitation } from '../domain/accounts/model.js';
 import type { AlgorithmView } from '../domain/algorithms/algorithm-service.js';
+import type { CommitSummary } from '../domain/algorithms/model.js';
+import type { Readme } from '../domain/algorithms/source-service.js';
+import type { Identity } from '../domain/auth/principal.js';
+import type { ClusterStatus } from '../domain/cluster/status-service.js';
 import type { Environment, LanguageSpec } from '../domain/catalog/model.js';
 import type { Page } from '../domain/pagination.js';
 import type { Build } from '../domain/builds/model.js';
@@ -160,6 +164,36 @@ export function buildJson(b: Build) {
     started_at: b.startedAt,
     finished_at: b.finishedAt,
     resource_type: 'build' as const,
+  };
+}
+
+export function identityJson(i: Identity) {
+  return {
+    username: i.username,
+    admin: i.admin,
+    credential: i.credential,
+    capabilities: i.capabilities,
+    organizations: i.organizations?.map((o) => ({ name: o.name, role: o.role })),
+  };
+}
+
+export function commitJson(c: CommitSummary) {
+  return { sha: c.sha, author_name: c.authorName, message: c.message, committed_at: c.committedAt };
+}
+
+export function readmeJson(r: Readme) {
+  return { commit: r.commit, path: r.path, content: r.content, truncated: r.truncated ? true : undefined };
+}
+
+export function clusterStatusJson(s: ClusterStatus) {
+  return {
+    version: s.version,
+    database: s.database,
+    blob_store: s.blobStore,
+    builds: { queued: s.builds.queued, running: s.builds.running },
+    runners: { warm: s.runners.warm },
+    calls_per_minute: s.callsPerMinute,
+    uptime_seconds: s.uptimeSeconds,
   };
 }
 

@@ -236,4 +236,71 @@ export const PublishInput = Type.Object(
   { description: 'docs/compatibility.md §3: version_info.version_type (or type) major|minor|revision|patch, default minor.' },
 );
 
-export const SHARED_SCHEMAS = [ErrorBody, User, Organization, Invitation, ApiKey, Language, Environment, VersionInfo, Algorithm, Build];
+export const Identity = Type.Object(
+  {
+    username: Str,
+    admin: Type.Boolean({ description: 'Whether the caller acts as a cluster admin (an admin key, or a session of an admin account).' }),
+    credential: Type.Union([Type.Literal('session'), Type.Literal('key'), Type.Literal('call_key'), Type.Literal('admin_key')], {
+      description: 'How the caller proved who it is: a signed-in session, a standard API key, the key of an algorithm call, an admin key.',
+    }),
+    capabilities: Type.Array(Capability, { description: 'What the credential may do (README, "Credentials and capabilities").' }),
+    organizations: Type.Optional(
+      Type.Array(Type.Object({ name: Str, role: Type.Union([Type.Literal('owner'), Type.Literal('member')]) }), {
+        description: 'The organizations the account belongs to, by name; absent for a call key.',
+      }),
+    ),
+  },
+  { $id: 'Identity' },
+);
+
+export const Commit = Type.Object(
+  {
+    sha: Str,
+    author_name: Type.String({ description: 'Cut to 200 columns (ending in "..").' }),
+    message: Type.String({ description: 'The subject: the message\'s first line, cut to 500 columns (ending in "..").' }),
+    committed_at: Type.String({ description: 'ISO 8601, UTC.' }),
+  },
+  { $id: 'Commit' },
+);
+
+export const Readme = Type.Object(
+  {
+    commit: Type.String({ description: 'The commit the README was read from.' }),
+    path: Type.String({ description: 'Its name at the root of the tree, as spelled there (README.md, readme.txt…).' }),
+    content: Type.String({ description: 'The raw text (Markdown or plain); whoever shows it must render it safely.' }),
+    truncated: Type.Optional(
+      Type.Boolean({ description: 'Present (true) when the file is longer than 256 KiB: content holds its first 256 KiB.' }),
+    ),
+  },
+  { $id: 'Readme' },
+);
+
+export const ClusterStatus = Type.Object(
+  {
+    version: Type.String({ description: "The server's release." }),
+    database: Type.Union([Type.Literal('sqlite'), Type.Literal('postgresql')]),
+    blob_store: Type.Union([Type.Literal('disk'), Type.Literal('s3')]),
+    builds: Type.Object({ queued: Type.Integer(), running: Type.Integer() }, { description: 'In the whole cluster.' }),
+    runners: Type.Object({ warm: Type.Integer() }, { description: 'Started runners of this node, idle or busy.' }),
+    calls_per_minute: Type.Integer({ description: 'Calls this node handed to a runner in the last 60 seconds.' }),
+    uptime_seconds: Type.Integer({ description: 'Since this node started.' }),
+  },
+  { $id: 'ClusterStatus' },
+);
+
+export const SHARED_SCHEMAS = [
+  ErrorBody,
+  User,
+  Organization,
+  Invitation,
+  ApiKey,
+  Language,
+  Environment,
+  VersionInfo,
+  Algorithm,
+  Build,
+  Identity,
+  Commit,
+  Readme,
+  ClusterStatus,
+];

@@ -30,6 +30,9 @@ export const ErrorCodes = {
   nothingToPublish: 1007,
   buildNotFound: 1010,
   buildLogsNotFound: 1011,
+  // Ours: the platform has no endpoints reading an algorithm's source through the API.
+  readmeNotFound: 1012,
+  sourceRefNotFound: 1013,
   notAuthorized: 2001,
   invalidApiKey: 2002,
   malformedJson: 2013,
@@ -130,6 +133,14 @@ export const Errors = {
   }),
   buildNotFound: def('not_found', C.buildNotFound, (p: { buildId: string; owner?: string; name?: string }) => {
     return `build ${p.buildId}${p.owner ? ` of ${p.owner}/${p.name}` : ''} not found`;
+  }),
+  readmeNotFound: def('not_found', C.readmeNotFound, (p: { owner: string; name: string; commit?: string }) => {
+    return p.commit
+      ? `${p.owner}/${p.name} has no README at the root of commit ${p.commit.slice(0, 12)} (looked for README.md, README.markdown, README.txt and README, in any letter case)`
+      : `${p.owner}/${p.name} has no commits yet, so no README`;
+  }),
+  sourceRefNotFound: def('not_found', C.sourceRefNotFound, (p: { owner: string; name: string; ref: string }) => {
+    return `no commit, branch or tag "${p.ref}" in the repository of ${p.owner}/${p.name}`;
   }),
   buildLogsNotReady: def('not_found', C.buildLogsNotFound, (p: { buildId: string; status: string }) => {
     return `build ${p.buildId} is ${p.status}; its logs are available once it finishes (follow it live at .../logs/stream)`;

@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { CommitSummary, SourceFile } from '../domain/algorithms/model.js';
 import type { RepositoryHost } from '../domain/algorithms/ports.js';
 import type { TarEntry } from '../lib/tar.js';
 import { runGit } from './process.js';
@@ -231,6 +232,74 @@ export class GitRepositoryHost implements RepositoryHost {
     return final;
   }
 
+  async resolveCommit(algorithmId: string, ref: string | undefined): Promise<string | undefined> {
+    // --end-of-options: whatever the caller checked, the ref is never read as an option.
+    const args = ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref ?? 'HEAD'}^{commit}`];
+    try {
+      const { stdout } = await runGit(this.git, args, { cwd: this.pathOf(algorithmId) });
+      const sha = stdout.trim();
+      return /^[0-9a-f]{40}$/.test(sha) ? sha : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async log(algorithmId: string, commitSha: string, limit: number): Promise<CommitSummary[]> {
+    if (!/^[0-9a-f]{40}$/.test(commitSha)) throw new Error(`not a commit: ${commitSha}`);
+    // Author and subject are cut by git itself (with ".."), so every record has a bounded size
+    // whatever a pusher wrote; the output bound is a second fence.
+    const format = `%H%x00%<(${LOG_AUTHOR_COLUMNS},trunc)%an%x00%cI%x00%<(${LOG_SUBJECT_COLUMNS},trunc)%s%x00`;
+    const { stdout } = await runGit(
+      this.git,
+      ['log', '--no-color', '--no-show-signature', `--max-count=${limit}`, `--format=${format}`, commitSha, '--'],
+      { cwd: this.pathOf(algorithmId), maxStdoutBytes: LOG_MAX_BYTES },
+    );
+    // Each record ends in NUL and newline: the last piece is empty after a whole output, or a
+    // cut record after a truncated one.
+    const records = stdout.split('\0\n');
+    records.pop();
+    const commits: CommitSummary[] = [];
+    for (const record of records) {
+      const [sha, author, date, subject] = record.replace(/^\n/, '').split('\0');
+      const time = Date.parse(date ?? '');
+      if (!sha || !/^[0-9a-f]{40}$/.test(sha) || Number.isNaN(time)) continue;
+      // %<(N,trunc) pads short values with spaces.
+      commits.push({
+        sha,
+        authorName: (author ?? '').trimEnd(),
+        message: (subject ?? '').trimEnd(),
+        committedAt: new Date(time).toISOString(),
+      });
+    }
+    return commits;
+  }
+
+  async readRootFile(algorithmId: string, commitSha: string, names: readonly string[], maxBytes: number): Promise<SourceFile | undefined> {
+    if (!/^[0-9a-f]{40}$/.test(commitSha)) throw new Error(`not a commit: ${commitSha}`);
+    const cwd = this.pathOf(algorithmId);
+    // The root tree only (no recursion), bounded: a root with more entries than fit is searched
+    // in the part that was read.
+    const tree = await runGit(this.git, ['ls-tree', '-z', '--end-of-options', commitSha], { cwd, maxStdoutBytes: TREE_MAX_BYTES });
+    const entries = tree.stdout.split('\0');
+    // The piece after the last NUL is empty, or an entry the bound cut (its name may be cut short).
+    entries.pop();
+    const blobs = new Map<string, { name: string; object: string }>();
+    for (const entry of entries) {
+      // "<mode> SP <type> SP <object> TAB <name>"; symbolic links (120000) and submodules are not files.
+      const m = /^(100644|100755) blob ([0-9a-f]{40,64})\t(.+)$/s.exec(entry);
+      if (!m) continue;
+      const key = m[3]!.toLowerCase();
+      if (!blobs.has(key)) blobs.set(key, { name: m[3]!, object: m[2]! });
+    }
+    const found = names.map((n) => blobs.get(n.toLowerCase())).find((b) => b !== undefined);
+    if (!found) return undefined;
+    const blob = await runGit(this.git, ['cat-file', 'blob', found.object], { cwd, maxStdoutBytes: maxBytes });
+    const truncated = blob.truncated === true;
+    // A cut may split a multi-byte character: drop the replacement character it decodes to.
+    const content = truncated ? blob.stdout.replace(/\uFFFD$/, '') : blob.stdout;
+    return { path: found.name, content, truncated };
+  }
+
   async delete(algorithmId: string): Promise<void> {
     const dir = this.pathOf(algorithmId);
     // Rename first: a concurrent reader sees the repository either whole or gone.
@@ -244,6 +313,14 @@ export class GitRepositoryHost implements RepositoryHost {
     await fs.rm(trash, { recursive: true, force: true });
   }
 }
+
+/** Columns git keeps of an author name and of a subject in the commit list (longer ones end in ".."). */
+const LOG_AUTHOR_COLUMNS = 200;
+const LOG_SUBJECT_COLUMNS = 500;
+/** Far more than 100 commits of bounded records take, in case a character is wider than a column. */
+const LOG_MAX_BYTES = 4 * 1024 * 1024;
+/** The root tree listing read when looking for a file there. */
+const TREE_MAX_BYTES = 8 * 1024 * 1024;
 
 /** Quarantine directories of pushes in progress (`objects/tmp_objdir-incoming-…`; `incoming-…` in older git). */
 const QUARANTINE = /^(tmp_objdir-)?incoming-/;

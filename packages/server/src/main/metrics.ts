@@ -8,6 +8,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Builder } from '../domain/builds/ports.js';
 import type { AlgorithmRuntime } from '../domain/calls/ports.js';
 import type { PoolStats } from '../runtime/runner/runner-pool.js';
+import { RecentCount } from '../lib/recent-count.js';
 
 /** Seconds, from a sub-millisecond warm call to a call at the longest timeout. */
 const CALL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3000];
@@ -21,8 +22,11 @@ export class NodeMetrics {
   private readonly callDuration: Histogram<'outcome'>;
   private readonly coldStart: Histogram;
   private readonly buildDuration: Histogram<'outcome'>;
+  /** Calls handed to the runtime in the last minute, for the admin status. */
+  private readonly recentCalls: RecentCount;
 
-  constructor(pool: { readonly stats: PoolStats }) {
+  constructor(pool: { readonly stats: PoolStats }, now: () => number = Date.now) {
+    this.recentCalls = new RecentCount(60, now);
     const registers = [this.registry];
     // A counter whose value is the pool's running total, read at scrape time.
     const total = (name: string, help: string, read: (s: PoolStats) => number) =>
@@ -86,10 +90,16 @@ export class NodeMetrics {
     return this.registry.metrics();
   }
 
+  /** Calls handed to the runtime in the last 60 seconds. */
+  callsInLastMinute(): number {
+    return this.recentCalls.total();
+  }
+
   /** The runtime, timing each call. Returns the runtime's own promise: no extra turn per call. */
   timedRuntime(inner: AlgorithmRuntime): AlgorithmRuntime {
     return {
       execute: (target, request, timeoutMs) => {
+        this.recentCalls.record();
         const t0 = performance.now();
         const execution = inner.execute(target, request, timeoutMs);
         execution.then(

@@ -9,9 +9,7 @@ import { statusOf } from '../api/errors.js';
 import type { Api } from '../api/context.js';
 import { gitRoutes } from '../git/smart-http.js';
 import { JobRunner } from '../jobs/job-runner.js';
-import { bootstrapAdmin, buildServices, type BootstrapResult, type Services } from './services.js';
-
-const VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+import { bootstrapAdmin, buildServices, VERSION, type BootstrapResult, type Services } from './services.js';
 
 export interface RunningServer {
   url: string;

@@ -12,6 +12,8 @@ import { CAPABILITIES, type Account } from '../domain/accounts/model.js';
 import { OrganizationService } from '../domain/accounts/organization-service.js';
 import { UserService } from '../domain/accounts/user-service.js';
 import { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
+import { SourceService } from '../domain/algorithms/source-service.js';
+import { ClusterStatusService } from '../domain/cluster/status-service.js';
 import { Catalog } from '../domain/catalog/catalog.js';
 import { BuildService } from '../domain/builds/build-service.js';
 import { SandboxBuilder } from '../runtime/build/sandbox-builder.js';
@@ -42,6 +44,9 @@ import { SqlAlgorithmStore, SqlEnvironmentStore } from '../storage/algorithm-sto
 import { readCatalog } from '../storage/catalog-files.js';
 import { type Db, migrateToLatest, openDatabase } from '../storage/database.js';
 
+/** This server's release, from its package.json. */
+export const VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 export interface Services extends ApiServices {
   db: Db;
   accounts: SqlAccountStore;
@@ -64,6 +69,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   await migrateToLatest(db);
 
   const clock = systemClock;
+  const startedAt = clock();
   const accounts = new SqlAccountStore(db);
   const algorithmStore = new SqlAlgorithmStore(db);
   const repositories = new GitRepositoryHost(
@@ -187,6 +193,16 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   );
   keys.onSessionEnd((session) => data.sessionEnded(session));
 
+  const cluster = new ClusterStatusService(
+    { version: VERSION, database: config.databaseUrl ? 'postgresql' : 'sqlite', blobStore: config.blobStore, startedAt },
+    {
+      buildCounts: () => buildStore.countActive(),
+      warmRunners: () => pool.warmRunners(),
+      callsInLastMinute: () => metrics.callsInLastMinute(),
+    },
+    clock,
+  );
+
   if (!catalog.environmentByName(config.defaultEnvironment)) {
     throw new Error(`ALGOHOST_DEFAULT_ENVIRONMENT "${config.defaultEnvironment}" is not an environment of the catalog`);
   }
@@ -199,6 +215,8 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     organizations: new OrganizationService(accounts, clock, cleanup),
     keys,
     algorithms,
+    source: new SourceService(algorithms, repositories),
+    cluster,
     catalog,
     builds,
     versions,

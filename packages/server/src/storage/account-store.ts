@@ -86,6 +86,18 @@ export class SqlAccountStore implements AccountStore {
     return rows.map((r) => ({ user: fromRow(r), role: r.role }));
   }
 
+  async membershipsOf(userId: string): Promise<{ organization: Account; role: MemberRole }[]> {
+    const rows = await this.db
+      .selectFrom('memberships')
+      .innerJoin('accounts', 'accounts.id', 'memberships.organization_id')
+      .selectAll('accounts')
+      .select('memberships.role')
+      .where('memberships.user_id', '=', userId)
+      .orderBy('accounts.name_key')
+      .execute();
+    return rows.map((r) => ({ organization: fromRow(r), role: r.role }));
+  }
+
   async saveInvitation(organizationId: string, userId: string, role: MemberRole, invitedBy: string, at: string): Promise<void> {
     await this.db
       .insertInto('invitations')

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { Errors } from '../domain/errors.js';
 import type { Algorithm } from '../domain/algorithms/model.js';
 import type { AlgorithmStore } from '../domain/algorithms/ports.js';
@@ -54,6 +54,35 @@ export class SqlAlgorithmStore implements AlgorithmStore {
     return (await this.select().where('algorithms.owner_id', '=', ownerId).execute()).map(fromRow);
   }
 
+  async searchPublic(query: string, page: PageRequest): Promise<Page<Algorithm>> {
+    if (hasNul(page.after)) throw invalidMarker();
+    let q = this.select().where('algorithms.algorithm_callability', '=', 'public');
+    if (query !== '') {
+      // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+      const pattern = `%${query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const contains = (column: 'accounts.name' | 'algorithms.name' | 'algorithms.label' | 'algorithms.summary') =>
+        sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+      q = q.where((eb) =>
+        eb.or([contains('accounts.name'), contains('algorithms.name'), contains('algorithms.label'), contains('algorithms.summary')]),
+      );
+    }
+    if (page.after !== undefined) {
+      const { createdAt, id } = newestFirstKey(page.after);
+      q = q.where((eb) =>
+        eb.or([
+          eb('algorithms.created_at', '<', createdAt),
+          eb.and([eb('algorithms.created_at', '=', createdAt), eb('algorithms.id', '<', id)]),
+        ]),
+      );
+    }
+    const rows = await q
+      .orderBy('algorithms.created_at', 'desc')
+      .orderBy('algorithms.id', 'desc')
+      .limit(page.limit + 1)
+      .execute();
+    return toPage(rows.map(fromRow), page.limit, (a) => `${a.createdAt} ${a.id}`);
+  }
+
   async update(a: Algorithm): Promise<void> {
     const { id, ...rest } = toRow(a);
     await this.db.updateTable('algorithms').set(rest).where('id', '=', id).execute();
@@ -70,6 +99,13 @@ export class SqlAlgorithmStore implements AlgorithmStore {
       .selectAll('algorithms')
       .select('accounts.name as owner_name');
   }
+}
+
+/** The marker of a newest-first page: the creation time and id of its last algorithm. */
+function newestFirstKey(key: string): { createdAt: string; id: string } {
+  const m = /^(\S+) ([0-9a-f-]{36})$/.exec(key);
+  if (!m) throw invalidMarker();
+  return { createdAt: m[1]!, id: m[2]! };
 }
 
 function toRow(a: Algorithm): AlgorithmsTable {

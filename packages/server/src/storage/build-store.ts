@@ -127,6 +127,17 @@ export class SqlBuildStore implements BuildStore {
     return (await this.db.selectFrom('builds').selectAll().where('status', '=', 'in-progress').execute()).map(fromRow);
   }
 
+  async countActive(): Promise<{ queued: number; running: number }> {
+    const rows = await this.db
+      .selectFrom('builds')
+      .select((eb) => ['status', eb.fn.countAll().as('n')])
+      .where('status', 'in', ['queued', 'in-progress'])
+      .groupBy('status')
+      .execute();
+    const count = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0);
+    return { queued: count('queued'), running: count('in-progress') };
+  }
+
   async claim(id: string, startedAt: string): Promise<boolean> {
     const build = await this.get(id);
     if (!build) return false;

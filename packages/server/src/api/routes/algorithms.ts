@@ -9,7 +9,33 @@ const AlgorithmRef = Type.Ref('Algorithm');
 const OwnerParams = Type.Object({ owner: Type.String() });
 const AlgoParams = Type.Object({ owner: Type.String(), name: Type.String() });
 
+const SearchQuery = Type.Object({
+  query: Type.Optional(
+    Type.String({
+      description:
+        'Text to find in the owner, name, label or summary, ignoring case (at most 100 characters); empty: every public algorithm.',
+    }),
+  ),
+  ...PageQuery.properties,
+});
+
 export function algorithmRoutes(app: Api, s: ApiServices): void {
+  app.get('/v1/algorithms', {
+    schema: {
+      operationId: 'algorithm.search',
+      tags: ['algorithms'],
+      summary:
+        'Explore: public algorithms of every owner, newest first, whose owner, name, label or summary contains the query (any credential).',
+      querystring: SearchQuery,
+      response: { 200: Paged(AlgorithmRef), ...errorResponses(...AUTH_ERRORS) },
+    },
+    handler: async (req) => {
+      const page = parsePageRequest(req.query.limit, req.query.marker);
+      const result = await s.algorithms.search(principalOf(req), req.query.query, page);
+      return pageJson(result, (a) => algorithmJson(a, s.links), requestUrl(s.links, req.url), page.limit);
+    },
+  });
+
   app.post('/v1/algorithms/:owner', {
     schema: {
       operationId: 'algorithm.create',

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { principalOf } from '../auth.js';
 import type { Api, ApiServices } from '../context.js';
-import { keyJson } from '../presenters.js';
+import { identityJson, keyJson } from '../presenters.js';
 import { AUTH_ERRORS, CreatedApiKey, errorResponses } from '../schemas.js';
 
 const NameParams = Type.Object({ account_name: Type.String() });
@@ -73,5 +73,16 @@ export function keyRoutes(app: Api, s: ApiServices): void {
       const session = await s.keys.signIn(req.body.username, req.body.password);
       return { token: session.token, token_type: 'Bearer' as const, expires_at: session.expiresAt.toISOString() };
     },
+  });
+
+  app.get('/v1/auth/whoami', {
+    schema: {
+      operationId: 'auth.whoami',
+      tags: ['keys'],
+      summary:
+        'Who the credential of this request belongs to, whether it acts as an admin, what it may do, and the organizations of the account (any credential; none for a call key).',
+      response: { 200: Type.Ref('Identity'), ...errorResponses(401) },
+    },
+    handler: async (req) => identityJson(await s.users.whoami(principalOf(req))),
   });
 }

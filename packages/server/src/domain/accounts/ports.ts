@@ -15,6 +15,8 @@ export interface AccountStore {
   removeMember(organizationId: string, userId: string): Promise<void>;
   membershipRole(organizationId: string, userId: string): Promise<MemberRole | undefined>;
   listMembers(organizationId: string): Promise<Member[]>;
+  /** The organizations the user belongs to, with its role in each, by name. */
+  membershipsOf(userId: string): Promise<{ organization: Account; role: MemberRole }[]>;
 
   /** Records the invitation, or changes the role (and inviter) of the pending one. */
   saveInvitation(organizationId: string, userId: string, role: MemberRole, invitedBy: string, at: string): Promise<void>;

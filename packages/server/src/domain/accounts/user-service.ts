@@ -3,7 +3,7 @@ import { type Clock, isoNow } from '../clock.js';
 import { Errors, forbidden, invalid } from '../errors.js';
 import { assertName, MAX_ACCOUNT_NAME } from '../names.js';
 import type { Page, PageRequest } from '../pagination.js';
-import { isAdmin, requireAccountCredential, requireAdmin, type Principal } from '../auth/principal.js';
+import { identityOf, isAdmin, requireAccountCredential, requireAdmin, type Identity, type Principal } from '../auth/principal.js';
 import type { Account } from './model.js';
 import type { AccountStore } from './ports.js';
 import { hashPassword, verifyPassword } from './secrets.js';
@@ -32,6 +32,17 @@ export class UserService {
     private readonly clock: Clock,
     private readonly cleanup: AccountCleanup,
   ) {}
+
+  /**
+   * Who the caller is (`GET /v1/auth/whoami`), with the organizations it belongs to, so that a
+   * page can list "my organizations' algorithms"; a call key is told none (it may not read them).
+   */
+  async whoami(p: Principal): Promise<Identity> {
+    const identity = identityOf(p);
+    if (p.via === 'call_key') return identity;
+    const memberships = await this.accounts.membershipsOf(p.account.id);
+    return { ...identity, organizations: memberships.map((m) => ({ name: m.organization.name, role: m.role })) };
+  }
 
   async create(p: Principal, input: UserInput): Promise<Account> {
     requireAdmin(p, 'creating users');

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
-import { Errors, forbidden, invalid } from '../errors.js';
+import { DomainError, Errors, forbidden, invalid } from '../errors.js';
 import { assertName, MAX_ALGORITHM_NAME } from '../names.js';
 import type { Page, PageRequest } from '../pagination.js';
-import { refuseCallKey, requireCapability, type Principal } from '../auth/principal.js';
+import { isAdmin, refuseCallKey, requireCapability, type Principal } from '../auth/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { Account } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';
@@ -136,6 +136,18 @@ export class AlgorithmService {
     return { items, nextMarker: result.nextMarker };
   }
 
+  /**
+   * Explore: public algorithms of every owner, newest first, whose owner, name, label or summary
+   * contains `query` (ignoring case). Any credential may search, as any may read a public algorithm.
+   */
+  async search(_p: Principal, query: unknown, page: PageRequest): Promise<Page<AlgorithmView>> {
+    const text = optionalText('query', query, MAX_SEARCH_QUERY)?.trim() ?? '';
+    const result = await this.algorithms.searchPublic(text, page);
+    const items: AlgorithmView[] = [];
+    for (const a of result.items) items.push(await this.describe(a));
+    return { items, nextMarker: result.nextMarker };
+  }
+
   /** PUT and PATCH both merge: the Python client sends empty objects for what it leaves alone. */
   async update(p: Principal, ownerName: string, name: string, input: AlgorithmInput): Promise<AlgorithmView> {
     const { algorithm } = await this.requireManaged(p, ownerName, name);
@@ -174,6 +186,32 @@ export class AlgorithmService {
     if (!openSource) throw noSuchAlgorithm(ownerName, name);
     if (mode === 'write') throw forbidden(`no write access to ${owner.name}/${algorithm.name}`);
     return algorithm;
+  }
+
+  /**
+   * Reading source through the API (the commit list): whoever may fetch it over Git, and cluster
+   * admins, who read every algorithm's builds and logs already (Git refuses admin keys only
+   * because a Git credential is an account's own standard key). A public algorithm whose source
+   * is closed is a 403 that says so: its existence is no secret.
+   */
+  async authorizeSourceRead(p: Principal, ownerName: string, name: string): Promise<Algorithm> {
+    if (isAdmin(p)) return (await this.requireVisible(p, ownerName, name)).algorithm;
+    try {
+      return await this.authorizeSource(p, ownerName, name, 'read');
+    } catch (err) {
+      if (!(err instanceof DomainError && err.is(Errors.algorithmNotFound))) throw err;
+      const owner = await this.accounts.findByName(ownerName);
+      const algorithm = owner && (await this.algorithms.find(owner.id, name));
+      if (algorithm?.settings.algorithmCallability === 'public') {
+        throw forbidden(`the source of ${algorithm.ownerName}/${algorithm.name} is closed: only its owner and members may read it`);
+      }
+      throw err;
+    }
+  }
+
+  /** An algorithm the caller may read (public, or theirs to manage); others get the same 404. */
+  async readable(p: Principal, ownerName: string, name: string): Promise<Algorithm> {
+    return (await this.requireVisible(p, ownerName, name)).algorithm;
   }
 
   /** For what only the owner and members see (builds, logs): others get the same 404. */
@@ -298,6 +336,9 @@ function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, ca
   }
   a.settings = next;
 }
+
+/** The longest Explore search text, in characters. */
+export const MAX_SEARCH_QUERY = 100;
 
 /** The largest royalty both databases store exactly (a 32-bit integer column). */
 const MAX_ROYALTY_MICROCREDITS = 2_147_483_647;

@@ -24,3 +24,22 @@ export interface Algorithm {
   createdAt: string;
   updatedAt: string;
 }
+
+/** One commit of an algorithm's history, as the commit list shows it. */
+export interface CommitSummary {
+  sha: string;
+  authorName: string;
+  /** The subject: the message's first line (git joins a first paragraph wrapped over lines). */
+  message: string;
+  /** ISO 8601, UTC. */
+  committedAt: string;
+}
+
+/** A file read from the root of a commit's tree, at most a bounded number of bytes of it. */
+export interface SourceFile {
+  /** Its name in the tree, as spelled there. */
+  path: string;
+  content: string;
+  /** Set when the blob was longer than the bytes read. */
+  truncated: boolean;
+}

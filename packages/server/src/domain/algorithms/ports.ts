@@ -1,6 +1,6 @@
 import type { Page, PageRequest } from '../pagination.js';
 import type { TarEntry } from '../../lib/tar.js';
-import type { Algorithm } from './model.js';
+import type { Algorithm, CommitSummary, SourceFile } from './model.js';
 
 export interface AlgorithmStore {
   /** Throws DomainError conflict (1002) when the owner already has an algorithm of that name. */
@@ -9,6 +9,11 @@ export interface AlgorithmStore {
   findById(id: string): Promise<Algorithm | undefined>;
   listByOwner(ownerId: string, opts: { includePrivate: boolean; page: PageRequest }): Promise<Page<Algorithm>>;
   listAllByOwner(ownerId: string): Promise<Algorithm[]>;
+  /**
+   * Public algorithms, newest first, whose owner, name, label or summary contains `query`
+   * (ignoring case; every public algorithm when it is empty).
+   */
+  searchPublic(query: string, page: PageRequest): Promise<Page<Algorithm>>;
   update(algorithm: Algorithm): Promise<void>;
   delete(id: string): Promise<void>;
 }
@@ -25,4 +30,16 @@ export interface RepositoryHost {
   publishVersion(algorithmId: string, version: string, commitSha: string): Promise<void>;
   /** The bare repository that serves exactly one published version, made again if missing. */
   versionRepository(algorithmId: string, version: string, commitSha: string): Promise<string>;
+  /**
+   * The commit a checked ref (a commit SHA, a branch or tag name; the default branch when
+   * undefined) names, or undefined when it names none. `ref` is never taken as an option.
+   */
+  resolveCommit(algorithmId: string, ref: string | undefined): Promise<string | undefined>;
+  /** The newest `limit` commits reachable from `commitSha`, newest first. */
+  log(algorithmId: string, commitSha: string, limit: number): Promise<CommitSummary[]>;
+  /**
+   * The first file at the root of the commit's tree whose name, ignoring case, is one of
+   * `names` (in that order of preference), reading at most `maxBytes` of it; undefined when none is.
+   */
+  readRootFile(algorithmId: string, commitSha: string, names: readonly string[], maxBytes: number): Promise<SourceFile | undefined>;
 }

@@ -70,3 +70,26 @@ export function requireAccountCredential(p: Principal, action: string): void {
     throw forbidden(`${action} needs a key with every capability or a signed-in session; this API key lacks ${missing.join(', ')}`);
   }
 }
+
+/** How a caller proved who it is, as `GET /v1/auth/whoami` names it. */
+export type CredentialName = 'session' | 'key' | 'call_key' | 'admin_key';
+
+/** Who the caller is and what its credential may do: what a page needs to decide what to show. */
+export interface Identity {
+  username: string;
+  admin: boolean;
+  credential: CredentialName;
+  /** In the order of CAPABILITIES. */
+  capabilities: Capability[];
+  /** The organizations the account belongs to; absent for a call key, which may not read organizations. */
+  organizations?: { name: string; role: 'owner' | 'member' }[];
+}
+
+export function identityOf(p: Principal): Identity {
+  return {
+    username: p.account.name,
+    admin: isAdmin(p),
+    credential: p.via === 'standard_key' ? 'key' : p.via,
+    capabilities: CAPABILITIES.filter((c) => p.capabilities.has(c)),
+  };
+}

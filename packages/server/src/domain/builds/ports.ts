@@ -21,6 +21,8 @@ export interface BuildStore {
    */
   nextQueued(ownerId: string): Promise<Build | undefined>;
   listInProgress(): Promise<Build[]>;
+  /** How many builds wait in the queue and how many run, in the whole cluster. */
+  countActive(): Promise<{ queued: number; running: number }>;
   /**
    * Moves a queued build to in-progress unless another build of the same algorithm is in
    * progress; returns false when it lost the race. This keeps one algorithm's builds in order.

@@ -163,6 +163,13 @@ export class RunnerPool implements AlgorithmRuntime {
     await Promise.all([...all.map((r) => r.stop()), ...[...this.retiring.values()].map((r) => r.done)]);
   }
 
+  /** Runners that have started and not been told to stop: idle ones and those serving a call. */
+  warmRunners(): number {
+    let n = 0;
+    for (const pool of this.pools.values()) n += pool.idle.length + pool.busy.size;
+    return n;
+  }
+
   /** Runners and their memory per account (owner id), counting starting and stopping ones. */
   usage(): Map<string, AccountUsage> {
     const out = new Map<string, AccountUsage>();
