@@ -8,8 +8,10 @@ import type { Algorithm, AlgohostClient, Page } from '@algohost/client';
 export interface WhoAmI {
   username: string;
   admin: boolean;
-  credential: 'session' | 'standard_key' | 'admin_key' | 'call_key' | (string & {});
+  credential: 'session' | 'key' | 'admin_key' | 'call_key';
   capabilities: string[];
+  /** The organizations the account belongs to (absent for a call key). */
+  organizations?: { name: string; role: 'owner' | 'member' }[];
 }
 
 export interface Commit {

@@ -146,6 +146,22 @@ export async function resume(): Promise<SignedIn | null> {
   }
 }
 
+/** Asks the server again who we are (after joining or creating an organization). */
+export async function refreshMe(): Promise<void> {
+  const s = current;
+  if (!s) return;
+  const me = await whoami(s.client);
+  if (current === s) {
+    current = { ...s, me };
+    notify();
+  }
+}
+
+/** The names of the organizations the account belongs to. */
+export function myOrganizations(s: SignedIn): string[] {
+  return (s.me.organizations ?? []).map((o) => o.name);
+}
+
 /** Forgets the credential; `message` says why when the user did not ask (expiry, 401). */
 export function endSession(message?: string): void {
   clearTimeout(expiryTimer);

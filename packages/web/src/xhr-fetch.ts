@@ -13,7 +13,10 @@ export function xhrFetch(onUploadProgress: (loaded: number, total: number | unde
       xhr.upload.onprogress = (e) => onUploadProgress(e.loaded, e.lengthComputable ? e.total : undefined);
       xhr.onload = () => {
         const headers = new Headers();
-        for (const line of xhr.getAllResponseHeaders().trim().split(/[\r\n]+/)) {
+        for (const line of xhr
+          .getAllResponseHeaders()
+          .trim()
+          .split(/[\r\n]+/)) {
           const colon = line.indexOf(':');
           if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
         }

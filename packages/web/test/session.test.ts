@@ -24,7 +24,10 @@ describe('web UI: sessions', () => {
     await page.getByLabel('Username').fill('alice');
     await page.getByLabel('Password', { exact: true }).fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('alert').filter({ hasText: /password/i }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /password/i })
+      .waitFor();
 
     await signIn(page, 'alice', alice.password);
     await page.reload();

@@ -1,7 +1,6 @@
 import type { Algorithm } from '@algohost/client';
-import { myOrganizations } from '../organizations-known.js';
 import { Link } from '../router.js';
-import type { SignedIn } from '../session.js';
+import { myOrganizations, type SignedIn } from '../session.js';
 import { Show, useLoad, useTitle } from '../ui.js';
 import { BuildsTab } from './algorithm/builds.js';
 import { OverviewTab } from './algorithm/overview.js';
@@ -37,7 +36,7 @@ export function AlgorithmPage({ session, owner, name, tab }: { session: SignedIn
     const manager =
       me.admin ||
       algorithm.owner.toLowerCase() === me.username.toLowerCase() ||
-      (await myOrganizations(session)).some((o) => o.org_name.toLowerCase() === algorithm.owner.toLowerCase());
+      myOrganizations(session).some((o) => o.toLowerCase() === algorithm.owner.toLowerCase());
     return { algorithm, manager };
   }, [session, owner, name]);
 

@@ -1,9 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Algorithm, Environment } from '@algohost/client';
 import { cloneCommand, KEY_PLACEHOLDER } from '../git-help.js';
-import { myOrganizations } from '../organizations-known.js';
 import { Link, useLocation } from '../router.js';
-import type { SignedIn } from '../session.js';
+import { myOrganizations, type SignedIn } from '../session.js';
 import { Busy, CopyBlock, ErrorText, Field, Show, useAction, useLoad, useTitle } from '../ui.js';
 
 /** The API's naming rule (docs/compatibility.md §1), checked here so the form says it at once. */
@@ -26,7 +25,7 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
   useTitle('Create algorithm');
   const c = session.client;
   const { query } = useLocation();
-  const owners = useLoad(async () => [session.me.username, ...(await myOrganizations(session)).map((o) => o.org_name)], [session]);
+  const owners = useLoad(async () => [session.me.username, ...myOrganizations(session)], [session]);
   const languages = useLoad(() => c.environments.languages(), [session]);
 
   const [owner, setOwner] = useState(query.get('owner') ?? session.me.username);

@@ -1,9 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { collect, type Algorithm, type Build } from '@algohost/client';
 import { searchAlgorithms } from '../api-extras.js';
-import { myOrganizations } from '../organizations-known.js';
 import { Link } from '../router.js';
-import type { SignedIn } from '../session.js';
+import { myOrganizations, type SignedIn } from '../session.js';
 import { Busy, ErrorText, Field, Show, StatusBadge, Time, useAction, useLoad, useTitle } from '../ui.js';
 
 interface RecentBuild extends Build {
@@ -16,8 +15,7 @@ export function DashboardPage({ session }: { session: SignedIn }) {
   useTitle('Dashboard');
   const c = session.client;
   const mine = useLoad(async () => {
-    const orgs = await myOrganizations(session);
-    const owners = [session.me.username, ...orgs.map((o) => o.org_name)];
+    const owners = [session.me.username, ...myOrganizations(session)];
     const lists = await Promise.all(
       owners.map(async (owner) => ({ owner, algorithms: await collect(c.algorithms.all(owner, { limit: 100 })) })),
     );

@@ -1,8 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import type { DataAcl, DataDirectory } from '@algohost/client';
-import { myOrganizations } from '../organizations-known.js';
 import { Link, navigate } from '../router.js';
-import { clientWithFetch, type SignedIn } from '../session.js';
+import { clientWithFetch, myOrganizations, type SignedIn } from '../session.js';
 import { Busy, ConfirmButton, ErrorText, Field, formatBytes, ProgressBar, Show, Time, useAction, useLoad, useTitle } from '../ui.js';
 import { xhrFetch } from '../xhr-fetch.js';
 import { nameProblem } from './create-algorithm.js';
@@ -33,7 +32,7 @@ export function DataPage({ session, path }: { session: SignedIn; path: string })
 }
 
 function Collections({ session }: { session: SignedIn }) {
-  const owners = useLoad(async () => [session.me.username, ...(await myOrganizations(session)).map((o) => o.org_name)], [session]);
+  const owners = useLoad(async () => [session.me.username, ...myOrganizations(session)], [session]);
   return (
     <>
       <h1>Data</h1>
@@ -138,7 +137,10 @@ function Folder({ session, parts }: { session: SignedIn; parts: string[] }) {
       const update = (u: Partial<Upload>) => setUploads((list) => list.map((x) => (x.name === file.name ? { ...x, ...u } : x)));
       setUploads((list) => [...list.filter((x) => x.name !== file.name), { name: file.name, loaded: 0, total: file.size }]);
       try {
-        const uploader = clientWithFetch(session, xhrFetch((loaded, total) => update({ loaded, total })));
+        const uploader = clientWithFetch(
+          session,
+          xhrFetch((loaded, total) => update({ loaded, total })),
+        );
         await uploader.data.put(`${uri}/${file.name}`, file);
         update({ loaded: file.size, done: true });
       } catch (err) {
@@ -188,7 +190,13 @@ function Folder({ session, parts }: { session: SignedIn; parts: string[] }) {
             <Link href="/data">data</Link>
           </li>
           {parts.map((p, i) => (
-            <li key={i}>{i === parts.length - 1 ? <span aria-current="page">{p}</span> : <Link href={pagePath(parts.slice(0, i + 1).join('/'))}>{p}</Link>}</li>
+            <li key={i}>
+              {i === parts.length - 1 ? (
+                <span aria-current="page">{p}</span>
+              ) : (
+                <Link href={pagePath(parts.slice(0, i + 1).join('/'))}>{p}</Link>
+              )}
+            </li>
           ))}
         </ol>
       </nav>
@@ -219,7 +227,12 @@ function Folder({ session, parts }: { session: SignedIn; parts: string[] }) {
                         <td class="muted">folder</td>
                         <td />
                         <td>
-                          <button type="button" class="secondary small" aria-label={`Delete folder ${f.name}`} onClick={() => void remove.run(f.name, true)}>
+                          <button
+                            type="button"
+                            class="secondary small"
+                            aria-label={`Delete folder ${f.name}`}
+                            onClick={() => void remove.run(f.name, true)}
+                          >
                             Delete
                           </button>
                         </td>
@@ -233,10 +246,20 @@ function Folder({ session, parts }: { session: SignedIn; parts: string[] }) {
                           <Time iso={f.last_modified} />
                         </td>
                         <td class="actions">
-                          <button type="button" class="secondary small" aria-label={`Download ${f.filename}`} onClick={() => void download(f.filename)}>
+                          <button
+                            type="button"
+                            class="secondary small"
+                            aria-label={`Download ${f.filename}`}
+                            onClick={() => void download(f.filename)}
+                          >
                             Download
                           </button>
-                          <button type="button" class="secondary small" aria-label={`Delete ${f.filename}`} onClick={() => void remove.run(f.filename, false)}>
+                          <button
+                            type="button"
+                            class="secondary small"
+                            aria-label={`Delete ${f.filename}`}
+                            onClick={() => void remove.run(f.filename, false)}
+                          >
                             Delete
                           </button>
                         </td>
@@ -311,7 +334,9 @@ function Folder({ session, parts }: { session: SignedIn; parts: string[] }) {
           if (folder) void mkdir.run();
         }}
       >
-        <Field label="Folder name">{(p) => <input {...p} value={folder} onInput={(e) => setFolder(e.currentTarget.value)} autoComplete="off" />}</Field>
+        <Field label="Folder name">
+          {(p) => <input {...p} value={folder} onInput={(e) => setFolder(e.currentTarget.value)} autoComplete="off" />}
+        </Field>
         <Busy type="submit" busy={mkdir.busy}>
           Create folder
         </Busy>

@@ -48,7 +48,15 @@ export async function startUi(opts: { env?: Record<string, string> } = {}): Prom
   const srv = await startTestServer({ env: { ALGOHOST_WEB_DIR: WEB_DIST, ...opts.env } });
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const api = client(srv.url);
   return {
