@@ -232,7 +232,7 @@ function Keys({ session }: { session: SignedIn }) {
           list.length === 0 ? (
             <p class="muted">No keys.</p>
           ) : (
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0}>
               <table>
                 <thead>
                   <tr>

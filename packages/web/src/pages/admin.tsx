@@ -188,7 +188,7 @@ function Users({ session }: { session: SignedIn }) {
         <h2 id="user-list">Users</h2>
         <Show loaded={users} label="users">
           {(list) => (
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0}>
               <table>
                 <thead>
                   <tr>
@@ -245,7 +245,7 @@ function Organizations({ session }: { session: SignedIn }) {
           list.length === 0 ? (
             <p class="muted">No organizations.</p>
           ) : (
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0}>
               <table>
                 <thead>
                   <tr>
@@ -301,7 +301,7 @@ function Environments({ session }: { session: SignedIn }) {
       <p class="hint">From the catalog (packages/server/catalog/environments.json); ids are this cluster's own.</p>
       <Show loaded={envs} label="environments">
         {(list) => (
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table>
               <thead>
                 <tr>

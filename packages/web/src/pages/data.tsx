@@ -208,7 +208,7 @@ function Folder({ session, parts }: { session: SignedIn; parts: string[] }) {
             {(dir.folders ?? []).length + (dir.files ?? []).length === 0 ? (
               <p class="muted">Empty.</p>
             ) : (
-              <div class="table-wrap">
+              <div class="table-wrap" tabIndex={0}>
                 <table>
                   <thead>
                     <tr>

@@ -215,7 +215,7 @@ export function OrganizationPage({ session, org }: { session: SignedIn; org: str
         <h2 id="members">Members</h2>
         <Show loaded={members} label="members">
           {(list) => (
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0}>
               <table>
                 <thead>
                   <tr>

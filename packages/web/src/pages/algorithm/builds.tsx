@@ -61,7 +61,7 @@ export function BuildsTab({ session, algorithm: a, reload }: TabProps) {
         {builds === null && !error && <p class="muted">Loading builds…</p>}
         {builds?.length === 0 && <p class="muted">No builds yet: push to the repository (see the Source tab) to build it.</p>}
         {builds && builds.length > 0 && (
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table>
               <caption class="muted">Newest first; this list refreshes by itself.</caption>
               <thead>

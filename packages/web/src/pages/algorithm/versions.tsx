@@ -29,7 +29,7 @@ export function VersionsTab({ session, algorithm: a, manager, reload }: TabProps
           list.length === 0 ? (
             <p class="muted">No version published yet{manager ? ': publish the latest successful build.' : '.'}</p>
           ) : (
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0}>
               <table>
                 <thead>
                   <tr>
