@@ -201,7 +201,9 @@ describe('web UI: algorithms', () => {
     assert.deepEqual(JSON.parse((await result.getByLabel('Result').textContent()) ?? ''), { echo: { a: [1, 2] } });
 
     await page.getByLabel('A file (application/octet-stream)').check();
-    await page.getByLabel('File', { exact: true }).setInputFiles({ name: 'in.bin', mimeType: 'application/octet-stream', buffer: Buffer.from('abc') });
+    await page
+      .getByLabel('File', { exact: true })
+      .setInputFiles({ name: 'in.bin', mimeType: 'application/octet-stream', buffer: Buffer.from('abc') });
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await result.getByText('3 B of binary data').waitFor();
     await result.getByText('Content typebinary').waitFor();
@@ -222,7 +224,7 @@ describe('web UI: algorithms', () => {
     await checkPage(page, 'algorithm-events');
   });
 
-  test('dashboard: my and my organizations\' algorithms, recent builds, and Explore with search', async () => {
+  test("dashboard: my and my organizations' algorithms, recent builds, and Explore with search", async () => {
     await page.getByRole('link', { name: 'Dashboard' }).click();
     const mine = page.getByRole('region', { name: 'Your algorithms' });
     await mine.getByRole('link', { name: 'Hello World' }).waitFor();

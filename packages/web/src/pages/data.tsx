@@ -20,6 +20,20 @@ function aclName(acl: DataAcl | undefined): string {
 }
 
 const dataUri = (path: string) => `data://${path}`;
+
+/** A whole folder: the API pages folders first and files after them, so follow every marker. */
+async function listAll(c: SignedIn['client'], uri: string, acl: boolean): Promise<DataDirectory> {
+  const all: DataDirectory = { folders: [], files: [] };
+  let marker: string | undefined;
+  for (;;) {
+    const page = await c.data.list(uri, { limit: 1000, marker, acl: acl && marker === undefined });
+    all.folders!.push(...(page.folders ?? []));
+    all.files!.push(...(page.files ?? []));
+    all.acl ??= page.acl;
+    if (!page.marker || page.marker === marker) return all;
+    marker = page.marker;
+  }
+}
 const pagePath = (path: string) => `/data/${path.split('/').map(encodeURIComponent).join('/')}`;
 
 /** `/data`: collections of me and my organizations; `/data/owner/collection/…`: a folder. */
@@ -46,7 +60,7 @@ function Collections({ session }: { session: SignedIn }) {
 
 function OwnerCollections({ session, owner, embedded }: { session: SignedIn; owner: string; embedded?: boolean }) {
   const c = session.client;
-  const listing = useLoad(() => c.data.list(dataUri(owner), { limit: 1000 }), [owner]);
+  const listing = useLoad(() => listAll(c, dataUri(owner), false), [owner]);
   const [name, setName] = useState('');
   const [acl, setAcl] = useState('algorithms');
   const [touched, setTouched] = useState(false);
@@ -124,7 +138,7 @@ function Folder({ session, parts }: { session: SignedIn; parts: string[] }) {
   const path = parts.join('/');
   const uri = dataUri(path);
   const isCollection = parts.length === 2;
-  const listing = useLoad<DataDirectory>(() => c.data.list(uri, { limit: 1000, acl: isCollection }), [uri]);
+  const listing = useLoad<DataDirectory>(() => listAll(c, uri, isCollection), [uri]);
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [over, setOver] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
