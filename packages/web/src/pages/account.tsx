@@ -13,7 +13,9 @@ export const CAPABILITIES: [string, string][] = [
 /** Profile, password, API keys, and the place for source-code-management authorizations. */
 export function AccountPage({ session }: { session: SignedIn }) {
   useTitle('Account');
-  const user = useLoad(() => session.client.users.get(session.me.username), [session.me.username]);
+  // GET /v1/users/{name} is an admin's lookup; a PUT with no field changes nothing and answers
+  // the account's own profile, with the credential that may edit it.
+  const user = useLoad(() => session.client.users.update(session.me.username, {}), [session.me.username]);
   return (
     <>
       <h1>Account settings</h1>
