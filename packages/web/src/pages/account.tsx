@@ -117,7 +117,7 @@ function Password({ session }: { session: SignedIn }) {
       >
         {/* A hidden username lets password managers file the new password under the right account. */}
         <input type="text" name="username" autoComplete="username" value={session.me.username} hidden readOnly />
-        <Field label="Current password" hint="Leave empty if your account has no password yet and an admin signs you in with a key.">
+        <Field label="Current password" hint="An account that never had a password gets its first one from an admin.">
           {(p) => (
             <input
               {...p}
