@@ -1,6 +1,7 @@
 /** The `algo` command tree: one file per command area under commands/. */
 import fs from 'node:fs';
 import { Command } from 'commander';
+import * as admin from './commands/admin.js';
 import * as auth from './commands/auth.js';
 import * as builds from './commands/builds.js';
 import * as clone from './commands/clone.js';
@@ -11,7 +12,10 @@ import * as languages from './commands/languages.js';
 import * as migrate from './commands/migrate.js';
 import * as migrateData from './commands/migrate-data.js';
 import * as run from './commands/run.js';
+import * as search from './commands/search.js';
+import * as source from './commands/source.js';
 import * as versions from './commands/versions.js';
+import * as whoami from './commands/whoami.js';
 
 export function version(): string {
   const pkg = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -33,6 +37,24 @@ Profiles live in ~/.algorithmia/config ([profiles.<name>] with api_key, api_serv
 bearer_token); every command takes --profile <name> (default "default"). Start with:
   algo auth --server http://127.0.0.1:8080 --key sim…`,
     );
-  for (const area of [auth, languages, create, clone, builds, run, versions, data, keys, migrate, migrateData]) area.register(program);
+  for (const area of [
+    auth,
+    whoami,
+    languages,
+    search,
+    create,
+    clone,
+    source,
+    builds,
+    run,
+    versions,
+    data,
+    keys,
+    migrate,
+    migrateData,
+    admin,
+  ]) {
+    area.register(program);
+  }
   return program;
 }

@@ -27,6 +27,8 @@ import type {
   CallInput,
   CallOptions,
   CallResponse,
+  ClusterStatus,
+  Commit,
   CompileResult,
   CreatedApiKey,
   DataAcl,
@@ -35,6 +37,7 @@ import type {
   DataEntry,
   DataStat,
   Environment,
+  Identity,
   KeyInput,
   Language,
   Organization,
@@ -46,6 +49,8 @@ import type {
   Page,
   PageOptions,
   PublishInput,
+  Readme,
+  SearchOptions,
   Session,
   User,
   UserInput,
@@ -80,6 +85,36 @@ export class AlgohostClient {
 
   get server(): string {
     return this.transport.server;
+  }
+
+  /** Who this client's credential belongs to, whether it acts as an admin, what it may do, its organizations. */
+  whoami(): Promise<Identity> {
+    return this.transport.json('GET', '/v1/auth/whoami');
+  }
+
+  /** Explore: one page of public algorithms of every owner, newest first, matching `query`. */
+  searchAlgorithms(opts: SearchOptions = {}): Promise<Page<Algorithm>> {
+    return this.transport.json('GET', '/v1/algorithms', { query: { query: opts.query || undefined, ...pageQuery(opts) } });
+  }
+
+  /** Every public algorithm matching `query`, following the marker page after page. */
+  searchAllAlgorithms(opts: Omit<SearchOptions, 'marker'> = {}): AsyncGenerator<Algorithm> {
+    return paginate((marker) => this.searchAlgorithms({ ...opts, marker }));
+  }
+
+  /** The newest commits of the default branch (`limit` 1–100, default 20), for who may fetch the source. */
+  algorithmCommits(owner: string, name: string, opts: { limit?: number } = {}): Promise<{ results: Commit[] }> {
+    return this.transport.json('GET', `${algoPath(owner, name)}/source/commits`, { query: { limit: opts.limit } });
+  }
+
+  /** The README at the root of `ref` (a commit, branch or tag; default: the default branch), raw. */
+  algorithmReadme(owner: string, name: string, opts: { ref?: string } = {}): Promise<Readme> {
+    return this.transport.json('GET', `${algoPath(owner, name)}/source/readme`, { query: { ref: opts.ref || undefined } });
+  }
+
+  /** Cluster health (admins): version, database, blob store, builds, warm runners, calls per minute, uptime. */
+  adminStatus(): Promise<ClusterStatus> {
+    return this.transport.json('GET', '/v1/admin/status');
   }
 
   /**

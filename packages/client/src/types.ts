@@ -30,6 +30,14 @@ export type Environment = Schemas['Environment'];
 export type Algorithm = Schemas['Algorithm'];
 export type Build = Schemas['Build'];
 export type ErrorBody = Schemas['Error'];
+/** `GET /v1/auth/whoami`: who the credential belongs to, what it may do, the account's organizations. */
+export type Identity = Schemas['Identity'];
+/** One commit of `GET …/source/commits`. */
+export type Commit = Schemas['Commit'];
+/** `GET …/source/readme`: raw text; render it safely. */
+export type Readme = Schemas['Readme'];
+/** `GET /v1/admin/status`. */
+export type ClusterStatus = Schemas['ClusterStatus'];
 
 export type UserInput = RequestBody<'user.create'>;
 export type OrganizationInput = RequestBody<'organization.create'>;
@@ -55,6 +63,11 @@ export interface Page<T> {
 export interface PageOptions {
   limit?: number;
   marker?: string;
+}
+
+/** Explore: `query` is found in the owner, name, label or summary, ignoring case (at most 100 characters). */
+export interface SearchOptions extends PageOptions {
+  query?: string;
 }
 
 /** One event of the build log stream (`GET …/builds/{id}/logs/stream`). */

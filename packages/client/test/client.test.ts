@@ -297,3 +297,83 @@ describe('client pieces', () => {
     await exec(tsc, ['-p', path.join(REPO_ROOT, 'packages/client/tsconfig.json')]);
   });
 });
+
+describe('AlgohostClient: whoami, Explore, commits, README, admin status', () => {
+  let srv: TestServer;
+  let alice: TestUser;
+  let as: AlgohostClient;
+  let admin: AlgohostClient;
+
+  before(async () => {
+    srv = await startTestServer();
+    alice = await createUser(httpClient(srv.url), srv.adminKey, 'alice');
+    as = new AlgohostClient({ server: srv.url, apiKey: alice.key });
+    admin = new AlgohostClient({ server: srv.url, apiKey: srv.adminKey });
+    for (const [name, summary] of [
+      ['First', 'finds faces'],
+      ['Second', 'counts sheep'],
+      ['Third', 'finds more faces'],
+    ]) {
+      await as.algorithms.create('alice', { name, details: { summary }, settings: { algorithm_callability: 'public' } });
+    }
+    await as.algorithms.create('alice', { name: 'Private', details: { summary: 'finds secrets' } });
+  });
+  after(() => srv.stop());
+
+  test('whoami', async () => {
+    const me = await as.whoami();
+    assert.equal(me.username, 'alice');
+    assert.equal(me.admin, false);
+    assert.equal(me.credential, 'key');
+    assert.deepEqual(me.organizations, []);
+    assert.equal((await admin.whoami()).admin, true);
+    const anonymous = new AlgohostClient({ server: srv.url });
+    await assert.rejects(anonymous.whoami(), (err: AlgohostError) => err.status === 401);
+  });
+
+  test('searchAlgorithms pages newest first; searchAllAlgorithms follows the marker', async () => {
+    const page = await as.searchAlgorithms({ query: 'FACES', limit: 1 });
+    assert.deepEqual(
+      page.results.map((a) => a.name),
+      ['Third'],
+    );
+    assert.ok(page.marker);
+    const next = await as.searchAlgorithms({ query: 'faces', limit: 1, marker: page.marker! });
+    assert.deepEqual(
+      next.results.map((a) => a.name),
+      ['First'],
+    );
+    const all = await collect(as.searchAllAlgorithms({ limit: 1 }));
+    assert.deepEqual(
+      all.map((a) => a.name),
+      ['Third', 'Second', 'First'],
+    );
+    await assert.rejects(as.searchAlgorithms({ query: 'x'.repeat(101) }), (err: AlgohostError) => err.status === 400);
+  });
+
+  test('algorithmCommits and algorithmReadme read the repository', async () => {
+    const { results } = await as.algorithmCommits('alice', 'First', { limit: 5 });
+    assert.equal(results.length, 1);
+    assert.match(results[0]!.sha, /^[0-9a-f]{40}$/);
+    assert.match(results[0]!.message, /^Create alice\/First/);
+    const readme = await as.algorithmReadme('alice', 'First');
+    assert.equal(readme.commit, results[0]!.sha);
+    assert.equal(readme.path, 'README.md');
+    assert.equal(typeof readme.content, 'string');
+    assert.equal(readme.truncated, undefined);
+    assert.equal((await as.algorithmReadme('alice', 'First', { ref: results[0]!.sha })).commit, results[0]!.sha);
+    await assert.rejects(as.algorithmReadme('alice', 'First', { ref: '--output=/tmp/x' }), (err: AlgohostError) => err.status === 400);
+    await assert.rejects(
+      as.algorithmCommits('alice', 'First', { limit: 0 }),
+      (err: AlgohostError) => err.status === 400 && err.code === 5003,
+    );
+  });
+
+  test('adminStatus: admins only', async () => {
+    const status = await admin.adminStatus();
+    assert.equal(status.database, 'sqlite');
+    assert.equal(status.blob_store, 'disk');
+    assert.deepEqual(status.builds, { queued: 0, running: 0 });
+    await assert.rejects(as.adminStatus(), (err: AlgohostError) => err.status === 403);
+  });
+});
