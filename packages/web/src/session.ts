@@ -5,8 +5,7 @@
  * gone when the tab closes. It ends on sign-out, at the token's expiry, or on the first 401
  * from the API (a revoked key, a deleted account, a server whose signing secret changed).
  */
-import { AlgohostClient, type Session } from '@algohost/client';
-import { whoami, type WhoAmI } from './api-extras.js';
+import { AlgohostClient, type Identity, type Session } from '@algohost/client';
 
 const STORAGE_KEY = 'algohost.session';
 
@@ -20,7 +19,7 @@ export interface StoredSession {
 export interface SignedIn {
   stored: StoredSession;
   client: AlgohostClient;
-  me: WhoAmI;
+  me: Identity;
 }
 
 type Listener = () => void;
@@ -105,7 +104,7 @@ async function start(stored: StoredSession): Promise<SignedIn> {
   const expires = expiryOf(stored);
   if (expires !== undefined && expires <= Date.now()) throw new Error('Your session has expired. Sign in again.');
   const client = clientFor(stored);
-  const me = await whoami(client);
+  const me = await client.whoami();
   current = { stored, client, me };
   sessionStorage.setItem(STORAGE_KEY, JSON.stringify(stored));
   clearTimeout(expiryTimer);
@@ -150,7 +149,7 @@ export async function resume(): Promise<SignedIn | null> {
 export async function refreshMe(): Promise<void> {
   const s = current;
   if (!s) return;
-  const me = await whoami(s.client);
+  const me = await s.client.whoami();
   if (current === s) {
     current = { ...s, me };
     notify();

@@ -1,6 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
 import { collect, type Algorithm, type Build } from '@algohost/client';
-import { searchAlgorithms } from '../api-extras.js';
 import { Link } from '../router.js';
 import { myOrganizations, type SignedIn } from '../session.js';
 import { Busy, ErrorText, Field, Show, StatusBadge, Time, useAction, useLoad, useTitle } from '../ui.js';
@@ -130,7 +129,7 @@ function Explore({ session }: { session: SignedIn }) {
   const [query, setQuery] = useState('');
   const [results, setResults] = useState<{ items: Algorithm[]; marker: string | null } | null>(null);
   const search = useAction(async (more: boolean) => {
-    const page = await searchAlgorithms(session.client, { query, limit: 20, marker: more ? (results?.marker ?? undefined) : undefined });
+    const page = await session.client.searchAlgorithms({ query, limit: 20, marker: more ? (results?.marker ?? undefined) : undefined });
     setResults({ items: more && results ? [...results.items, ...page.results] : page.results, marker: page.marker });
   });
   useEffect(() => {

@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
 import { AlgohostError } from '@algohost/client';
-import { algorithmReadme } from '../../api-extras.js';
 import { KEY_PLACEHOLDER } from '../../git-help.js';
 import { renderMarkdown } from '../../markdown.js';
 import { CopyBlock, Show, useLoad } from '../../ui.js';
@@ -10,7 +9,7 @@ import type { TabProps } from '../algorithm.js';
 export function OverviewTab({ session, algorithm: a, manager }: TabProps) {
   const readme = useLoad(async () => {
     try {
-      return await algorithmReadme(session.client, a.owner, a.name);
+      return await session.client.algorithmReadme(a.owner, a.name);
     } catch (err) {
       // No README in the repository (or a source the caller may not read): nothing to show.
       if (err instanceof AlgohostError && (err.status === 404 || err.status === 403)) return null;

@@ -1,11 +1,10 @@
-import { algorithmCommits } from '../../api-extras.js';
 import { cloneCommand, KEY_PLACEHOLDER } from '../../git-help.js';
 import { CopyBlock, Show, Time, useLoad } from '../../ui.js';
 import type { TabProps } from '../algorithm.js';
 
 /** The Git URL, a clone command and the latest commits. */
 export function SourceTab({ session, algorithm: a }: TabProps) {
-  const commits = useLoad(() => algorithmCommits(session.client, a.owner, a.name, { limit: 20 }), [a.id]);
+  const commits = useLoad(() => session.client.algorithmCommits(a.owner, a.name, { limit: 20 }), [a.id]);
   return (
     <>
       <section aria-labelledby="git">
