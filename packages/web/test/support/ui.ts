@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createUser, type TestUser } from '../../../server/test/support/fixtures.js';
 import { client, type Client } from '../../../server/test/support/http.js';
@@ -19,7 +19,8 @@ import { startTestServer, type TestServer } from '../../../server/test/support/s
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const WEB_DIST = path.join(ROOT, 'packages', 'web', 'dist');
 const SCREENSHOTS = path.join(ROOT, 'test-output', 'screenshots');
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** axe-core's own bundle, to evaluate inside each page. */
+const AXE_SOURCE = axe.source;
 
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };

@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
 import { AlgohostError } from '@algohost/client';
 import { KEY_PLACEHOLDER } from '../../git-help.js';
-import { renderMarkdown } from '../../markdown.js';
 import { CopyBlock, Show, useLoad } from '../../ui.js';
 import type { TabProps } from '../algorithm.js';
 
@@ -9,7 +8,9 @@ import type { TabProps } from '../algorithm.js';
 export function OverviewTab({ session, algorithm: a, manager }: TabProps) {
   const readme = useLoad(async () => {
     try {
-      return await session.client.algorithmReadme(a.owner, a.name);
+      // markdown-it is most of the app's weight: loaded only when a README is shown.
+      const [r, { renderMarkdown }] = await Promise.all([session.client.algorithmReadme(a.owner, a.name), import('../../markdown.js')]);
+      return { ...r, html: renderMarkdown(r.content) };
     } catch (err) {
       // No README in the repository (or a source the caller may not read): nothing to show.
       if (err instanceof AlgohostError && (err.status === 404 || err.status === 403)) return null;
@@ -60,7 +61,7 @@ export function OverviewTab({ session, algorithm: a, manager }: TabProps) {
             r ? (
               <>
                 {/* markdown.ts renders with HTML disabled: the output holds no tag from the source. */}
-                <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(r.content) }} />
+                <div class="markdown" dangerouslySetInnerHTML={{ __html: r.html }} />
                 <p class="hint">
                   {r.path} at <code>{r.commit.slice(0, 8)}</code>
                   {r.truncated ? ' (cut short: it is long)' : ''}
