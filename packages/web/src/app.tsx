@@ -15,12 +15,15 @@ import { AccountPage } from './pages/account.js';
 import { OrganizationsPage, OrganizationPage } from './pages/organizations.js';
 import { AdminPage } from './pages/admin.js';
 
+// The tab's session is checked (whoami) while the first render happens, not after it.
+const resuming = resume();
+
 function useSession(): { session: SignedIn | null; ready: boolean } {
   const [session, setSession] = useState<SignedIn | null>(currentSession());
   const [ready, setReady] = useState(false);
   useEffect(() => {
     const off = onSessionChange(() => setSession(currentSession()));
-    resume().finally(() => {
+    void resuming.finally(() => {
       setSession(currentSession());
       setReady(true);
     });

@@ -4,7 +4,7 @@
  * fields, a copy button, a confirmation dialog and a progress bar.
  */
 import type { ButtonHTMLAttributes, ComponentChildren } from 'preact';
-import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { AlgohostError } from '@algohost/client';
 
 /** The message to show for a failure: the API's own message when there is one. */
@@ -21,7 +21,11 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** Runs `load` when `deps` change; a newer load wins over an older one still in flight. */
+/**
+ * Runs `load` when `deps` change; a newer load wins over an older one still in flight. The
+ * request starts right after the render (a layout effect), not after the next frame as a plain
+ * effect would: a page whose loads depend on each other otherwise waits a frame per step.
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   const [state, setState] = useState<{ data: T | undefined; error: string | null; loading: boolean }>({
     data: undefined,
@@ -29,7 +33,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     loading: true,
   });
   const [tick, setTick] = useState(0);
-  useEffect(() => {
+  useLayoutEffect(() => {
     let live = true;
     setState((s) => ({ ...s, loading: true, error: null }));
     load().then(
