@@ -20,6 +20,8 @@ export default defineConfig({
     target: 'es2022',
   },
   server: {
+    host: '127.0.0.1',
+    port: 5173,
     proxy: {
       '/v1': { target, changeOrigin: true },
       '/git': { target, changeOrigin: true },
