@@ -5,7 +5,21 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertNoPageErrors, checkPage, signIn, signInWithKey, startUi, type Ui } from './support/ui.js';
+import type { Page } from 'playwright-core';
+import { assertNoPageErrors, checkPage, PHONE, signIn, signInWithKey, startUi, type Ui } from './support/ui.js';
+
+/** Presses Tab until the focused control's label, name or text matches; fails if it never does. */
+async function tabTo(page: Page, name: RegExp): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    const label = await page.evaluate(() => {
+      const el = document.activeElement as HTMLInputElement | null;
+      return (el?.getAttribute('aria-label') ?? el?.labels?.[0]?.textContent ?? el?.textContent ?? '').trim();
+    });
+    if (name.test(label)) return;
+  }
+  throw new Error(`nothing matching ${name} is reachable with Tab`);
+}
 
 describe('web UI: sessions', () => {
   let ui: Ui;
@@ -84,6 +98,32 @@ describe('web UI: sessions', () => {
       return res.status;
     });
     assert.equal(status, 403);
+    assertNoPageErrors(page);
+  });
+
+  test('keyboard only, on a phone-sized screen: sign in, open the menu, reach a page, sign out', async () => {
+    const page = await ui.newPage();
+    await page.setViewportSize(PHONE);
+    await page.goto('/');
+    await tabTo(page, /^Username$/);
+    await page.keyboard.type('alice');
+    await tabTo(page, /^Password$/);
+    await page.keyboard.type(alice.password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    // The navigation folds behind a menu button at this width.
+    assert.equal(await page.getByRole('link', { name: 'Account' }).isVisible(), false);
+    await tabTo(page, /^Menu$/);
+    await page.keyboard.press('Enter');
+    await tabTo(page, /^Account$/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Account settings' }).waitFor();
+    await tabTo(page, /^Menu$/);
+    await page.keyboard.press('Enter');
+    await checkPage(page, 'menu-open');
+    await tabTo(page, /^Sign out$/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Sign in to algohost' }).waitFor();
     assertNoPageErrors(page);
   });
 });

@@ -138,6 +138,9 @@ export async function checkPage(page: Page, name: string): Promise<void> {
   for (const size of [DESKTOP, PHONE]) {
     await page.setViewportSize(size);
     await assertAccessible(page, `${name} at ${size.width} px`);
+    // Responsive: the page itself never scrolls sideways (wide tables scroll inside their frame).
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= size.width, `${name} is ${width} px wide at ${size.width} px`);
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${size.width}.png`), fullPage: true });
   }
   await page.setViewportSize(DESKTOP);
