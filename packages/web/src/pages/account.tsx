@@ -241,7 +241,9 @@ function Keys({ session }: { session: SignedIn }) {
                     <th scope="col">Key</th>
                     <th scope="col">Description</th>
                     <th scope="col">Capabilities</th>
-                    <th scope="col">Created</th>
+                    <th scope="col" class="wide">
+                      Created
+                    </th>
                     <th scope="col">Revoke</th>
                   </tr>
                 </thead>
@@ -254,7 +256,7 @@ function Keys({ session }: { session: SignedIn }) {
                       </td>
                       <td>{k.description || <span class="muted">—</span>}</td>
                       <td>{k.capabilities.join(', ')}</td>
-                      <td>
+                      <td class="wide">
                         <Time iso={k.created_at} />
                       </td>
                       <td>

@@ -307,9 +307,15 @@ function Environments({ session }: { session: SignedIn }) {
                   <th scope="col">Environment</th>
                   <th scope="col">Language</th>
                   <th scope="col">Machine</th>
-                  <th scope="col">Runtime</th>
-                  <th scope="col">Id</th>
-                  <th scope="col">Created</th>
+                  <th scope="col" class="wide">
+                    Runtime
+                  </th>
+                  <th scope="col" class="wide">
+                    Id
+                  </th>
+                  <th scope="col" class="wide">
+                    Created
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -321,13 +327,13 @@ function Environments({ session }: { session: SignedIn }) {
                     </td>
                     <td>{e.languageName}</td>
                     <td>{e.machine_type}</td>
-                    <td>
+                    <td class="wide">
                       {e.runtime.name} {e.runtime.version}
                     </td>
-                    <td>
+                    <td class="wide">
                       <code>{e.id}</code>
                     </td>
-                    <td>
+                    <td class="wide">
                       <Time iso={e.created_at} />
                     </td>
                   </tr>

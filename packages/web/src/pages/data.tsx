@@ -228,7 +228,9 @@ function Folder({ session, parts }: { session: SignedIn; parts: string[] }) {
                     <tr>
                       <th scope="col">Name</th>
                       <th scope="col">Size</th>
-                      <th scope="col">Modified</th>
+                      <th scope="col" class="wide">
+                        Modified
+                      </th>
                       <th scope="col">Actions</th>
                     </tr>
                   </thead>
@@ -239,7 +241,7 @@ function Folder({ session, parts }: { session: SignedIn; parts: string[] }) {
                           <Link href={pagePath(`${path}/${f.name}`)}>{f.name}/</Link>
                         </td>
                         <td class="muted">folder</td>
-                        <td />
+                        <td class="wide" />
                         <td>
                           <button
                             type="button"
@@ -256,7 +258,7 @@ function Folder({ session, parts }: { session: SignedIn; parts: string[] }) {
                       <tr key={`f-${f.filename}`}>
                         <td>{f.filename}</td>
                         <td>{formatBytes(f.size)}</td>
-                        <td>
+                        <td class="wide">
                           <Time iso={f.last_modified} />
                         </td>
                         <td class="actions">

@@ -35,8 +35,12 @@ export function VersionsTab({ session, algorithm: a, manager, reload }: TabProps
                   <tr>
                     <th scope="col">Version</th>
                     <th scope="col">Callable by</th>
-                    <th scope="col">Commit</th>
-                    <th scope="col">Published</th>
+                    <th scope="col" class="wide">
+                      Commit
+                    </th>
+                    <th scope="col" class="wide">
+                      Published
+                    </th>
                     <th scope="col">Release notes</th>
                   </tr>
                 </thead>
@@ -45,10 +49,10 @@ export function VersionsTab({ session, algorithm: a, manager, reload }: TabProps
                     <tr key={v.version_info.version_uuid ?? v.version_info.git_hash}>
                       <td>{v.version_info.semantic_version}</td>
                       <td>{v.settings.algorithm_callability}</td>
-                      <td>
+                      <td class="wide">
                         <code>{v.version_info.git_hash.slice(0, 8)}</code>
                       </td>
-                      <td>
+                      <td class="wide">
                         <Time iso={v.version_info.published_at} />
                       </td>
                       <td>{v.version_info.release_notes || <span class="muted">—</span>}</td>
