@@ -117,9 +117,11 @@ describe('web UI: algorithms', () => {
     assert.equal(push.code, 0, push.stderr);
 
     // The log element says where its text came from: 'stream' while following a running build.
+    // 'following live' shows from the moment the page follows the running build's stream; the
+    // streamed text then stays after the build ends.
+    await page.getByText('following live').waitFor();
     const log = page.locator('pre.log[data-source="stream"]');
     await log.filter({ hasText: 'byte-compile' }).waitFor();
-    await page.getByText('following live').waitFor();
     await checkPage(page, 'algorithm-builds-live');
     await page.locator('pre.log[data-source="stream"][data-status="succeeded"]').waitFor({ timeout: 120_000 });
     assert.match((await log.textContent()) ?? '', /succeeded/i);
