@@ -173,13 +173,13 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
 }
 
 /** A block of text to copy (a command, a URL, a key). */
-export function CopyBlock({ text, label }: { text: string; label: string }) {
+export function CopyBlock({ text, label, copyLabel = `Copy ${label}` }: { text: string; label: string; copyLabel?: string }) {
   return (
     <div class="copy-block">
       <pre tabIndex={0} aria-label={label}>
         <code>{text}</code>
       </pre>
-      <CopyButton text={text} label={`Copy ${label.toLowerCase()}`} />
+      <CopyButton text={text} label={copyLabel} />
     </div>
   );
 }

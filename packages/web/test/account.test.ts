@@ -63,7 +63,7 @@ describe('web UI: account, organizations, admin', () => {
     await shown.waitFor();
     const secret = ((await shown.textContent()) ?? '').trim();
     assert.match(secret, /^sim.{25}$/);
-    await keys.getByRole('button', { name: 'Copy new api key' }).click();
+    await keys.getByRole('button', { name: 'Copy the key' }).click();
     await keys.getByText('Copied', { exact: true }).waitFor();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
     await checkPage(page, 'account-key-created');

@@ -223,7 +223,7 @@ function Keys({ session }: { session: SignedIn }) {
           <p>
             <strong>Copy the key now:</strong> it is shown only this once.
           </p>
-          <CopyBlock text={created.key} label="New API key" />
+          <CopyBlock text={created.key} label="New API key" copyLabel="Copy the key" />
           <button type="button" class="secondary small" onClick={() => setCreated(null)}>
             I have copied it
           </button>

@@ -81,7 +81,7 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
         <h2>Git URL</h2>
         <CopyBlock text={created.git_url} label="Git URL" />
         <h2>Clone it</h2>
-        <CopyBlock text={cloneCommand(created.git_url, session.me.username, dir)} label="Clone command" />
+        <CopyBlock text={cloneCommand(created.git_url, session.me.username, dir)} label="Clone command" copyLabel="Copy clone command" />
         <p class="hint">
           Replace <code>{KEY_PLACEHOLDER}</code> with an API key of yours that holds <code>manage_algorithms</code> (create one under{' '}
           <Link href="/account">Account</Link>); write a <code>/</code> in the key as <code>%2F</code>.

@@ -102,7 +102,7 @@ function HowToCall({ server, algorithm, sample }: { server: string; algorithm: s
           </button>
         ))}
       </div>
-      <CopyBlock text={snippets[lang]} label={`${lang} example`} />
+      <CopyBlock text={snippets[lang]} label={`${lang} example`} copyLabel="Copy the example" />
       <p class="hint">
         Replace <code>{KEY_PLACEHOLDER}</code> with an API key holding <code>call_algorithms</code>.
       </p>

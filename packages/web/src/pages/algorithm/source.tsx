@@ -11,7 +11,7 @@ export function SourceTab({ session, algorithm: a }: TabProps) {
         <h2 id="git">Repository</h2>
         <p>Source is hosted by algohost's Git server; every push to it builds.</p>
         <CopyBlock text={a.git_url} label="Git URL" />
-        <CopyBlock text={cloneCommand(a.git_url, session.me.username, a.name)} label="Clone command" />
+        <CopyBlock text={cloneCommand(a.git_url, session.me.username, a.name)} label="Clone command" copyLabel="Copy clone command" />
         <p class="hint">
           Replace <code>{KEY_PLACEHOLDER}</code> with an API key holding <code>manage_algorithms</code>; write a <code>/</code> in the key
           as <code>%2F</code>.
