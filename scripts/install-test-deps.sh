@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# What only the tests need beyond scripts/install-deps.sh: a real browser for the client's
-# browser test (Chromium from Debian; playwright-core drives it and never downloads its own)
-# and shellcheck for the repository's shell scripts.
+# What only the tests need beyond scripts/install-deps.sh: a real browser for the browser tests
+# of the typed client and the web UI (Chromium from Debian; playwright-core drives it and never
+# downloads its own) and shellcheck for the repository's shell scripts.
 set -euo pipefail
 
 # shellcheck source=scripts/lib/apt.sh
