@@ -20,6 +20,7 @@ import { environmentRoutes } from './routes/environments.js';
 import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { userRoutes } from './routes/users.js';
+import { EVENT_SCHEMAS, eventRoutes } from './routes/events.js';
 
 export interface ApiOptions {
   logger: FastifyBaseLogger;
@@ -89,7 +90,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
     frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  for (const schema of [...SHARED_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
   installJsonParser(app);
   installErrorHandling(app, opts.bodyLimit);
   // After the error handler (the preflight route it adds keeps the handler set before it), before
@@ -127,6 +128,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   algorithmRoutes(app, services);
   buildRoutes(app, services);
   versionRoutes(app, services);
+  eventRoutes(app, services);
   await app.register(async (scope) => callRoutes(scope, services, { inputBudgetBytes: opts.callInputBudgetBytes ?? 0 }));
   await app.register(async (scope) => dataRoutes(scope, services));
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>

@@ -2,6 +2,7 @@
  * The composition root: the only code that turns configuration into adapters and wires them
  * into domain services. Tests build the same graph with their own config.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Config, ConfigError } from '../config/config.js';
@@ -42,6 +43,15 @@ import { SqlAccountStore, SqlClusterSettingsStore, SqlKeyStore } from '../storag
 import { SqlAlgorithmStore, SqlEnvironmentStore } from '../storage/algorithm-store.js';
 import { readCatalog } from '../storage/catalog-files.js';
 import { type Db, migrateToLatest, openDatabase } from '../storage/database.js';
+import { EventService } from '../domain/events/event-service.js';
+import { FlowDeliveries } from '../domain/events/deliveries.js';
+import { FlowPublisher } from '../domain/events/publishing.js';
+import { SecretBox } from '../domain/events/secret-box.js';
+import { SqlEventStore } from '../storage/event-store.js';
+import { FlowWorkers } from '../events/flow-workers.js';
+import { KafkaProducers } from '../events/kafka/producers.js';
+import { PlatformaticKafkaAdmin } from '../events/kafka/kafka-admin.js';
+import type { WorkerLog } from '../events/kafka/subscriber.js';
 
 export interface Services extends ApiServices {
   db: Db;
@@ -52,6 +62,8 @@ export interface Services extends ApiServices {
   runners: RunnerFactory;
   pool: RunnerPool;
   blobs: BlobStore;
+  /** Kafka producers of publisher flows and dead letters (closed after the jobs stop). */
+  producers: KafkaProducers;
   /** The background jobs, in start order (`jobs/catalog.ts`); the server runs them. */
   jobs: Job[];
 }
@@ -98,7 +110,12 @@ export function checkSettings(config: Config): CheckedSettings {
   };
 }
 
-export async function buildServices(config: Config, checked: CheckedSettings, log: Logger, node: NodeAddress): Promise<Services> {
+export async function buildServices(
+  config: Config,
+  checked: CheckedSettings,
+  log: Logger & WorkerLog,
+  node: NodeAddress,
+): Promise<Services> {
   const { environmentMemory, registries } = checked;
   fs.mkdirSync(config.dataDir, { recursive: true });
   // The sandbox user must pass through the data dir to reach build directories (never list
@@ -179,10 +196,60 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
   });
   const metrics = new NodeMetrics(pool);
   const versions = new VersionService(versionStore, buildStore, algorithms, accounts, access, repositories, clock);
-  const calls = new CallService(accounts, algorithmStore, versions, access, catalog, metrics.timedRuntime(pool), keys, {
-    maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
-    gpuAvailable: fs.existsSync('/dev/nvidia0'),
+
+  // Event Flows: the publisher table is consulted by every successful call; the workers run
+  // subscriber flows as jobs (`events.flows`), woken when a flow changes.
+  const eventStore = new SqlEventStore(db);
+  const secrets = new SecretBox(clusterKey(config));
+  const flowChanges = new JobTrigger();
+  let flowWorkers: FlowWorkers | undefined;
+  const events = new EventService({
+    store: eventStore,
+    accounts,
+    algorithms: algorithmStore,
+    versions: versionStore,
+    access,
+    kafka: new PlatformaticKafkaAdmin(),
+    secrets,
+    clock,
+    settings: { sqsEndpointAllow: splitList(config.sqsEndpointAllow) },
+    status: (flowId) => flowWorkers?.status(flowId),
+    onChanged: () => flowChanges.wake(),
   });
+  const producers = new KafkaProducers((clusterId) => events.connection(clusterId));
+  const publisher = new FlowPublisher(producers, log, (flow, ok) => metrics.flowPublished(flow.id, ok));
+
+  const calls = new CallService(
+    accounts,
+    algorithmStore,
+    versions,
+    access,
+    catalog,
+    metrics.timedRuntime(pool),
+    keys,
+    {
+      maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
+      gpuAvailable: fs.existsSync('/dev/nvidia0'),
+    },
+    (call) => publisher.succeeded(call),
+  );
+  const deliveries = new FlowDeliveries(events, calls, clock, (flow, outcome, latencyMs) => metrics.flowDelivered(flow.id, outcome, latencyMs));
+  flowWorkers = new FlowWorkers({
+    events,
+    deliveries,
+    publisher,
+    sink: producers,
+    retry: {
+      attempts: config.eventRetryAttempts,
+      baseMs: config.eventRetryBackoffMs,
+      maxMs: config.eventRetryBackoffMaxMs,
+      saturatedMs: config.eventSaturationDelayMs,
+    },
+    sqsConcurrency: Math.max(1, config.runnersPerAlgorithm),
+    sqsDefaultRegion: config.sqsRegion,
+    log,
+  });
+  metrics.watchFlows(flowWorkers);
   // The build service wakes the `build.schedule` job through this when a build is queued.
   const buildQueue = new JobTrigger();
   const builds = new BuildService(
@@ -244,11 +311,35 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
     links,
     data,
     blobs,
+    events,
+    producers,
     jobs: jobCatalog(
-      { builds, buildQueue, data, asyncCalls, runners: pool },
-      { dataSweepMs: config.dataSweepSeconds * 1000, runnerIdleMs: config.runnerIdleSeconds * 1000 },
+      { builds, buildQueue, data, asyncCalls, runners: pool, events, flows: flowWorkers, flowChanges },
+      {
+        dataSweepMs: config.dataSweepSeconds * 1000,
+        runnerIdleMs: config.runnerIdleSeconds * 1000,
+        deliveryRetentionMs: config.eventDeliveryRetentionSeconds * 1000,
+      },
     ),
   };
+}
+
+/**
+ * The key sealing broker credentials (domain/events/secret-box.ts): ALGOHOST_CLUSTER_KEY, else the
+ * key in <data dir>/cluster-key, made (0600) on first start. It never goes into the database, so
+ * a copy of the database alone does not reveal the credentials.
+ */
+function clusterKey(config: Config): Buffer {
+  if (config.clusterKey) return Buffer.from(config.clusterKey, 'base64');
+  const file = path.join(config.dataDir, 'cluster-key');
+  try {
+    fs.writeFileSync(file, `${crypto.randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new ConfigError(`${file} does not hold a 32-byte base64 key; restore it or set ALGOHOST_CLUSTER_KEY`);
+  return key;
 }
 
 /** `ALGOHOST_ENVIRONMENT_MEMORY`: "name=MiB,…", every name an environment of the catalog. */
