@@ -12,6 +12,7 @@ import * as migrate from './commands/migrate.js';
 import * as migrateData from './commands/migrate-data.js';
 import * as run from './commands/run.js';
 import * as versions from './commands/versions.js';
+import * as events from './commands/events.js';
 
 export function version(): string {
   const pkg = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -33,6 +34,7 @@ Profiles live in ~/.algorithmia/config ([profiles.<name>] with api_key, api_serv
 bearer_token); every command takes --profile <name> (default "default"). Start with:
   algo auth --server http://127.0.0.1:8080 --key sim…`,
     );
-  for (const area of [auth, languages, create, clone, builds, run, versions, data, keys, migrate, migrateData]) area.register(program);
+  for (const area of [auth, languages, create, clone, builds, run, versions, events, data, keys, migrate, migrateData])
+    area.register(program);
   return program;
 }

@@ -38,7 +38,10 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
 
   const admin = () => srv.adminKey;
   const enable = async (flowId: string, algo = 'Echo') => {
-    const res = await api.patch(`/v1/algorithms/alice/${algo}/event-flows/${flowId}`, { key: alice.key, body: { enabled: true, version: '1.0.0' } });
+    const res = await api.patch(`/v1/algorithms/alice/${algo}/event-flows/${flowId}`, {
+      key: alice.key,
+      body: { enabled: true, version: '1.0.0' },
+    });
     assert.equal(res.status, 200, res.text);
     return res.body;
   };
@@ -74,13 +77,21 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
   test('admins connect clusters and list their topics; credentials are never returned; users may not', async () => {
     const withSasl = await api.post('/v1/admin/event-clusters', {
       key: admin(),
-      body: { name: 'secured', bootstrap_servers: ['kafka.example.test:9093'], tls: true, sasl: { mechanism: 'SCRAM-SHA-512', username: 'u', password: 'p4ss-w0rd' } },
+      body: {
+        name: 'secured',
+        bootstrap_servers: ['kafka.example.test:9093'],
+        tls: true,
+        sasl: { mechanism: 'SCRAM-SHA-512', username: 'u', password: 'p4ss-w0rd' },
+      },
     });
     assert.equal(withSasl.status, 200, withSasl.text);
     assert.deepEqual(withSasl.body.sasl, { mechanism: 'SCRAM-SHA-512', username: 'u' });
     const listed = await api.get('/v1/admin/event-clusters', { key: admin() });
     assert.ok(!listed.text.includes('p4ss-w0rd'), 'the password never leaves the server');
-    assert.deepEqual(listed.body.results.map((c: { name: string }) => c.name), ['main', 'secured']);
+    assert.deepEqual(
+      listed.body.results.map((c: { name: string }) => c.name),
+      ['main', 'secured'],
+    );
     // Stored sealed: the database file does not hold it either.
     const rows = await srv.server.services.db.selectFrom('kafka_clusters').select('sasl_password').where('name', '=', 'secured').execute();
     assert.ok(rows[0]!.sasl_password && !rows[0]!.sasl_password.includes('p4ss-w0rd'));
@@ -88,14 +99,20 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
 
     const topics = await api.get(`/v1/admin/event-clusters/main/topics`, { key: admin() });
     assert.equal(topics.status, 200, topics.text);
-    assert.deepEqual(topics.body.results.find((t: { name: string }) => t.name === topic('in')), { name: topic('in'), partitions: 2 });
+    assert.deepEqual(
+      topics.body.results.find((t: { name: string }) => t.name === topic('in')),
+      { name: topic('in'), partitions: 2 },
+    );
 
     for (const [method, path] of [
       ['GET', '/v1/admin/event-clusters'],
       ['GET', `/v1/admin/event-clusters/${cluster}/topics`],
       ['POST', '/v1/admin/event-clusters'],
     ] as const) {
-      const res = await api[method === 'GET' ? 'get' : 'post'](path, { key: alice.key, body: method === 'POST' ? { name: 'x', bootstrap_servers: ['a:1'] } : undefined });
+      const res = await api[method === 'GET' ? 'get' : 'post'](path, {
+        key: alice.key,
+        body: method === 'POST' ? { name: 'x', bootstrap_servers: ['a:1'] } : undefined,
+      });
       assert.equal(res.status, 403, `${method} ${path}: ${res.text}`);
     }
     const bad = await api.post('/v1/admin/event-clusters', { key: admin(), body: { name: 'bad', bootstrap_servers: ['no port'] } });
@@ -104,7 +121,10 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
   });
 
   test('an unpublished algorithm cannot be assigned: 409 telling to publish a version first', async () => {
-    const created = await api.post('/v1/algorithms/alice', { key: alice.key, body: { name: 'Draft', settings: { language: 'python3-1', environment: 'cpu' } } });
+    const created = await api.post('/v1/algorithms/alice', {
+      key: alice.key,
+      body: { name: 'Draft', settings: { language: 'python3-1', environment: 'cpu' } },
+    });
     assert.equal(created.status, 200, created.text);
     const res = await api.post(`/v1/admin/event-clusters/${cluster}/assignments`, {
       key: admin(),
@@ -126,7 +146,10 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
     // Disabled until the owner enables it; bob (not a member) cannot.
     const bobs = await api.patch(`/v1/algorithms/alice/Echo/event-flows/${sub}`, { key: bob.key, body: { enabled: true } });
     assert.equal(bobs.status, 404);
-    const wrongVersion = await api.patch(`/v1/algorithms/alice/Echo/event-flows/${sub}`, { key: alice.key, body: { enabled: true, version: '9.9.9' } });
+    const wrongVersion = await api.patch(`/v1/algorithms/alice/Echo/event-flows/${sub}`, {
+      key: alice.key,
+      body: { enabled: true, version: '9.9.9' },
+    });
     assert.equal(wrongVersion.status, 404, wrongVersion.text);
     await enable(pub);
     const enabled = await enable(sub);
@@ -141,7 +164,14 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
     const byKey = new Map(out.map((r) => [JSON.parse(r.value).event.key as string, r]));
     const json = JSON.parse(byKey.get('k1')!.value);
     assert.deepEqual(json.got, { n: 1 });
-    assert.deepEqual(json.event, { source: 'kafka', topic: topic('in'), partition: '0', offset: '0', key: 'k1', timestamp: json.event.timestamp });
+    assert.deepEqual(json.event, {
+      source: 'kafka',
+      topic: topic('in'),
+      partition: '0',
+      offset: '0',
+      key: 'k1',
+      timestamp: json.event.timestamp,
+    });
     assert.equal(JSON.parse(byKey.get('k2')!.value).got, 'plain text', 'a UTF-8 value that is not JSON is text');
     const headers = byKey.get('k1')!.headers;
     assert.equal(headers['algohost-algorithm'], 'alice/Echo');
@@ -211,7 +241,9 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
       assert.equal(l.listenerOwner, 'admin');
       assert.match(l.sourceURI, /^kafka:\/\//);
     }
-    assert.ok(res.body.some((l: { algoName: string; sourceURI: string }) => l.algoName === 'Echo' && l.sourceURI.endsWith(`/${topic('in')}`)));
+    assert.ok(
+      res.body.some((l: { algoName: string; sourceURI: string }) => l.algoName === 'Echo' && l.sourceURI.endsWith(`/${topic('in')}`)),
+    );
     // Publishers are not listeners.
     assert.ok(!res.body.some((l: { sourceURI: string }) => l.sourceURI.endsWith(`/${topic('out')}`)));
     assert.equal((await api.get('/v1/users/alice/event-listeners', { key: bob.key })).status, 404);
@@ -225,7 +257,11 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
     await enable(sub, 'Tick');
     await running('Tick', sub);
     const sent = Array.from({ length: 8 }, (_, i) => `r${i}`);
-    await produce(KAFKA!, topic('restart'), sent.map((v) => ({ value: v })));
+    await produce(
+      KAFKA!,
+      topic('restart'),
+      sent.map((v) => ({ value: v })),
+    );
     await eventually('a first delivery', async () => {
       const res = await api.get(`/v1/algorithms/alice/Tick/event-deliveries?flow=${sub}`, { key: alice.key });
       return res.body.results.length >= 1 ? true : undefined;
@@ -235,10 +271,14 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
     await running('Tick', sub);
     // Each input at least once on the output topic (some twice: delivered, not yet committed, when the node stopped).
     const seen = new Set<string>();
-    await eventually('every record delivered', async () => {
-      const out = await readTopic(KAFKA!, topic('restart-out'), Math.max(sent.length, seen.size));
-      for (const r of out) seen.add(r.value);
-      return sent.every((v) => seen.has(v)) ? true : undefined;
-    }, 120_000);
+    await eventually(
+      'every record delivered',
+      async () => {
+        const out = await readTopic(KAFKA!, topic('restart-out'), Math.max(sent.length, seen.size));
+        for (const r of out) seen.add(r.value);
+        return sent.every((v) => seen.has(v)) ? true : undefined;
+      },
+      120_000,
+    );
   });
 });

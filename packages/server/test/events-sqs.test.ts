@@ -6,13 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  CreateQueueCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { client, type Client } from './support/http.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -93,14 +87,25 @@ describe('Event Flows: SQS', { skip: needs('sqs') }, () => {
     assert.match(delivery.request_id, /^req-/);
     // Deleted: nothing left to receive, not even after the visibility timeout would have passed.
     const attrs = await sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
     );
     assert.equal(attrs.Attributes!.ApproximateNumberOfMessages, '0');
     assert.equal(attrs.Attributes!.ApproximateNumberOfMessagesNotVisible, '0');
 
     const listeners = await api.get('/v1/users/alice/event-listeners', { key: alice.key });
     assert.deepEqual(listeners.body, [
-      { id: created.id, sourceType: 'SQS', sourceURI: url, algoName: 'Echo', algoOwner: 'alice', listenerOwner: 'alice', credentials: 'test' },
+      {
+        id: created.id,
+        sourceType: 'SQS',
+        sourceURI: url,
+        algoName: 'Echo',
+        algoOwner: 'alice',
+        listenerOwner: 'alice',
+        credentials: 'test',
+      },
     ]);
   });
 
@@ -140,7 +145,11 @@ describe('Event Flows: SQS', { skip: needs('sqs') }, () => {
     }
     const role = await api.post('/v1/algorithms/alice/Echo/event-flows', {
       key: alice.key,
-      body: { source_type: 'sqs', source_uri: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders', credentials: { role_arn: 'not an arn' } },
+      body: {
+        source_type: 'sqs',
+        source_uri: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders',
+        credentials: { role_arn: 'not an arn' },
+      },
     });
     assert.equal(role.status, 400, role.text);
   });

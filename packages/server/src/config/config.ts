@@ -467,7 +467,8 @@ export const ConfigSchema = Type.Object({
     env: 'ALGOHOST_EVENT_SATURATION_DELAY_MS',
     flag: '--event-saturation-delay-ms',
     default: 5000,
-    describe: 'When an algorithm’s runners are all busy: how long a Kafka partition waits, and how long an SQS message goes back to its queue, before the next try.',
+    describe:
+      'When an algorithm’s runners are all busy: how long a Kafka partition waits, and how long an SQS message goes back to its queue, before the next try.',
   }),
   eventDeliveryRetentionSeconds: setting(Type.Integer({ minimum: 60 }), {
     env: 'ALGOHOST_EVENT_DELIVERY_RETENTION',

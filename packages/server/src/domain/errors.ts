@@ -227,7 +227,11 @@ export const Errors = {
   eventClusterNotFound: def('not_found', C.eventClusterNotFound, (p: { cluster: string }) => {
     return `no Kafka cluster connection "${p.cluster}"; see GET /v1/admin/event-clusters`;
   }),
-  eventClusterExists: def('conflict', C.eventFlowExists, (p: { name: string }) => `a Kafka cluster connection named "${p.name}" already exists`),
+  eventClusterExists: def(
+    'conflict',
+    C.eventFlowExists,
+    (p: { name: string }) => `a Kafka cluster connection named "${p.name}" already exists`,
+  ),
   eventFlowNotFound: def('not_found', C.eventFlowNotFound, (p: { flow: string; owner?: string; name?: string }) => {
     return `no event flow ${p.flow}${p.owner ? ` on ${p.owner}/${p.name}` : ''}`;
   }),

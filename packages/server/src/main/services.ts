@@ -44,6 +44,7 @@ import { SqlAlgorithmStore, SqlEnvironmentStore } from '../storage/algorithm-sto
 import { readCatalog } from '../storage/catalog-files.js';
 import { type Db, migrateToLatest, openDatabase } from '../storage/database.js';
 import { EventService } from '../domain/events/event-service.js';
+import type { ConsumerStatus } from '../domain/events/model.js';
 import { FlowDeliveries } from '../domain/events/deliveries.js';
 import { FlowPublisher } from '../domain/events/publishing.js';
 import { SecretBox } from '../domain/events/secret-box.js';
@@ -202,7 +203,6 @@ export async function buildServices(
   const eventStore = new SqlEventStore(db);
   const secrets = new SecretBox(clusterKey(config));
   const flowChanges = new JobTrigger();
-  let flowWorkers: FlowWorkers | undefined;
   const events = new EventService({
     store: eventStore,
     accounts,
@@ -213,7 +213,9 @@ export async function buildServices(
     secrets,
     clock,
     settings: { sqsEndpointAllow: splitList(config.sqsEndpointAllow) },
-    status: (flowId) => flowWorkers?.status(flowId),
+    // The workers are made below (they need the call service, which needs the publisher made
+    // from this service's connections); status is only asked by requests, after all are made.
+    status: (flowId): ConsumerStatus | undefined => flowWorkers.status(flowId),
     onChanged: () => flowChanges.wake(),
   });
   const producers = new KafkaProducers((clusterId) => events.connection(clusterId));
@@ -233,8 +235,10 @@ export async function buildServices(
     },
     (call) => publisher.succeeded(call),
   );
-  const deliveries = new FlowDeliveries(events, calls, clock, (flow, outcome, latencyMs) => metrics.flowDelivered(flow.id, outcome, latencyMs));
-  flowWorkers = new FlowWorkers({
+  const deliveries = new FlowDeliveries(events, calls, clock, (flow, outcome, latencyMs) =>
+    metrics.flowDelivered(flow.id, outcome, latencyMs),
+  );
+  const flowWorkers = new FlowWorkers({
     events,
     deliveries,
     publisher,

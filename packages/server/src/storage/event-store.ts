@@ -106,12 +106,24 @@ export class SqlEventStore implements EventStore {
   }
 
   async listFlowsOfAlgorithm(algorithmId: string): Promise<EventFlow[]> {
-    const rows = await this.db.selectFrom('event_flows').selectAll().where('algorithm_id', '=', algorithmId).orderBy('created_at').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('event_flows')
+      .selectAll()
+      .where('algorithm_id', '=', algorithmId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map(flowFromRow);
   }
 
   async listFlowsOfCluster(clusterId: string): Promise<EventFlow[]> {
-    const rows = await this.db.selectFrom('event_flows').selectAll().where('cluster_id', '=', clusterId).orderBy('created_at').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('event_flows')
+      .selectAll()
+      .where('cluster_id', '=', clusterId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map(flowFromRow);
   }
 

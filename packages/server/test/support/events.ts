@@ -29,7 +29,10 @@ export async function publishedPython(base: string, api: Client, user: TestUser,
   const tree = await makeTempDir('algohost-events-algo-');
   try {
     await fs.promises.mkdir(path.join(tree, 'src'));
-    await fs.promises.writeFile(path.join(tree, 'algorithmia.conf'), JSON.stringify({ username: user.name, algoname: name, language: 'python3' }));
+    await fs.promises.writeFile(
+      path.join(tree, 'algorithmia.conf'),
+      JSON.stringify({ username: user.name, algoname: name, language: 'python3' }),
+    );
     await fs.promises.writeFile(path.join(tree, 'requirements.txt'), '');
     await fs.promises.writeFile(path.join(tree, 'src', '__init__.py'), '');
     await fs.promises.writeFile(path.join(tree, 'src', `${name}.py`), source);
@@ -95,7 +98,11 @@ export interface ReadRecord {
 
 /** Reads a topic from its beginning until `count` records came (or fails after a minute). */
 export async function readTopic(brokers: string, topic: string, count: number): Promise<ReadRecord[]> {
-  const consumer = new Consumer({ clientId: 'test-reader', groupId: `test-reader-${topic}-${Date.now()}-${Math.random()}`, bootstrapBrokers: [brokers] });
+  const consumer = new Consumer({
+    clientId: 'test-reader',
+    groupId: `test-reader-${topic}-${Date.now()}-${Math.random()}`,
+    bootstrapBrokers: [brokers],
+  });
   const out: ReadRecord[] = [];
   try {
     const stream = await consumer.consume({ topics: [topic], mode: 'earliest', autocommit: false, maxWaitTime: 200 });

@@ -53,7 +53,10 @@ const EventFlowSchema = Type.Object(
     source_uri: Nullable(Type.String({ description: 'SQS: the queue URL.' })),
     credentials: Nullable(
       Type.Object(
-        { kind: Type.Union([Type.Literal('role'), Type.Literal('static')]), id: Type.String({ description: 'The role ARN, or the access key id.' }) },
+        {
+          kind: Type.Union([Type.Literal('role'), Type.Literal('static')]),
+          id: Type.String({ description: 'The role ARN, or the access key id.' }),
+        },
         { description: 'SQS: the secret access key is stored encrypted and never returned.' },
       ),
     ),
@@ -250,9 +253,14 @@ export function eventRoutes(app: Api, s: ApiServices): void {
         source_uri: Type.String({ description: 'The queue URL.' }),
         credentials: Type.Union([
           Type.Object({ role_arn: Type.String({ description: 'An IAM role the node assumes.' }) }),
-          Type.Object({ access_key_id: Type.String(), secret_access_key: Type.String({ description: 'Encrypted at rest; never returned.' }) }),
+          Type.Object({
+            access_key_id: Type.String(),
+            secret_access_key: Type.String({ description: 'Encrypted at rest; never returned.' }),
+          }),
         ]),
-        timeout: Type.Optional(Nullable(Type.Number({ description: `Seconds per call (default ${DEFAULT_FLOW_TIMEOUT_S}, at most 3000).` }))),
+        timeout: Type.Optional(
+          Nullable(Type.Number({ description: `Seconds per call (default ${DEFAULT_FLOW_TIMEOUT_S}, at most 3000).` })),
+        ),
       }),
       response: { 200: Type.Ref('EventFlow'), ...errorResponses(...AUTH_ERRORS, 404, 409) },
     },

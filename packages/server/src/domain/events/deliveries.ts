@@ -81,7 +81,8 @@ export class FlowDeliveries {
         return { kind: 'saturated', error: err.message, latencyMs: elapsed() };
       }
       // Refused before running (bad input, version gone…): as a failure, it ends in the dead letters.
-      if (err instanceof DomainError) return { kind: 'failed', error: `${err.kind}: ${err.message}`, requestId: null, latencyMs: elapsed() };
+      if (err instanceof DomainError)
+        return { kind: 'failed', error: `${err.kind}: ${err.message}`, requestId: null, latencyMs: elapsed() };
       throw err;
     }
   }

@@ -43,7 +43,8 @@ const MAX_BROKERS = 32;
 const MAX_PEM_BYTES = 64 * 1024;
 const MAX_CREDENTIAL = 1024;
 /** SQS queue URLs at AWS: https://sqs.<region>.amazonaws.com/<account>/<queue> (also the legacy <region>.queue form). */
-const AWS_SQS_URL = /^https:\/\/(?:sqs\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?|([a-z0-9-]+)\.queue\.amazonaws\.com)\/\d{12}\/[A-Za-z0-9_-]{1,80}(?:\.fifo)?$/;
+const AWS_SQS_URL =
+  /^https:\/\/(?:sqs\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?|([a-z0-9-]+)\.queue\.amazonaws\.com)\/\d{12}\/[A-Za-z0-9_-]{1,80}(?:\.fifo)?$/;
 const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
 export interface ClusterInput {
@@ -267,7 +268,9 @@ export class EventService {
   async listFlows(p: Principal, ownerName: string, name: string): Promise<FlowView[]> {
     const { owner, algorithm } = await this.requireMember(p, ownerName, name);
     const clusters = new Map((await this.store.listClusters()).map((c) => [c.id, c]));
-    return (await this.store.listFlowsOfAlgorithm(algorithm.id)).map((f) => this.view(f, owner, algorithm, clusters.get(f.clusterId ?? '') ?? null));
+    return (await this.store.listFlowsOfAlgorithm(algorithm.id)).map((f) =>
+      this.view(f, owner, algorithm, clusters.get(f.clusterId ?? '') ?? null),
+    );
   }
 
   async getFlow(p: Principal, ownerName: string, name: string, flowId: string): Promise<FlowView> {
@@ -352,7 +355,12 @@ export class EventService {
     this.onChanged();
   }
 
-  async listDeliveries(p: Principal, ownerName: string, name: string, opts: { flowId?: string; page: PageRequest }): Promise<Page<Delivery>> {
+  async listDeliveries(
+    p: Principal,
+    ownerName: string,
+    name: string,
+    opts: { flowId?: string; page: PageRequest },
+  ): Promise<Page<Delivery>> {
     const { algorithm } = await this.requireMember(p, ownerName, name);
     return this.store.listDeliveries(algorithm.id, opts);
   }
@@ -470,7 +478,8 @@ export class EventService {
 
   private async requireFlowOf(algorithm: Algorithm, owner: Account, flowId: string): Promise<EventFlow> {
     const flow = await this.store.findFlow(flowId);
-    if (!flow || flow.algorithmId !== algorithm.id) throw Errors.eventFlowNotFound({ flow: flowId, owner: owner.name, name: algorithm.name });
+    if (!flow || flow.algorithmId !== algorithm.id)
+      throw Errors.eventFlowNotFound({ flow: flowId, owner: owner.name, name: algorithm.name });
     return flow;
   }
 
@@ -527,21 +536,24 @@ function parseRole(value: unknown): FlowRole {
 function parseTimeout(value: unknown): number | null {
   if (value === null) return null;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_FLOW_TIMEOUT_S) {
-    throw invalid(`timeout must be a number of seconds above 0 and at most ${MAX_FLOW_TIMEOUT_S} (null = the default, ${DEFAULT_FLOW_TIMEOUT_S})`);
+    throw invalid(
+      `timeout must be a number of seconds above 0 and at most ${MAX_FLOW_TIMEOUT_S} (null = the default, ${DEFAULT_FLOW_TIMEOUT_S})`,
+    );
   }
   return value;
 }
 
 function optionalString(what: string, value: unknown, max: number): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value.length === 0 || value.length > max) throw invalid(`${what} must be a string of 1 to ${max} characters`);
+  if (typeof value !== 'string' || value.length === 0 || value.length > max)
+    throw invalid(`${what} must be a string of 1 to ${max} characters`);
   return value;
 }
 
 function requiredString(what: string, value: unknown): string {
   const s = optionalString(what, value, MAX_CREDENTIAL);
   if (s === null) throw invalid(`${what} is required`);
-  if (/[\u0000-\u001f]/.test(s)) throw invalid(`${what} must not contain control characters`);
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) < 0x20) throw invalid(`${what} must not contain control characters`);
   return s;
 }
 
@@ -552,7 +564,11 @@ function parseSasl(value: unknown): { mechanism: SaslMechanism; username: string
   if (!(SASL_MECHANISMS as readonly unknown[]).includes(v.mechanism)) {
     throw invalid(`sasl.mechanism must be one of ${SASL_MECHANISMS.join(', ')}`);
   }
-  return { mechanism: v.mechanism as SaslMechanism, username: requiredString('sasl.username', v.username), password: requiredString('sasl.password', v.password) };
+  return {
+    mechanism: v.mechanism as SaslMechanism,
+    username: requiredString('sasl.username', v.username),
+    password: requiredString('sasl.password', v.password),
+  };
 }
 
 function parseQueueCredentials(value: unknown): { kind: 'role' | 'static'; id: string; secret: string | null } {
@@ -561,8 +577,13 @@ function parseQueueCredentials(value: unknown): { kind: 'role' | 'static'; id: s
   }
   const v = value as Record<string, unknown>;
   if (v.role_arn !== undefined) {
-    if (typeof v.role_arn !== 'string' || !ROLE_ARN.test(v.role_arn)) throw invalid('credentials.role_arn must be an IAM role ARN (arn:aws:iam::<account>:role/<name>)');
+    if (typeof v.role_arn !== 'string' || !ROLE_ARN.test(v.role_arn))
+      throw invalid('credentials.role_arn must be an IAM role ARN (arn:aws:iam::<account>:role/<name>)');
     return { kind: 'role', id: v.role_arn, secret: null };
   }
-  return { kind: 'static', id: requiredString('credentials.access_key_id', v.access_key_id), secret: requiredString('credentials.secret_access_key', v.secret_access_key) };
+  return {
+    kind: 'static',
+    id: requiredString('credentials.access_key_id', v.access_key_id),
+    secret: requiredString('credentials.secret_access_key', v.secret_access_key),
+  };
 }

@@ -11,7 +11,10 @@ export interface EventStore {
 
   /** Throws DomainError conflict when the same (cluster, topic, algorithm, role) exists. */
   insertFlow(flow: EventFlow): Promise<void>;
-  updateFlow(id: string, changes: Partial<Pick<EventFlow, 'enabled' | 'version' | 'positioned' | 'timeoutSeconds' | 'updatedAt'>>): Promise<void>;
+  updateFlow(
+    id: string,
+    changes: Partial<Pick<EventFlow, 'enabled' | 'version' | 'positioned' | 'timeoutSeconds' | 'updatedAt'>>,
+  ): Promise<void>;
   findFlow(id: string): Promise<EventFlow | undefined>;
   deleteFlow(id: string): Promise<void>;
   listFlowsOfAlgorithm(algorithmId: string): Promise<EventFlow[]>;

@@ -78,7 +78,10 @@ export class FlowPublisher {
         () => this.observe(flow, true),
         (err: unknown) => {
           this.observe(flow, false);
-          this.log.warn({ err, flow: flow.id, topic: flow.topic }, `publisher flow ${flow.id}: the result of ${call.requestId} was not sent`);
+          this.log.warn(
+            { err, flow: flow.id, topic: flow.topic },
+            `publisher flow ${flow.id}: the result of ${call.requestId} was not sent`,
+          );
         },
       );
     }

@@ -141,7 +141,10 @@ export class KafkaSubscriber {
         });
         await admin.alterConsumerGroupOffsets({
           groupId,
-          topics: ends.map((t) => ({ name: t.name, partitionOffsets: t.partitions.map((p) => ({ partition: p.partitionIndex, offset: p.offset })) })),
+          topics: ends.map((t) => ({
+            name: t.name,
+            partitionOffsets: t.partitions.map((p) => ({ partition: p.partitionIndex, offset: p.offset })),
+          })),
         });
         await this.deps.markPositioned(this.flow.id);
       }
@@ -215,7 +218,13 @@ export class KafkaSubscriber {
       }
       attempts++;
       if (outcome.kind === 'succeeded') {
-        await this.deps.deliveries.record(this.flow, { source, attempts, outcome: 'succeeded', requestId: outcome.requestId, latencyMs: latency });
+        await this.deps.deliveries.record(this.flow, {
+          source,
+          attempts,
+          outcome: 'succeeded',
+          requestId: outcome.requestId,
+          latencyMs: latency,
+        });
         break;
       }
       if (attempts < retry.attempts) {
@@ -267,7 +276,10 @@ export class KafkaSubscriber {
     if (this.stopping.signal.aborted) return;
     this.state.state = 'failed';
     this.state.error = err instanceof Error ? err.message : String(err);
-    this.deps.log.error({ err, flow: this.flow.id, topic: this.flow.topic }, `Kafka subscriber flow ${this.flow.id} failed; it restarts on the next reconcile`);
+    this.deps.log.error(
+      { err, flow: this.flow.id, topic: this.flow.topic },
+      `Kafka subscriber flow ${this.flow.id} failed; it restarts on the next reconcile`,
+    );
   }
 
   get failed(): boolean {

@@ -148,12 +148,23 @@ export class SqsSubscriber {
     const receives = Number(m.Attributes?.ApproximateReceiveCount ?? 1);
     const contentType =
       m.MessageAttributes?.['content-type']?.StringValue ?? m.MessageAttributes?.['Content-Type']?.StringValue ?? undefined;
-    const event: Record<string, string> = { source: 'sqs', queue: this.flow.sourceUri!, message_id: m.MessageId ?? '', receive_count: String(receives) };
+    const event: Record<string, string> = {
+      source: 'sqs',
+      queue: this.flow.sourceUri!,
+      message_id: m.MessageId ?? '',
+      receive_count: String(receives),
+    };
     const outcome = await this.deps.deliveries.call(this.flow, { body: Buffer.from(m.Body ?? '', 'utf8'), contentType, event });
     const source = m.MessageId ?? '';
     if (outcome.kind === 'succeeded') {
       await this.client.send(new DeleteMessageCommand({ QueueUrl: this.flow.sourceUri!, ReceiptHandle: m.ReceiptHandle! }));
-      await this.deps.deliveries.record(this.flow, { source, attempts: receives, outcome: 'succeeded', requestId: outcome.requestId, latencyMs: outcome.latencyMs });
+      await this.deps.deliveries.record(this.flow, {
+        source,
+        attempts: receives,
+        outcome: 'succeeded',
+        requestId: outcome.requestId,
+        latencyMs: outcome.latencyMs,
+      });
       return;
     }
     const { retry } = this.deps;
@@ -162,7 +173,11 @@ export class SqsSubscriber {
     if (saturated) this.markSaturated(retry.saturatedMs);
     // Back to the queue after the delay: visible again then, received again (or dead-lettered by the queue).
     await this.client.send(
-      new ChangeMessageVisibilityCommand({ QueueUrl: this.flow.sourceUri!, ReceiptHandle: m.ReceiptHandle!, VisibilityTimeout: Math.ceil(delayMs / 1000) }),
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: this.flow.sourceUri!,
+        ReceiptHandle: m.ReceiptHandle!,
+        VisibilityTimeout: Math.ceil(delayMs / 1000),
+      }),
     );
     const last = this.maxReceives !== null && receives >= this.maxReceives;
     await this.deps.deliveries.record(this.flow, {

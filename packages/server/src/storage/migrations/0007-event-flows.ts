@@ -42,7 +42,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('event_flows_algorithm').on('event_flows').column('algorithm_id').execute();
   await db.schema.createIndex('event_flows_cluster').on('event_flows').column('cluster_id').execute();
   // One assignment per algorithm, topic and role (queue flows have no cluster: NULLs never collide).
-  await db.schema.createIndex('event_flows_assignment').unique().on('event_flows').columns(['cluster_id', 'topic', 'algorithm_id', 'role']).execute();
+  await db.schema
+    .createIndex('event_flows_assignment')
+    .unique()
+    .on('event_flows')
+    .columns(['cluster_id', 'topic', 'algorithm_id', 'role'])
+    .execute();
   await db.schema
     .createTable('event_deliveries')
     .addColumn('id', 'text', (c) => c.primaryKey())
