@@ -2,13 +2,14 @@
  * Event Flows with Kafka, end to end with real brokers (scripts/with-services.sh starts two
  * clusters): a record becomes a call, whose result a publisher flow writes to another topic;
  * failures are retried and dead-lettered; unpublished algorithms cannot be assigned; event
- * listeners list exactly the spec's fields.
+ * listeners list exactly the spec's fields. On PostgreSQL when scripts/with-services.sh started
+ * it (events-sqs.test.ts runs on SQLite), so the event store is exercised on both databases.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { client, type Client } from './support/http.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { POSTGRES_URL, startTestServer, type TestServer } from './support/server.js';
 import { createTopics, eventually, KAFKA, KAFKA2, needs, produce, publishedPython, readTopic } from './support/events.js';
 
 const ECHO = `import json, os
@@ -58,6 +59,7 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
 
   before(async () => {
     srv = await startTestServer({
+      database: POSTGRES_URL ? 'postgres' : 'sqlite',
       env: { ALGOHOST_EVENT_RETRY_BACKOFF_MS: '50', ALGOHOST_EVENT_RETRY_ATTEMPTS: '3', ALGOHOST_EVENT_SATURATION_DELAY_MS: '200' },
     });
     api = client(srv.url);
