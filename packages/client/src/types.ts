@@ -53,6 +53,17 @@ export type AlgorithmInput = RequestBody<'algorithm.create'>;
 export type AlgorithmUpdate = RequestBody<'algorithm.update'>;
 export type CompileResult = ResponseBody<'algorithm.compile'>;
 
+/** Event Flows (docs/compatibility.md §10). */
+export type KafkaCluster = Schemas['KafkaCluster'];
+export type KafkaClusterInput = RequestBody<'eventCluster.create'>;
+export type KafkaTopic = ResponseBody<'eventCluster.topics'>['results'][number];
+export type EventFlow = Schemas['EventFlow'];
+export type EventAssignmentInput = RequestBody<'eventAssignment.create'>;
+export type QueueFlowInput = RequestBody<'eventFlow.create'>;
+export type EventFlowUpdate = RequestBody<'eventFlow.update'>;
+export type EventDelivery = Schemas['EventDelivery'];
+export type EventListener = Schemas['EventListener'];
+
 /** docs/compatibility.md §1: every listing that pages. */
 export interface Page<T> {
   marker: string | null;

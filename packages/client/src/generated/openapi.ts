@@ -565,6 +565,174 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/admin/event-clusters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the connected Kafka clusters (admin). */
+    get: operations['eventCluster.list'];
+    put?: never;
+    /** Connect a Kafka cluster (admin). The service supplies no broker; several clusters may be connected. */
+    post: operations['eventCluster.create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/event-clusters/{cluster}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a Kafka cluster connection (admin). */
+    get: operations['eventCluster.get'];
+    put?: never;
+    post?: never;
+    /** Disconnect a Kafka cluster and remove its assignments (admin). */
+    delete: operations['eventCluster.delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/event-clusters/{cluster}/topics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The topics of a connected cluster, as the cluster lists them now (admin); 503 when it cannot be reached. */
+    get: operations['eventCluster.topics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/event-clusters/{cluster}/assignments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The algorithms assigned to topics of a cluster (admin). */
+    get: operations['eventAssignment.list'];
+    put?: never;
+    /**
+     * Assign an algorithm to a topic as publisher or subscriber (admin). Only published algorithms: an unpublished one is refused with 409 (code 8003), publish a version first. The flow starts disabled; its owner enables it and picks the version.
+     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (SQS: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
+     */
+    post: operations['eventAssignment.create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/event-clusters/{cluster}/assignments/{flow_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove an assignment (admin); a running consumer stops. */
+    delete: operations['eventAssignment.delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/algorithms/{owner}/{name}/event-flows': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The Event Flows of an algorithm with their consumers’ state and lag (owner and members).
+     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (SQS: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
+     */
+    get: operations['eventFlow.list'];
+    put?: never;
+    /**
+     * Subscribe the algorithm to an SQS queue (owner and members with manage_algorithms). It starts disabled.
+     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (SQS: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
+     */
+    post: operations['eventFlow.create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/algorithms/{owner}/{name}/event-flows/{flow_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One Event Flow of an algorithm. */
+    get: operations['eventFlow.get'];
+    put?: never;
+    post?: never;
+    /** Remove a queue flow (Kafka assignments are removed by admins; their owners disable them). */
+    delete: operations['eventFlow.delete'];
+    options?: never;
+    head?: never;
+    /** Enable or disable a flow, pick its published version, set its timeout (owner and members with manage_algorithms). Enabling without a version picks the latest published one. */
+    patch: operations['eventFlow.update'];
+    trace?: never;
+  };
+  '/v1/algorithms/{owner}/{name}/event-deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Deliveries of the algorithm’s flows, newest first: attempts, outcome, latency, dead-letter reason (owner and members). */
+    get: operations['eventDelivery.list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/users/{user_id}/event-listeners': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The subscriber flows configured natively on the algorithms an account owns (spec endpoint 7): the account itself, organization members and admins may list them. Flows made from inside algorithm code are not listed; nothing lists a whole cluster. */
+    get: operations['eventListener.list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/algo/{*}': {
     parameters: {
       query?: never;
@@ -829,6 +997,77 @@ export interface components {
       calls_per_minute: number;
       /** @description Since this node started. */
       uptime_seconds: number;
+    };
+    KafkaCluster: {
+      id: string;
+      name: string;
+      bootstrap_servers: string[];
+      tls: boolean;
+      /** @description Whether extra CA certificates are trusted (the PEM is not returned). */
+      tls_ca_set: boolean;
+      sasl: {
+        mechanism: string;
+        username: string;
+      } | null;
+      created_at: string;
+    };
+    EventFlow: {
+      id: string;
+      /** @description owner/name */
+      algorithm: string;
+      source_type: 'kafka' | 'sqs';
+      role: 'publisher' | 'subscriber';
+      cluster: {
+        id: string;
+        name: string;
+      } | null;
+      topic: string | null;
+      dead_letter_topic: string | null;
+      source_uri: string | null;
+      credentials: {
+        kind: 'role' | 'static';
+        /** @description The role ARN, or the access key id. */
+        id: string;
+      } | null;
+      timeout: number | null;
+      enabled: boolean;
+      version: string | null;
+      status: {
+        /** @description paused: the algorithm is saturated (all its runners busy); records wait in the broker. */
+        state: 'starting' | 'running' | 'paused' | 'failed';
+        lag: number | null;
+        error: string | null;
+      } | null;
+      created_at: string;
+      updated_at: string;
+    };
+    EventDelivery: {
+      id: string;
+      flow_id: string;
+      /** @description topic/partition@offset (Kafka) or the message id (SQS). */
+      source: string;
+      /** @description Calls made (Kafka) or the receive count (SQS). */
+      attempts: number;
+      /** @description failed: the call failed and the message goes back to its queue (SQS); returned: the algorithm was saturated and the message went back with a delay; dead_lettered: written to the dead-letter topic, or moved to the queue’s dead-letter queue. */
+      outcome: 'succeeded' | 'failed' | 'dead_lettered' | 'returned';
+      error: string | null;
+      dead_letter: string | null;
+      request_id: string | null;
+      latency_ms: number;
+      created_at: string;
+    };
+    EventListener: {
+      id: string;
+      /** @description SQS or KAFKA. */
+      sourceType: string;
+      /** @description The queue URL, or kafka://<bootstrap servers>/<topic>. */
+      sourceURI: string;
+      algoName: string;
+      algoOwner: string;
+      /** @description The account that configured the flow. */
+      listenerOwner: string;
+      /** @description The role ARN or access key id (SQS); cluster:<name> (Kafka). Never a secret. */
+      credentials: string;
     };
   };
   responses: never;
@@ -3667,6 +3906,994 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventCluster.list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            results: components['schemas']['KafkaCluster'][];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventCluster.create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          /** @description host:port of one or more brokers. */
+          bootstrap_servers: string[];
+          tls?: boolean;
+          /** @description PEM certificates to trust besides the system’s. */
+          tls_ca?: string;
+          sasl?: {
+            mechanism: 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
+            username: string;
+            /** @description Encrypted at rest with the cluster key; never returned. */
+            password: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KafkaCluster'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventCluster.get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id or name. */
+        cluster: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KafkaCluster'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventCluster.delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id or name. */
+        cluster: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventCluster.topics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id or name. */
+        cluster: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            results: {
+              name: string;
+              partitions: number;
+            }[];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventAssignment.list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id or name. */
+        cluster: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            results: components['schemas']['EventFlow'][];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventAssignment.create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id or name. */
+        cluster: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description owner/name */
+          algorithm: string;
+          topic: string;
+          role: 'publisher' | 'subscriber';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventFlow'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventAssignment.delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        cluster: string;
+        flow_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventFlow.list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            results: components['schemas']['EventFlow'][];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventFlow.create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          source_type: 'sqs';
+          /** @description The queue URL. */
+          source_uri: string;
+          credentials:
+            | {
+                /** @description An IAM role the node assumes. */
+                role_arn: string;
+              }
+            | {
+                access_key_id: string;
+                /** @description Encrypted at rest; never returned. */
+                secret_access_key: string;
+              };
+          timeout?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventFlow'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventFlow.get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+        flow_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventFlow'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventFlow.delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+        flow_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventFlow.update': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+        flow_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          enabled?: boolean;
+          version?: string | null;
+          timeout?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventFlow'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventDelivery.list': {
+    parameters: {
+      query?: {
+        /** @description Page size, 1–1000 (default 50). */
+        limit?: string;
+        /** @description The marker of the previous page. */
+        marker?: string;
+        /** @description Only this flow’s. */
+        flow?: string;
+      };
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            marker: string | null;
+            next_link: string | null;
+            results: components['schemas']['EventDelivery'][];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventListener.list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account’s id (GET /v1/users/{name} gives it) or its name. */
+        user_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventListener'][];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
         headers: {
           [name: string]: unknown;
         };

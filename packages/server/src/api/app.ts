@@ -23,6 +23,7 @@ import { userRoutes } from './routes/users.js';
 import { sourceRoutes } from './routes/source.js';
 import { adminRoutes } from './routes/admin.js';
 import { webAppRoutes } from './web-app.js';
+import { EVENT_SCHEMAS, eventRoutes } from './routes/events.js';
 
 export interface ApiOptions {
   logger: FastifyBaseLogger;
@@ -94,7 +95,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
     frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  for (const schema of [...SHARED_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
   installJsonParser(app);
   installErrorHandling(app, opts.bodyLimit);
   // After the error handler (the preflight route it adds keeps the handler set before it), before
@@ -134,6 +135,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   buildRoutes(app, services);
   versionRoutes(app, services);
   adminRoutes(app, services);
+  eventRoutes(app, services);
   await app.register(async (scope) => callRoutes(scope, services, { inputBudgetBytes: opts.callInputBudgetBytes ?? 0 }));
   await app.register(async (scope) => dataRoutes(scope, services));
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>

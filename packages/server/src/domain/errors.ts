@@ -54,6 +54,13 @@ export const ErrorCodes = {
   dataNotFound: 7001,
   dataExists: 7002,
   dataQuota: 7003,
+  // Event Flows: the platform's own codes are not known (the specification names none).
+  eventClusterNotFound: 8001,
+  eventFlowNotFound: 8002,
+  algorithmNotPublished: 8003,
+  eventFlowExists: 8004,
+  brokerUnreachable: 8005,
+  topicNotFound: 8006,
 } as const;
 
 /** What an error may carry besides its message: only what the edge turns into headers. */
@@ -225,6 +232,30 @@ export const Errors = {
     return `data quota exceeded: the account may store ${p.quota} bytes (ALGOHOST_DATA_QUOTA) and uses ${p.used}; this upload${
       p.size === undefined ? '' : ` of ${p.size} bytes`
     } needs more than the ${p.left} bytes left`;
+  }),
+
+  // Event Flows (8xxx).
+  eventClusterNotFound: def('not_found', C.eventClusterNotFound, (p: { cluster: string }) => {
+    return `no Kafka cluster connection "${p.cluster}"; see GET /v1/admin/event-clusters`;
+  }),
+  eventClusterExists: def(
+    'conflict',
+    C.eventFlowExists,
+    (p: { name: string }) => `a Kafka cluster connection named "${p.name}" already exists`,
+  ),
+  eventFlowNotFound: def('not_found', C.eventFlowNotFound, (p: { flow: string; owner?: string; name?: string }) => {
+    return `no event flow ${p.flow}${p.owner ? ` on ${p.owner}/${p.name}` : ''}`;
+  }),
+  /** Errors row 4 of the specification: only published algorithms join a topic. */
+  algorithmNotPublished: def('conflict', C.algorithmNotPublished, (p: { owner: string; name: string }) => {
+    return `${p.owner}/${p.name} has no published version: publish a version first (POST /v1/algorithms/${p.owner}/${p.name}/versions), then add it to the topic`;
+  }),
+  eventFlowExists: def('conflict', C.eventFlowExists, (p: { what: string }) => `${p.what} already exists`),
+  brokerUnreachable: def('unavailable', C.brokerUnreachable, (p: { cluster: string; reason: string }) => {
+    return `the Kafka cluster "${p.cluster}" could not be reached: ${p.reason}`;
+  }),
+  topicNotFound: def('not_found', C.topicNotFound, (p: { topic: string; cluster: string }) => {
+    return `the Kafka cluster "${p.cluster}" has no topic "${p.topic}"; see GET /v1/admin/event-clusters/${p.cluster}/topics`;
   }),
 } satisfies Record<string, ErrorDef<never>>;
 

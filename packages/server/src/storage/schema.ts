@@ -151,6 +151,53 @@ export interface DataFilesTable {
   last_modified: string;
 }
 
+export interface KafkaClustersTable {
+  id: string;
+  name: string;
+  name_key: string;
+  bootstrap_servers: string; // JSON array
+  tls: number;
+  tls_ca: string | null;
+  sasl_mechanism: string | null;
+  sasl_username: string | null;
+  sasl_password: string | null;
+  created_at: string;
+}
+
+export interface EventFlowsTable {
+  id: string;
+  algorithm_id: string;
+  kind: string;
+  role: string;
+  cluster_id: string | null;
+  topic: string | null;
+  source_uri: string | null;
+  credentials_kind: string | null;
+  credentials_id: string | null;
+  credentials_secret: string | null;
+  timeout_s: number | null;
+  enabled: number;
+  version: string | null;
+  positioned: number;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventDeliveriesTable {
+  id: string;
+  flow_id: string;
+  algorithm_id: string;
+  source: string;
+  attempts: number;
+  outcome: string;
+  error: string | null;
+  dead_letter: string | null;
+  request_id: string | null;
+  latency_ms: number;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   memberships: MembershipsTable;
@@ -164,4 +211,7 @@ export interface Database {
   async_requests: AsyncRequestsTable;
   data_folders: DataFoldersTable;
   data_files: DataFilesTable;
+  kafka_clusters: KafkaClustersTable;
+  event_flows: EventFlowsTable;
+  event_deliveries: EventDeliveriesTable;
 }
