@@ -287,9 +287,9 @@ for (const database of DATABASES) {
         ['/v1/data/alice/safe/%ZZ', /malformed percent-encoding/],
         ['/v1/data/alice/safe/%E0%A4%A', /malformed percent-encoding/],
         ['/v1/data/alice/safe//x', /empty name/],
-        [`/v1/data/alice/safe/${'n'.repeat(256)}`, /at most 255 bytes/],
-        [`/v1/data/alice/safe/${'%C3%A9'.repeat(128)}`, /at most 255 bytes/], // 256 bytes of UTF-8
-        [`/v1/data/alice/safe/${Array.from({ length: 6 }, () => 'd'.repeat(200)).join('/')}`, /at most 1024 bytes/],
+        [`/v1/data/alice/safe/${'n'.repeat(256)}`, /at most 255 characters/],
+        [`/v1/data/alice/safe/${'%C3%A9'.repeat(256)}`, /at most 255 characters/], // 256 characters, 512 bytes of UTF-8
+        [`/v1/data/alice/safe/${Array.from({ length: 6 }, () => 'd'.repeat(200)).join('/')}`, /at most 1024 characters/],
       ];
       for (const [path, reason] of attempts) {
         for (const method of ['GET', 'PUT', 'DELETE', 'POST']) {
@@ -304,7 +304,7 @@ for (const database of DATABASES) {
         }
       }
       const ok255 = `/v1/data/alice/safe/${'n'.repeat(255)}`;
-      assert.equal((await rawRequest(srv.url, 'PUT', ok255, { key: alice.key, body: 'ok' })).status, 200, '255 bytes is allowed');
+      assert.equal((await rawRequest(srv.url, 'PUT', ok255, { key: alice.key, body: 'ok' })).status, 200, '255 characters are allowed');
       assert.equal((await rawRequest(srv.url, 'GET', '/v1/data/alice/safe/%C3%A9t%C3%A9%20%2B%25', { key: alice.key })).status, 404);
       assert.equal(
         (await rawRequest(srv.url, 'PUT', '/v1/data/alice/safe/%C3%A9t%C3%A9%20%2B%25', { key: alice.key, body: 'accents' })).status,

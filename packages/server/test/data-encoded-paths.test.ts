@@ -227,9 +227,9 @@ for (const database of DATABASES) {
         // An overlong UTF-8 "/" is no separator and no name: malformed.
         ['alice%2Fsafe%2F..%C0%AFescape', MALFORMED],
         ['alice%2Fsafe%2F%ZZ', MALFORMED],
-        [`alice%2Fsafe%2F${'n'.repeat(256)}`, /at most 255 bytes/],
-        [`alice%2Fsafe%2F${'%C3%A9'.repeat(128)}`, /at most 255 bytes/],
-        [`alice%2Fsafe%2F${Array.from({ length: 6 }, () => 'd'.repeat(200)).join('%2F')}`, /at most 1024 bytes/],
+        [`alice%2Fsafe%2F${'n'.repeat(256)}`, /at most 255 characters/],
+        [`alice%2Fsafe%2F${'%C3%A9'.repeat(256)}`, /at most 255 characters/],
+        [`alice%2Fsafe%2F${Array.from({ length: 6 }, () => 'd'.repeat(200)).join('%2F')}`, /at most 1024 characters/],
       ];
       const methods: [string, { body?: string; headers?: Record<string, string> }][] = [
         ['GET', {}],

@@ -178,7 +178,7 @@ export interface paths {
      */
     put: operations['organization.members.add'];
     post?: never;
-    /** Remove a member (owners, admins, or the member leaving). */
+    /** Remove a member (owners, admins, or the member leaving); 409 for the last owner. */
     delete: operations['organization.members.remove'];
     options?: never;
     head?: never;
@@ -561,14 +561,19 @@ export interface components {
         message: string;
       };
     };
+    /** @description Every field is always present (docs/compatibility.md §9.5). */
     User: {
       /** Format: uuid */
       id: string;
       username: string;
-      email?: string;
-      fullname?: string;
-      company_name?: string;
-      company_role?: string;
+      /** @description The e-mail address; "" when none was given. */
+      email: string;
+      /** @description "" when none was given. */
+      fullname: string;
+      /** @description "" when none was given. */
+      company_name: string;
+      /** @description "" when none was given. */
+      company_role: string;
       self_link: string;
       /** @enum {string} */
       resource_type: 'user';
@@ -705,9 +710,9 @@ export interface operations {
   'user.list': {
     parameters: {
       query?: {
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -768,18 +773,20 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          username?: string;
-          email?: string | null;
+          /** @description A letter, then letters, digits and underscores; unique regardless of case. */
+          username: string;
+          /** @description Unique. */
+          email: string;
           fullname?: string | null;
           company_name?: string | null;
           company_role?: string | null;
+          /** @description At least 8 characters. */
           password?: string;
-          current_password?: string;
         };
       };
     };
     responses: {
-      /** @description Default Response */
+      /** @description Every field is always present (docs/compatibility.md §9.5). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -837,7 +844,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Default Response */
+      /** @description Every field is always present (docs/compatibility.md §9.5). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -893,21 +900,23 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Omitted or null fields are kept. A username may be sent only as the current one: names never change. */
     requestBody: {
       content: {
         'application/json': {
-          username?: string;
           email?: string | null;
           fullname?: string | null;
           company_name?: string | null;
           company_role?: string | null;
+          /** @description At least 8 characters. */
           password?: string;
+          /** @description Needed with password (403 without it or when wrong), except when an admin sets another account's password. */
           current_password?: string;
         };
       };
     };
     responses: {
-      /** @description Default Response */
+      /** @description Every field is always present (docs/compatibility.md §9.5). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1092,9 +1101,9 @@ export interface operations {
       content: {
         'application/json': {
           kind?: 'standard' | 'admin';
-          /** @description Default: all of manage_algorithms, call_algorithms, read_data, write_data. */
-          capabilities?: string[];
-          description?: string;
+          /** @description Default: all of manage_algorithms, call_algorithms, read_data, write_data; never more than the caller holds (403). */
+          capabilities?: ('manage_algorithms' | 'call_algorithms' | 'read_data' | 'write_data')[];
+          description?: string | null;
         };
       };
     };
@@ -1299,9 +1308,9 @@ export interface operations {
   'organization.list': {
     parameters: {
       query?: {
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -1362,12 +1371,17 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          org_name?: string;
+          /** @description A letter, then letters, digits and underscores; unique among users and organizations. */
+          org_name: string;
           org_label?: string | null;
           org_contact_name?: string | null;
           org_email?: string | null;
           org_url?: string | null;
-          type_id?: string;
+          /** @description An id or a name from GET /v1/organization/types (default basic). */
+          type_id?:
+            | ('7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a01' | '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a02' | '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a03')
+            | ('basic' | 'legacy' | 'pro')
+            | null;
         };
       };
     };
@@ -1486,15 +1500,19 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Omitted or null fields are kept. An org_name may be sent only as the current one: names never change. */
     requestBody: {
       content: {
         'application/json': {
-          org_name?: string;
           org_label?: string | null;
           org_contact_name?: string | null;
           org_email?: string | null;
           org_url?: string | null;
-          type_id?: string;
+          /** @description An id or a name from GET /v1/organization/types (default basic). */
+          type_id?:
+            | ('7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a01' | '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a02' | '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a03')
+            | ('basic' | 'legacy' | 'pro')
+            | null;
         };
       };
     };
@@ -1671,7 +1689,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           role?: 'owner' | 'member';
@@ -1731,6 +1749,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   'organization.members.remove': {
@@ -1781,6 +1808,15 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -1973,7 +2009,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': Record<string, never> | null;
       };
@@ -2190,9 +2226,9 @@ export interface operations {
   'algorithm.list': {
     parameters: {
       query?: {
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -2263,24 +2299,35 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description settings.username, when sent (the Python client does), must name the owner in the path. */
     requestBody: {
       content: {
         'application/json': {
-          name?: string;
-          details?:
-            | ({
-                label?: string | null;
-                summary?: string | null;
-                tagline?: string | null;
-              } & {
-                [key: string]: unknown;
-              })
-            | null;
+          /** @description As used in URLs (not the display label); unique per owner regardless of case. */
+          name: string;
+          details?: {
+            label?: string | null;
+            summary?: string | null;
+            tagline?: string | null;
+          } | null;
           settings?: {
-            [key: string]: unknown;
+            /** @description New algorithms are private. */
+            algorithm_callability?: ('private' | 'public') | null;
+            /** @description closed needs license apl (409 on an update that would break that). */
+            source_visibility?: ('open' | 'closed') | null;
+            license?: ('apl' | 'apache2' | 'gpl3' | 'mit') | null;
+            network_access?: ('isolated' | 'full') | null;
+            pipeline_enabled?: boolean | null;
+            insights_enabled?: boolean | null;
+            royalty_microcredits?: number | null;
+            algorithm_environment?: string | null;
+            language?: string | null;
+            /** @description Legacy form: the hardware class, with language. */
+            environment?: ('cpu' | 'gpu') | null;
           } | null;
           source?: {
-            [key: string]: unknown;
+            /** @description Only the internal SCM is configured on this cluster. */
+            scm?: 'internal' | null;
           } | null;
           version_info?: {
             [key: string]: unknown;
@@ -2337,6 +2384,15 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -2415,21 +2471,29 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Omitted or empty parts are kept (the Python client sends every part, empty when unset). A name may be sent only as the current one: algorithms are never renamed. */
     requestBody: {
       content: {
         'application/json': {
-          name?: string;
-          details?:
-            | ({
-                label?: string | null;
-                summary?: string | null;
-                tagline?: string | null;
-              } & {
-                [key: string]: unknown;
-              })
-            | null;
+          details?: {
+            label?: string | null;
+            summary?: string | null;
+            tagline?: string | null;
+          } | null;
           settings?: {
-            [key: string]: unknown;
+            /** @description New algorithms are private. */
+            algorithm_callability?: ('private' | 'public') | null;
+            /** @description closed needs license apl (409 on an update that would break that). */
+            source_visibility?: ('open' | 'closed') | null;
+            license?: ('apl' | 'apache2' | 'gpl3' | 'mit') | null;
+            network_access?: ('isolated' | 'full') | null;
+            pipeline_enabled?: boolean | null;
+            insights_enabled?: boolean | null;
+            royalty_microcredits?: number | null;
+            algorithm_environment?: string | null;
+            language?: string | null;
+            /** @description Legacy form: the hardware class, with language. */
+            environment?: ('cpu' | 'gpu') | null;
           } | null;
           source?: {
             [key: string]: unknown;
@@ -2480,6 +2544,24 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -2556,21 +2638,29 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Omitted or empty parts are kept (the Python client sends every part, empty when unset). A name may be sent only as the current one: algorithms are never renamed. */
     requestBody: {
       content: {
         'application/json': {
-          name?: string;
-          details?:
-            | ({
-                label?: string | null;
-                summary?: string | null;
-                tagline?: string | null;
-              } & {
-                [key: string]: unknown;
-              })
-            | null;
+          details?: {
+            label?: string | null;
+            summary?: string | null;
+            tagline?: string | null;
+          } | null;
           settings?: {
-            [key: string]: unknown;
+            /** @description New algorithms are private. */
+            algorithm_callability?: ('private' | 'public') | null;
+            /** @description closed needs license apl (409 on an update that would break that). */
+            source_visibility?: ('open' | 'closed') | null;
+            license?: ('apl' | 'apache2' | 'gpl3' | 'mit') | null;
+            network_access?: ('isolated' | 'full') | null;
+            pipeline_enabled?: boolean | null;
+            insights_enabled?: boolean | null;
+            royalty_microcredits?: number | null;
+            algorithm_environment?: string | null;
+            language?: string | null;
+            /** @description Legacy form: the hardware class, with language. */
+            environment?: ('cpu' | 'gpu') | null;
           } | null;
           source?: {
             [key: string]: unknown;
@@ -2628,14 +2718,32 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   'build.list': {
     parameters: {
       query?: {
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -2833,13 +2941,17 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description text/event-stream */
+      /** @description text/event-stream: `log` events ({"text"}), then one `finished` event (the build). */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'text/event-stream': string;
+          'text/event-stream': {
+            /** @enum {unknown} */
+            event: 'log' | 'finished';
+            data: string;
+          };
         };
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
@@ -2890,7 +3002,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           [key: string]: unknown;
@@ -2988,7 +3100,9 @@ export interface operations {
   'version.list': {
     parameters: {
       query?: {
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
         /** @description true (default): published versions; false: successful builds not yet published. */
         published?: string;
@@ -3065,17 +3179,43 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           details?: {
             [key: string]: unknown;
           } | null;
           settings?: {
-            [key: string]: unknown;
+            /** @description Default: the algorithm's. */
+            algorithm_callability?: ('private' | 'public') | null;
+            insights_enabled?: boolean | null;
           } | null;
           version_info?: {
-            [key: string]: unknown;
+            /** @description Default minor; revision is patch. */
+            version_type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
+            /** @description The same as version_type (one client sends this name). */
+            type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
+            release_notes?: string | null;
+            /** @description Text, or a JSON value kept as its JSON text; at most 65536 characters. */
+            sample_input?:
+              | string
+              | number
+              | boolean
+              | null
+              | unknown[]
+              | {
+                  [key: string]: unknown;
+                };
+            /** @description As sample_input. */
+            sample_output?:
+              | string
+              | number
+              | boolean
+              | null
+              | unknown[]
+              | {
+                  [key: string]: unknown;
+                };
           } | null;
         } | null;
       };
@@ -3147,17 +3287,43 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           details?: {
             [key: string]: unknown;
           } | null;
           settings?: {
-            [key: string]: unknown;
+            /** @description Default: the algorithm's. */
+            algorithm_callability?: ('private' | 'public') | null;
+            insights_enabled?: boolean | null;
           } | null;
           version_info?: {
-            [key: string]: unknown;
+            /** @description Default minor; revision is patch. */
+            version_type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
+            /** @description The same as version_type (one client sends this name). */
+            type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
+            release_notes?: string | null;
+            /** @description Text, or a JSON value kept as its JSON text; at most 65536 characters. */
+            sample_input?:
+              | string
+              | number
+              | boolean
+              | null
+              | unknown[]
+              | {
+                  [key: string]: unknown;
+                };
+            /** @description As sample_input. */
+            sample_output?:
+              | string
+              | number
+              | boolean
+              | null
+              | unknown[]
+              | {
+                  [key: string]: unknown;
+                };
           } | null;
         } | null;
       };
@@ -3286,7 +3452,7 @@ export interface operations {
         timeout?: string;
         /** @description true: include what the algorithm printed (owner and members only). */
         stdout?: string;
-        /** @description raw: the bare result as the body; void: run asynchronously. */
+        /** @description raw: the bare result as the body; void: run asynchronously; anything else: the envelope. */
         output?: string;
       };
       header?: never;
@@ -3443,9 +3609,9 @@ export interface operations {
   'data.get': {
     parameters: {
       query?: {
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
-        /** @description Entries per page, 1–1000 (default 50). */
+        /** @description Entries per page, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
         /** @description true: add the collection's read ACL to the listing. */
         acl?: string;
@@ -3531,7 +3697,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/octet-stream': string;
       };
@@ -3614,13 +3780,16 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description acl only for a collection (a folder at an account's root); 400 on other folders. */
     requestBody: {
       content: {
         'application/json': {
+          /** @description 1–255 characters; no "/", control characters, "." or "..". */
           name: string;
           acl?: {
-            read: string[];
-          };
+            /** @description [] private, ["algo://.my/*"] my algorithms (the default), ["user://*"] public. */
+            read: ('user://*' | 'algo://.my/*')[];
+          } | null;
         };
       };
     };
@@ -3771,7 +3940,8 @@ export interface operations {
       content: {
         'application/json': {
           acl: {
-            read: string[];
+            /** @description [] private, ["algo://.my/*"] my algorithms (the default), ["user://*"] public. */
+            read: ('user://*' | 'algo://.my/*')[];
           };
         };
       };
