@@ -773,7 +773,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description A letter, then letters, digits and underscores; unique regardless of case. */
+          /** @description must start with a letter and contain only letters, digits and underscores; unique regardless of case */
           username: string;
           /** @description Unique. */
           email: string;
@@ -2311,22 +2311,36 @@ export interface operations {
             tagline?: string | null;
           } | null;
           settings?: {
-            /** @description New algorithms are private. */
-            algorithm_callability?: ('private' | 'public') | null;
-            /** @description closed needs license apl (409 on an update that would break that). */
-            source_visibility?: ('open' | 'closed') | null;
-            license?: ('apl' | 'apache2' | 'gpl3' | 'mit') | null;
-            network_access?: ('isolated' | 'full') | null;
+            /**
+             * @description New algorithms are private.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
+            /**
+             * @description closed needs license apl (409 on an update that would break that).
+             * @enum {unknown}
+             */
+            source_visibility?: 'open' | 'closed' | null;
+            /** @enum {unknown} */
+            license?: 'apl' | 'apache2' | 'gpl3' | 'mit' | null;
+            /** @enum {unknown} */
+            network_access?: 'isolated' | 'full' | null;
             pipeline_enabled?: boolean | null;
             insights_enabled?: boolean | null;
             royalty_microcredits?: number | null;
             algorithm_environment?: string | null;
             language?: string | null;
-            /** @description Legacy form: the hardware class, with language. */
-            environment?: ('cpu' | 'gpu') | null;
+            /**
+             * @description Legacy form: the hardware class, with language.
+             * @enum {unknown}
+             */
+            environment?: 'cpu' | 'gpu' | null;
           } | null;
           source?: {
-            /** @description Only the internal SCM is configured on this cluster. */
+            /**
+             * @description Only the internal SCM is configured on this cluster.
+             * @enum {unknown}
+             */
             scm?: 'internal' | null;
           } | null;
           version_info?: {
@@ -2481,19 +2495,30 @@ export interface operations {
             tagline?: string | null;
           } | null;
           settings?: {
-            /** @description New algorithms are private. */
-            algorithm_callability?: ('private' | 'public') | null;
-            /** @description closed needs license apl (409 on an update that would break that). */
-            source_visibility?: ('open' | 'closed') | null;
-            license?: ('apl' | 'apache2' | 'gpl3' | 'mit') | null;
-            network_access?: ('isolated' | 'full') | null;
+            /**
+             * @description New algorithms are private.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
+            /**
+             * @description closed needs license apl (409 on an update that would break that).
+             * @enum {unknown}
+             */
+            source_visibility?: 'open' | 'closed' | null;
+            /** @enum {unknown} */
+            license?: 'apl' | 'apache2' | 'gpl3' | 'mit' | null;
+            /** @enum {unknown} */
+            network_access?: 'isolated' | 'full' | null;
             pipeline_enabled?: boolean | null;
             insights_enabled?: boolean | null;
             royalty_microcredits?: number | null;
             algorithm_environment?: string | null;
             language?: string | null;
-            /** @description Legacy form: the hardware class, with language. */
-            environment?: ('cpu' | 'gpu') | null;
+            /**
+             * @description Legacy form: the hardware class, with language.
+             * @enum {unknown}
+             */
+            environment?: 'cpu' | 'gpu' | null;
           } | null;
           source?: {
             [key: string]: unknown;
@@ -2648,19 +2673,30 @@ export interface operations {
             tagline?: string | null;
           } | null;
           settings?: {
-            /** @description New algorithms are private. */
-            algorithm_callability?: ('private' | 'public') | null;
-            /** @description closed needs license apl (409 on an update that would break that). */
-            source_visibility?: ('open' | 'closed') | null;
-            license?: ('apl' | 'apache2' | 'gpl3' | 'mit') | null;
-            network_access?: ('isolated' | 'full') | null;
+            /**
+             * @description New algorithms are private.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
+            /**
+             * @description closed needs license apl (409 on an update that would break that).
+             * @enum {unknown}
+             */
+            source_visibility?: 'open' | 'closed' | null;
+            /** @enum {unknown} */
+            license?: 'apl' | 'apache2' | 'gpl3' | 'mit' | null;
+            /** @enum {unknown} */
+            network_access?: 'isolated' | 'full' | null;
             pipeline_enabled?: boolean | null;
             insights_enabled?: boolean | null;
             royalty_microcredits?: number | null;
             algorithm_environment?: string | null;
             language?: string | null;
-            /** @description Legacy form: the hardware class, with language. */
-            environment?: ('cpu' | 'gpu') | null;
+            /**
+             * @description Legacy form: the hardware class, with language.
+             * @enum {unknown}
+             */
+            environment?: 'cpu' | 'gpu' | null;
           } | null;
           source?: {
             [key: string]: unknown;
@@ -3186,14 +3222,23 @@ export interface operations {
             [key: string]: unknown;
           } | null;
           settings?: {
-            /** @description Default: the algorithm's. */
-            algorithm_callability?: ('private' | 'public') | null;
+            /**
+             * @description Default: the algorithm's.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
             insights_enabled?: boolean | null;
           } | null;
           version_info?: {
-            /** @description Default minor; revision is patch. */
+            /**
+             * @description Default minor; revision is patch.
+             * @enum {unknown}
+             */
             version_type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
-            /** @description The same as version_type (one client sends this name). */
+            /**
+             * @description The same as version_type (one client sends this name).
+             * @enum {unknown}
+             */
             type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
             release_notes?: string | null;
             /** @description Text, or a JSON value kept as its JSON text; at most 65536 characters. */
@@ -3294,14 +3339,23 @@ export interface operations {
             [key: string]: unknown;
           } | null;
           settings?: {
-            /** @description Default: the algorithm's. */
-            algorithm_callability?: ('private' | 'public') | null;
+            /**
+             * @description Default: the algorithm's.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
             insights_enabled?: boolean | null;
           } | null;
           version_info?: {
-            /** @description Default minor; revision is patch. */
+            /**
+             * @description Default minor; revision is patch.
+             * @enum {unknown}
+             */
             version_type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
-            /** @description The same as version_type (one client sends this name). */
+            /**
+             * @description The same as version_type (one client sends this name).
+             * @enum {unknown}
+             */
             type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
             release_notes?: string | null;
             /** @description Text, or a JSON value kept as its JSON text; at most 65536 characters. */

@@ -113,7 +113,8 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
     ...(timeouts && { http: timeouts, requestTimeout: timeouts.requestTimeout, keepAliveTimeout: timeouts.keepAliveTimeout }),
     ...(server && { serverFactory: () => server }),
     // Request bodies are checked, not coerced: "wrong types" must be a 400, not a silent cast.
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    // verbose: an error carries its schema, so a refused `not` can say why (api/errors.ts).
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true } },
     requestIdHeader: 'x-request-id',
     // Two log lines per request cost more than a warm call itself; failures are still logged
     // by the error handler, and ALGOHOST_LOG_LEVEL=debug brings per-request lines back.

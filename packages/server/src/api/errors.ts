@@ -93,7 +93,7 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
       const where = err.validationContext === 'querystring' ? err.validation[0]?.instancePath : undefined;
       if (where === '/limit') return sendDomainError(reply, Errors.invalidLimit({ limit: String(query.limit), max: MAX_PAGE_LIMIT }));
       if (where === '/marker') return sendDomainError(reply, Errors.invalidMarker({ marker: String(query.marker) }));
-      return sendError(reply, 400, Errors.badRequest.code, `invalid request: ${err.message}`);
+      return sendError(reply, 400, Errors.badRequest.code, `invalid request: ${err.message}${offending(req, err)}`);
     }
     const known = err.code ? FASTIFY_ERRORS[err.code] : undefined;
     if (known) {
@@ -184,6 +184,29 @@ export function installJsonParser(app: FastifyInstance): void {
       done(Errors.malformedJson(`malformed JSON: ${(err as Error).message}`), undefined);
     }
   });
+}
+
+/** `; got <value>` for the value the first validation error is about, so the message names it. */
+function offending(req: FastifyRequest, err: FastifyError): string {
+  const first = err.validation?.[0];
+  const part = err.validationContext === 'querystring' ? req.query : err.validationContext === 'body' ? req.body : req.params;
+  if (!first) return '';
+  // A `not` says what it forbids in its description.
+  const why = (first as unknown as { schema?: { description?: unknown } }).schema?.description;
+  if (first.keyword === 'not' && typeof why === 'string') return ` (${why})`;
+  const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
+  const hint = Array.isArray(allowed) ? `: ${allowed.filter((v) => v !== null).join(', ')}` : '';
+  const described = (first as unknown as { parentSchema?: { description?: unknown } }).parentSchema?.description;
+  const rule = first.keyword === 'pattern' && typeof described === 'string' ? ` (${described})` : '';
+  if (part === undefined || part === null) return hint + rule;
+  let value: unknown = part;
+  for (const key of first.instancePath.split('/').slice(1)) {
+    if (value === null || typeof value !== 'object') return hint + rule;
+    value = (value as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  if (value === undefined || (typeof value === 'object' && value !== null)) return hint + rule;
+  const shown = JSON.stringify(value);
+  return `${hint}${rule}; got ${shown.length > 60 ? `${shown.slice(0, 60)}…` : shown}`;
 }
 
 /** Header values must be one line of visible ASCII. */

@@ -61,7 +61,7 @@ const NO_NUL = '^[^\\u0000]*$';
 
 /** Names of users, organizations and algorithms (docs/compatibility.md §1, domain/names.ts). */
 export const Name = (max: number, description?: string) =>
-  Type.String({ pattern: NAME_PATTERN.source, minLength: 1, maxLength: max, ...(description ? { description } : {}) });
+  Type.String({ pattern: NAME_PATTERN.source, maxLength: max, ...(description ? { description } : {}) });
 
 /** The e-mail addresses the domain accepts: something@something, no spaces or NUL. */
 const EMAIL = '^[^\\s@\\u0000]+@[^\\s@\\u0000]+$';
@@ -94,7 +94,7 @@ const userProfile = {
 const Password = Type.String({ minLength: 8, description: 'At least 8 characters.' });
 
 export const UserCreateInput = Type.Object({
-  username: Name(MAX_ACCOUNT_NAME, 'A letter, then letters, digits and underscores; unique regardless of case.'),
+  username: Name(MAX_ACCOUNT_NAME, 'must start with a letter and contain only letters, digits and underscores; unique regardless of case'),
   email: Email('Unique.'),
   ...userProfile,
   password: Type.Optional(Password),
@@ -262,8 +262,9 @@ export const Algorithm = Type.Object(
 );
 
 const Loose = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]);
+/** One of the values, or null (kept as it is); a JSON Schema enum, so a refusal lists them. */
 const Enum = (values: readonly string[], description?: string) =>
-  Type.Optional(Type.Union([Type.Union(values.map((v) => Type.Literal(v))), Type.Null()], description ? { description } : {}));
+  Type.Optional(Type.Unsafe<string | null>({ enum: [...values, null], ...(description ? { description } : {}) }));
 const Flag = Type.Optional(Type.Union([Type.Boolean(), Type.Null()]));
 
 const algorithmDetails = Type.Optional(
@@ -301,6 +302,7 @@ const algorithmSettings = {
  */
 const closedNeedsApl = {
   not: {
+    description: 'settings.source_visibility "closed" needs license "apl"',
     type: 'object',
     required: ['source_visibility', 'license'],
     properties: { source_visibility: { const: 'closed' }, license: { enum: LICENSES.filter((l) => l !== 'apl') } },
@@ -399,36 +401,8 @@ export const PublishInput = Type.Object(
     version_info: Type.Optional(
       Type.Union([
         Type.Object({
-          version_type: Type.Optional(
-            Type.Union(
-              [
-                Type.Literal('major'),
-                Type.Literal('minor'),
-                Type.Literal('revision'),
-                Type.Literal('patch'),
-                Type.Literal(''),
-                Type.Null(),
-              ],
-              {
-                description: 'Default minor; revision is patch.',
-              },
-            ),
-          ),
-          type: Type.Optional(
-            Type.Union(
-              [
-                Type.Literal('major'),
-                Type.Literal('minor'),
-                Type.Literal('revision'),
-                Type.Literal('patch'),
-                Type.Literal(''),
-                Type.Null(),
-              ],
-              {
-                description: 'The same as version_type (one client sends this name).',
-              },
-            ),
-          ),
+          version_type: Enum(['major', 'minor', 'revision', 'patch', ''], 'Default minor; revision is patch.'),
+          type: Enum(['major', 'minor', 'revision', 'patch', ''], 'The same as version_type (one client sends this name).'),
           release_notes: Text(65536),
           sample_input: Sample('Text, or a JSON value kept as its JSON text; at most 65536 characters.'),
           sample_output: Sample('As sample_input.'),
