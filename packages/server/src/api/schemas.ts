@@ -49,7 +49,6 @@ export const PageQuery = Query({ limit: LimitQuery(), marker: MarkerQuery });
 
 export const Str = Type.String();
 export const OptStr = Type.Optional(Type.String());
-export const OptNullableStr = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 
 /**
  * What the domain accepts as free text (domain/text.ts: at most `max` characters, no NUL); null

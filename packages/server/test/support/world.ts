@@ -10,8 +10,6 @@
  *   carol  a user with no relation to any of it
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { createAndBuild, environmentId } from './algorithms.js';
 import { createOrganization, createUser, type TestUser } from './fixtures.js';
 import { selectedFixtures, algorithmFixtures } from './fixtures-algorithms.js';
@@ -131,11 +129,4 @@ async function languageOf(api: Client, key: string, envId: string): Promise<{ na
     if (env) return { name: l.name, specificationId: env.environment_specification_id };
   }
   throw new Error(`no language lists the environment ${envId}`);
-}
-
-/** Writes the world as JSON (for tools outside this process, such as schemathesis hooks). */
-export function writeWorld(world: World, dir: string): string {
-  const file = path.join(dir, 'world.json');
-  fs.writeFileSync(file, JSON.stringify(world, null, 2));
-  return file;
 }
