@@ -11,6 +11,7 @@ export default tseslint.config(
       'packages/server/catalog/templates/**',
       'test/fixtures/**',
       'openapi.json',
+      '.cache/**',
     ],
   },
   js.configs.recommended,

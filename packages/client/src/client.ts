@@ -51,6 +51,7 @@ import type {
   Language,
   Organization,
   OrganizationInput,
+  OrganizationUpdate,
   OrganizationMember,
   OrganizationType,
   Invitation,
@@ -63,6 +64,7 @@ import type {
   Session,
   User,
   UserInput,
+  UserUpdate,
   VersionListOptions,
 } from './types.js';
 
@@ -395,7 +397,7 @@ export class UsersApi {
   all(opts: { limit?: number } = {}): AsyncGenerator<User> {
     return paginate((marker) => this.list({ ...opts, marker }));
   }
-  update(username: string, input: UserInput): Promise<User> {
+  update(username: string, input: UserUpdate): Promise<User> {
     return this.t.json('PUT', `/v1/users/${seg(username)}`, { json: input });
   }
   async delete(username: string): Promise<void> {
@@ -431,7 +433,7 @@ export class OrganizationsApi {
   all(opts: { limit?: number } = {}): AsyncGenerator<Organization> {
     return paginate((marker) => this.list({ ...opts, marker }));
   }
-  async update(org: string, input: Partial<OrganizationInput>): Promise<void> {
+  async update(org: string, input: OrganizationUpdate): Promise<void> {
     await this.t.send('PUT', `/v1/organizations/${seg(org)}`, { json: input });
   }
   async delete(org: string): Promise<void> {

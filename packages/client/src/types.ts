@@ -40,7 +40,10 @@ export type Readme = Schemas['Readme'];
 export type ClusterStatus = Schemas['ClusterStatus'];
 
 export type UserInput = RequestBody<'user.create'>;
+export type UserUpdate = RequestBody<'user.update'>;
 export type OrganizationInput = RequestBody<'organization.create'>;
+export type OrganizationUpdate = RequestBody<'organization.update'>;
+export type Capability = NonNullable<KeyInput['capabilities']>[number];
 export type OrganizationType = ResponseBody<'organization.types'>[number];
 export type OrganizationMember = ResponseBody<'organization.members.list'>[number];
 /** A pending invitation to an organization: the user becomes a member only by accepting it. */

@@ -195,7 +195,7 @@ export interface paths {
      */
     put: operations['organization.members.add'];
     post?: never;
-    /** Remove a member (owners, admins, or the member leaving). */
+    /** Remove a member (owners, admins, or the member leaving); 409 for the last owner. */
     delete: operations['organization.members.remove'];
     options?: never;
     head?: never;
@@ -814,14 +814,19 @@ export interface components {
         message: string;
       };
     };
+    /** @description Every field is always present (docs/compatibility.md §9.5). */
     User: {
       /** Format: uuid */
       id: string;
       username: string;
-      email?: string;
-      fullname?: string;
-      company_name?: string;
-      company_role?: string;
+      /** @description The e-mail address; "" when none was given. */
+      email: string;
+      /** @description "" when none was given. */
+      fullname: string;
+      /** @description "" when none was given. */
+      company_name: string;
+      /** @description "" when none was given. */
+      company_role: string;
       self_link: string;
       /** @enum {string} */
       resource_type: 'user';
@@ -1081,9 +1086,9 @@ export interface operations {
   'user.list': {
     parameters: {
       query?: {
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -1144,18 +1149,20 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          username?: string;
-          email?: string | null;
+          /** @description must start with a letter and contain only letters, digits and underscores; unique regardless of case */
+          username: string;
+          /** @description Unique. */
+          email: string;
           fullname?: string | null;
           company_name?: string | null;
           company_role?: string | null;
+          /** @description At least 8 characters. */
           password?: string;
-          current_password?: string;
         };
       };
     };
     responses: {
-      /** @description Default Response */
+      /** @description Every field is always present (docs/compatibility.md §9.5). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1213,7 +1220,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Default Response */
+      /** @description Every field is always present (docs/compatibility.md §9.5). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1269,21 +1276,23 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Omitted or null fields are kept. A username may be sent only as the current one: names never change. */
     requestBody: {
       content: {
         'application/json': {
-          username?: string;
           email?: string | null;
           fullname?: string | null;
           company_name?: string | null;
           company_role?: string | null;
+          /** @description At least 8 characters. */
           password?: string;
+          /** @description Needed with password (403 without it or when wrong), except when an admin sets another account's password. */
           current_password?: string;
         };
       };
     };
     responses: {
-      /** @description Default Response */
+      /** @description Every field is always present (docs/compatibility.md §9.5). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1468,9 +1477,9 @@ export interface operations {
       content: {
         'application/json': {
           kind?: 'standard' | 'admin';
-          /** @description Default: all of manage_algorithms, call_algorithms, read_data, write_data. */
-          capabilities?: string[];
-          description?: string;
+          /** @description Default: all of manage_algorithms, call_algorithms, read_data, write_data; never more than the caller holds (403). */
+          capabilities?: ('manage_algorithms' | 'call_algorithms' | 'read_data' | 'write_data')[];
+          description?: string | null;
         };
       };
     };
@@ -1704,9 +1713,9 @@ export interface operations {
   'organization.list': {
     parameters: {
       query?: {
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -1767,12 +1776,17 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          org_name?: string;
+          /** @description A letter, then letters, digits and underscores; unique among users and organizations. */
+          org_name: string;
           org_label?: string | null;
           org_contact_name?: string | null;
           org_email?: string | null;
           org_url?: string | null;
-          type_id?: string;
+          /** @description An id or a name from GET /v1/organization/types (default basic). */
+          type_id?:
+            | ('7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a01' | '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a02' | '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a03')
+            | ('basic' | 'legacy' | 'pro')
+            | null;
         };
       };
     };
@@ -1891,15 +1905,19 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Omitted or null fields are kept. An org_name may be sent only as the current one: names never change. */
     requestBody: {
       content: {
         'application/json': {
-          org_name?: string;
           org_label?: string | null;
           org_contact_name?: string | null;
           org_email?: string | null;
           org_url?: string | null;
-          type_id?: string;
+          /** @description An id or a name from GET /v1/organization/types (default basic). */
+          type_id?:
+            | ('7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a01' | '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a02' | '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a03')
+            | ('basic' | 'legacy' | 'pro')
+            | null;
         };
       };
     };
@@ -2076,7 +2094,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           role?: 'owner' | 'member';
@@ -2136,6 +2154,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   'organization.members.remove': {
@@ -2186,6 +2213,15 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -2378,7 +2414,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': Record<string, never> | null;
       };
@@ -2597,9 +2633,9 @@ export interface operations {
       query?: {
         /** @description Text to find in the owner, name, label or summary, ignoring case (at most 100 characters); empty: every public algorithm. */
         query?: string;
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -2653,9 +2689,9 @@ export interface operations {
   'algorithm.list': {
     parameters: {
       query?: {
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -2726,24 +2762,49 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description settings.username, when sent (the Python client does), must name the owner in the path. */
     requestBody: {
       content: {
         'application/json': {
-          name?: string;
-          details?:
-            | ({
-                label?: string | null;
-                summary?: string | null;
-                tagline?: string | null;
-              } & {
-                [key: string]: unknown;
-              })
-            | null;
+          /** @description As used in URLs (not the display label); unique per owner regardless of case. */
+          name: string;
+          details?: {
+            label?: string | null;
+            summary?: string | null;
+            tagline?: string | null;
+          } | null;
           settings?: {
-            [key: string]: unknown;
+            /**
+             * @description New algorithms are private.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
+            /**
+             * @description closed needs license apl (409 on an update that would break that).
+             * @enum {unknown}
+             */
+            source_visibility?: 'open' | 'closed' | null;
+            /** @enum {unknown} */
+            license?: 'apl' | 'apache2' | 'gpl3' | 'mit' | null;
+            /** @enum {unknown} */
+            network_access?: 'isolated' | 'full' | null;
+            pipeline_enabled?: boolean | null;
+            insights_enabled?: boolean | null;
+            royalty_microcredits?: number | null;
+            algorithm_environment?: string | null;
+            language?: string | null;
+            /**
+             * @description Legacy form: the hardware class, with language.
+             * @enum {unknown}
+             */
+            environment?: 'cpu' | 'gpu' | null;
           } | null;
           source?: {
-            [key: string]: unknown;
+            /**
+             * @description Only the internal SCM is configured on this cluster.
+             * @enum {unknown}
+             */
+            scm?: 'internal' | null;
           } | null;
           version_info?: {
             [key: string]: unknown;
@@ -2800,6 +2861,15 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -2878,21 +2948,40 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Omitted or empty parts are kept (the Python client sends every part, empty when unset). A name may be sent only as the current one: algorithms are never renamed. */
     requestBody: {
       content: {
         'application/json': {
-          name?: string;
-          details?:
-            | ({
-                label?: string | null;
-                summary?: string | null;
-                tagline?: string | null;
-              } & {
-                [key: string]: unknown;
-              })
-            | null;
+          details?: {
+            label?: string | null;
+            summary?: string | null;
+            tagline?: string | null;
+          } | null;
           settings?: {
-            [key: string]: unknown;
+            /**
+             * @description New algorithms are private.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
+            /**
+             * @description closed needs license apl (409 on an update that would break that).
+             * @enum {unknown}
+             */
+            source_visibility?: 'open' | 'closed' | null;
+            /** @enum {unknown} */
+            license?: 'apl' | 'apache2' | 'gpl3' | 'mit' | null;
+            /** @enum {unknown} */
+            network_access?: 'isolated' | 'full' | null;
+            pipeline_enabled?: boolean | null;
+            insights_enabled?: boolean | null;
+            royalty_microcredits?: number | null;
+            algorithm_environment?: string | null;
+            language?: string | null;
+            /**
+             * @description Legacy form: the hardware class, with language.
+             * @enum {unknown}
+             */
+            environment?: 'cpu' | 'gpu' | null;
           } | null;
           source?: {
             [key: string]: unknown;
@@ -2943,6 +3032,24 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -3019,21 +3126,40 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Omitted or empty parts are kept (the Python client sends every part, empty when unset). A name may be sent only as the current one: algorithms are never renamed. */
     requestBody: {
       content: {
         'application/json': {
-          name?: string;
-          details?:
-            | ({
-                label?: string | null;
-                summary?: string | null;
-                tagline?: string | null;
-              } & {
-                [key: string]: unknown;
-              })
-            | null;
+          details?: {
+            label?: string | null;
+            summary?: string | null;
+            tagline?: string | null;
+          } | null;
           settings?: {
-            [key: string]: unknown;
+            /**
+             * @description New algorithms are private.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
+            /**
+             * @description closed needs license apl (409 on an update that would break that).
+             * @enum {unknown}
+             */
+            source_visibility?: 'open' | 'closed' | null;
+            /** @enum {unknown} */
+            license?: 'apl' | 'apache2' | 'gpl3' | 'mit' | null;
+            /** @enum {unknown} */
+            network_access?: 'isolated' | 'full' | null;
+            pipeline_enabled?: boolean | null;
+            insights_enabled?: boolean | null;
+            royalty_microcredits?: number | null;
+            algorithm_environment?: string | null;
+            language?: string | null;
+            /**
+             * @description Legacy form: the hardware class, with language.
+             * @enum {unknown}
+             */
+            environment?: 'cpu' | 'gpu' | null;
           } | null;
           source?: {
             [key: string]: unknown;
@@ -3084,6 +3210,24 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -3222,9 +3366,9 @@ export interface operations {
   'build.list': {
     parameters: {
       query?: {
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -3422,13 +3566,17 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description text/event-stream */
+      /** @description text/event-stream: `log` events ({"text"}), then one `finished` event (the build). */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'text/event-stream': string;
+          'text/event-stream': {
+            /** @enum {unknown} */
+            event: 'log' | 'finished';
+            data: string;
+          };
         };
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
@@ -3479,7 +3627,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           [key: string]: unknown;
@@ -3577,7 +3725,9 @@ export interface operations {
   'version.list': {
     parameters: {
       query?: {
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
         /** @description true (default): published versions; false: successful builds not yet published. */
         published?: string;
@@ -3654,17 +3804,52 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           details?: {
             [key: string]: unknown;
           } | null;
           settings?: {
-            [key: string]: unknown;
+            /**
+             * @description Default: the algorithm's.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
+            insights_enabled?: boolean | null;
           } | null;
           version_info?: {
-            [key: string]: unknown;
+            /**
+             * @description Default minor; revision is patch.
+             * @enum {unknown}
+             */
+            version_type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
+            /**
+             * @description The same as version_type (one client sends this name).
+             * @enum {unknown}
+             */
+            type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
+            release_notes?: string | null;
+            /** @description Text, or a JSON value kept as its JSON text; at most 65536 characters. */
+            sample_input?:
+              | string
+              | number
+              | boolean
+              | null
+              | unknown[]
+              | {
+                  [key: string]: unknown;
+                };
+            /** @description As sample_input. */
+            sample_output?:
+              | string
+              | number
+              | boolean
+              | null
+              | unknown[]
+              | {
+                  [key: string]: unknown;
+                };
           } | null;
         } | null;
       };
@@ -3736,17 +3921,52 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           details?: {
             [key: string]: unknown;
           } | null;
           settings?: {
-            [key: string]: unknown;
+            /**
+             * @description Default: the algorithm's.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
+            insights_enabled?: boolean | null;
           } | null;
           version_info?: {
-            [key: string]: unknown;
+            /**
+             * @description Default minor; revision is patch.
+             * @enum {unknown}
+             */
+            version_type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
+            /**
+             * @description The same as version_type (one client sends this name).
+             * @enum {unknown}
+             */
+            type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
+            release_notes?: string | null;
+            /** @description Text, or a JSON value kept as its JSON text; at most 65536 characters. */
+            sample_input?:
+              | string
+              | number
+              | boolean
+              | null
+              | unknown[]
+              | {
+                  [key: string]: unknown;
+                };
+            /** @description As sample_input. */
+            sample_output?:
+              | string
+              | number
+              | boolean
+              | null
+              | unknown[]
+              | {
+                  [key: string]: unknown;
+                };
           } | null;
         } | null;
       };
@@ -4777,9 +4997,9 @@ export interface operations {
   'eventDelivery.list': {
     parameters: {
       query?: {
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
         /** @description Only this flow’s. */
         flow?: string;
@@ -4910,7 +5130,7 @@ export interface operations {
         timeout?: string;
         /** @description true: include what the algorithm printed (owner and members only). */
         stdout?: string;
-        /** @description raw: the bare result as the body; void: run asynchronously. */
+        /** @description raw: the bare result as the body; void: run asynchronously; anything else: the envelope. */
         output?: string;
       };
       header?: never;
@@ -5067,9 +5287,9 @@ export interface operations {
   'data.get': {
     parameters: {
       query?: {
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
-        /** @description Entries per page, 1–1000 (default 50). */
+        /** @description Entries per page, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
         /** @description true: add the collection's read ACL to the listing. */
         acl?: string;
@@ -5155,7 +5375,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/octet-stream': string;
       };
@@ -5238,13 +5458,16 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description acl only for a collection (a folder at an account's root); 400 on other folders. */
     requestBody: {
       content: {
         'application/json': {
+          /** @description 1–255 characters; no "/", control characters, "." or "..". */
           name: string;
           acl?: {
-            read: string[];
-          };
+            /** @description [] private, ["algo://.my/*"] my algorithms (the default), ["user://*"] public. */
+            read: ('user://*' | 'algo://.my/*')[];
+          } | null;
         };
       };
     };
@@ -5395,7 +5618,8 @@ export interface operations {
       content: {
         'application/json': {
           acl: {
-            read: string[];
+            /** @description [] private, ["algo://.my/*"] my algorithms (the default), ["user://*"] public. */
+            read: ('user://*' | 'algo://.my/*')[];
           };
         };
       };

@@ -15,6 +15,8 @@ export type ErrorKind =
   | 'not_found'
   | 'conflict'
   | 'invalid'
+  /** Well-formed, but names something this cluster does not have (an environment id). */
+  | 'unprocessable'
   | 'forbidden'
   | 'unauthenticated'
   | 'limit'
@@ -214,7 +216,12 @@ export const Errors = {
   unknownLanguage: def('not_found', C.unknownLanguage, (p: { language: string }) => {
     return `unknown language "${p.language}"; see GET /v1/algorithm-environments/edge/languages`;
   }),
-  unknownLanguageSetting: def('invalid', C.unknownLanguage, (p: { language: string }) => `unknown language "${p.language}"`),
+  // A body naming what this cluster does not have: 422, not 400, since no schema can list a
+  // cluster's environments (their ids differ between clusters), so the request is well formed.
+  unknownLanguageSetting: def('unprocessable', C.unknownLanguage, (p: { language: string }) => `unknown language "${p.language}"`),
+  environmentNotFound: said('unprocessable', C.unknownLanguage),
+  /** What a request asks conflicts with the present state of the resource. */
+  stateConflict: said('conflict', C.validation),
 
   // Paging, validation (5xxx, 6xxx).
   invalidMarker: def('invalid', C.invalidMarker, (p: { marker?: string }) => {
