@@ -4,15 +4,7 @@
  * `{"error": {"code", "message"}}` with the message repeated in `X-Error-Message`
  * (docs/compatibility.md §1–2); unexpected errors are logged and answered generically.
  */
-import type {
-  FastifyError,
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  HTTPMethods,
-  onRequestHookHandler,
-  preHandlerHookHandler,
-} from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { DomainError, Errors, type ErrorKind } from '../domain/errors.js';
 import { nestsDeeperThan } from '../lib/json-scan.js';
@@ -72,15 +64,6 @@ function sendDomainError(reply: FastifyReply, err: DomainError): FastifyReply {
   return sendError(reply, statusOf(err), err.code, err.message);
 }
 
-/**
- * Paths a wildcard route matches but refuses as not its own (api/routes/calls.ts: POST on an
- * async result's address): left out of `Allow`.
- */
-const unrouted: { method: string; path: RegExp }[] = [];
-export function notRoutedBy(method: string, path: RegExp): void {
-  unrouted.push({ method, path });
-}
-
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof DomainError) {
@@ -117,17 +100,29 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
   // §15.5.6), an answer to OPTIONS listing them, else 404. Decided in the not-found route's own
   // onRequest hook, before Fastify reads a body (it refuses a QUERY without Content-Type with a
   // 400 first), and at no cost to the requests routes take.
-  const methods = new Set<string>();
+  // Every route's methods and its path as a pattern of the concrete URLs it takes (`:name` one
+  // segment, `*` the rest): Fastify's own lookup by pattern would miss `/v1/users/alice/keys/k1`.
+  const routes: { methods: string[]; path: RegExp; notFor?: RegExp }[] = [];
   app.addHook('onRoute', (route) => {
-    for (const m of [route.method].flat()) methods.add(m.toUpperCase());
+    const pattern = route.url
+      .split('/')
+      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    routes.push({
+      methods: [route.method].flat().map((m) => m.toUpperCase()),
+      path: new RegExp(`^${pattern}$`),
+      notFor: route.config?.notFor,
+    });
   });
-  const allowedMethods = (url: string) =>
-    [...methods].filter(
-      (method) =>
-        app.findRoute({ method: method as HTTPMethods, url }) !== null && !unrouted.some((u) => u.method === method && u.path.test(url)),
-    );
-  // Answers every request it sees, so it never calls its `done`.
-  const notFound: onRequestHookHandler = (req, reply) => {
+  const allowedMethods = (url: string) => {
+    const allowed = new Set<string>();
+    for (const route of routes) {
+      if (!route.path.test(url) || route.notFor?.test(url)) continue;
+      for (const method of route.methods) allowed.add(method);
+    }
+    return [...allowed];
+  };
+  const answerUnrouted = (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split('?')[0]!;
     const allowed = allowedMethods(path);
     if (allowed.length === 0) {
@@ -139,11 +134,12 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
       sendError(reply, 405, Errors.badRequest.code, `method ${req.method} is not allowed on ${path}: use ${allowed.join(', ')}`);
     }
   };
+  // Answers every request it sees, so it never calls its `done`.
+  const notFound: onRequestHookHandler = (req, reply) => answerUnrouted(req, reply);
   // Fastify runs the not-found route's hooks from these options (lib/four-oh-four.js) although
-  // its types name only preValidation and preHandler.
-  app.setNotFoundHandler({ onRequest: notFound } as { preHandler?: preHandlerHookHandler }, (req, reply) =>
-    sendError(reply, 404, Errors.badRequest.code, `no such endpoint: ${req.method} ${req.url.split('?')[0]}`),
-  );
+  // its types name only preValidation and preHandler. The handler answers the same for a route
+  // that hands a request on with reply.callNotFound() (the web UI's fallback for /v1 paths).
+  app.setNotFoundHandler({ onRequest: notFound } as { preHandler?: preHandlerHookHandler }, (req, reply) => answerUnrouted(req, reply));
 }
 
 /**

@@ -12,13 +12,13 @@ import { principalOf } from '../auth.js';
 import { queryBoolean } from '../query.js';
 import { InputBudget, type InputLease } from '../input-budget.js';
 import type { Api, ApiServices } from '../context.js';
-import { errorResponses, Query, QueryBoolean } from '../schemas.js';
-import { notRoutedBy, sendError } from '../errors.js';
+import { ClientQuery, errorResponses, QueryBoolean } from '../schemas.js';
+import { sendError } from '../errors.js';
 
 /** Seconds above 0 and at most 3000, as decimals (domain/calls/call-service.ts parseTimeout). */
 const TIMEOUT_PATTERN = '^0*(?:(?:[1-9][0-9]{0,2}|[12][0-9]{3})(?:\\.[0-9]+)?|3000(?:\\.0+)?|\\.[0-9]*[1-9][0-9]*)$';
 
-const CallQuery = Query({
+const CallQuery = ClientQuery({
   timeout: Type.Optional(Type.String({ pattern: TIMEOUT_PATTERN, description: 'Seconds, default 300, at most 3000.' })),
   stdout: QueryBoolean('true: include what the algorithm printed (owner and members only).'),
   output: Type.Optional(
@@ -35,7 +35,6 @@ const ALGORITHM = '[A-Za-z][A-Za-z0-9_]{0,99}';
 const VERSION = '(?:latest|latestPrivate|[0-9]{1,9}(?:\\.[0-9]{1,9}){0,2}|[0-9]{1,9}(?:\\.[0-9]{1,9})?\\.\\*|[0-9a-f]{40})';
 /** `requests/{id}` where the id is no algorithm name: an async result's address (GET only). */
 const ASYNC_RESULT = /^requests\/(?![A-Za-z][A-Za-z0-9_]*\/?$)[^/]+\/?$/;
-notRoutedBy('POST', new RegExp(`^/v1/algo/${ASYNC_RESULT.source.slice(1)}`));
 
 const CALL_ADDRESS = {
   type: 'string',
@@ -108,6 +107,8 @@ export async function callRoutes(app: Api, s: ApiServices, opts: CallRouteOption
 
   app.post('/v1/algo/*', {
     bodyLimit: MAX_INPUT_BYTES,
+    // An async result's address is not a call (answered like an unknown path, without POST in Allow).
+    config: { notFor: new RegExp(`^/v1/algo/${ASYNC_RESULT.source.slice(1)}`) },
     // Refuse an oversized input before reading it, naming the limit (docs/compatibility.md §2:
     // 10 MiB); after authentication (api/auth.ts puts its hook first). Callback style: on every
     // call, an async hook would cost a promise and a tick.
