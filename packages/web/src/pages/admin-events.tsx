@@ -224,8 +224,14 @@ function ClusterCard({ session, cluster: k, onDeleted }: { session: SignedIn; cl
                         <td>{f.role}</td>
                         <td>{f.enabled ? `enabled, ${f.version ?? 'no version'}` : 'disabled'}</td>
                         <td>
-                          <Busy type="button" class="secondary small" busy={unassign.busy} onClick={() => void unassign.run(f.id)}>
-                            Remove {f.algorithm} from {f.topic}
+                          <Busy
+                            type="button"
+                            class="secondary small"
+                            aria-label={`Remove ${f.algorithm} from ${f.topic}`}
+                            busy={unassign.busy}
+                            onClick={() => void unassign.run(f.id)}
+                          >
+                            Remove
                           </Busy>
                         </td>
                       </tr>

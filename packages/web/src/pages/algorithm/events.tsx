@@ -316,30 +316,32 @@ function Deliveries({ session, algorithm: a, flows }: Base & { flows: EventFlow[
                 </table>
               </div>
             )}
-            <div class="actions">
-              <button
-                type="button"
-                class="secondary small"
-                disabled={trail.length === 0}
-                onClick={() => {
-                  setMarker(trail[trail.length - 1]);
-                  setTrail(trail.slice(0, -1));
-                }}
-              >
-                Newer
-              </button>
-              <button
-                type="button"
-                class="secondary small"
-                disabled={!p.marker}
-                onClick={() => {
-                  setTrail([...trail, marker]);
-                  setMarker(p.marker ?? undefined);
-                }}
-              >
-                Older
-              </button>
-            </div>
+            {(trail.length > 0 || p.marker) && (
+              <div class="actions">
+                <button
+                  type="button"
+                  class="secondary small"
+                  disabled={trail.length === 0}
+                  onClick={() => {
+                    setMarker(trail[trail.length - 1]);
+                    setTrail(trail.slice(0, -1));
+                  }}
+                >
+                  Newer
+                </button>
+                <button
+                  type="button"
+                  class="secondary small"
+                  disabled={!p.marker}
+                  onClick={() => {
+                    setTrail([...trail, marker]);
+                    setMarker(p.marker ?? undefined);
+                  }}
+                >
+                  Older
+                </button>
+              </div>
+            )}
           </>
         )}
       </Show>
@@ -353,11 +355,11 @@ function DeliveryRow({ d, flow }: { d: EventDelivery; flow: string }) {
       <td>
         <StatusBadge status={d.outcome} />
       </td>
-      <td>
+      <td class="nowrap">
         <code>{d.source}</code>
       </td>
       <td>{d.attempts}</td>
-      <td>{Math.round(d.latency_ms)} ms</td>
+      <td class="nowrap">{Math.round(d.latency_ms)} ms</td>
       <td>
         {d.error && <div class="error-text">{d.error}</div>}
         {d.dead_letter && (
