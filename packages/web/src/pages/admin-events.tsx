@@ -55,8 +55,13 @@ function ConnectCluster({ session, onConnected }: { session: SignedIn; onConnect
       ...(tls && ca.trim() ? { tls_ca: ca } : {}),
       ...(mechanism ? { sasl: { mechanism: mechanism as (typeof MECHANISMS)[number], username, password } } : {}),
     });
+    // Start the next connection from a blank form (and forget the password at once).
     setName('');
     setServers('');
+    setTls(false);
+    setCa('');
+    setMechanism('');
+    setUsername('');
     setPassword('');
     onConnected();
   });
