@@ -188,7 +188,10 @@ function NewQueueFlow({ session, algorithm: a, onCreated }: Base & { onCreated: 
       timeout: seconds,
     });
     setUri('');
+    setRoleArn('');
+    setKeyId('');
     setSecret('');
+    setTimeoutText('');
     onCreated();
   });
   return (
