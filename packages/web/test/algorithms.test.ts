@@ -220,9 +220,11 @@ describe('web UI: algorithms', () => {
     assertNoPageErrors(page);
   });
 
-  test('events: the tab says what it will hold', async () => {
+  test('events: without flows the tab says how to get one (the flows themselves: events.test.ts, with Kafka)', async () => {
     await page.getByRole('link', { name: 'Events' }).click();
-    await page.getByText('Event Flows will be set up here').waitFor();
+    await page.getByText('No flows yet: subscribe to an SQS queue below, or ask a cluster admin to assign a Kafka topic.').waitFor();
+    await page.getByRole('heading', { name: 'Subscribe to an SQS queue' }).waitFor();
+    await page.getByText('No deliveries yet.').waitFor();
     await checkPage(page, 'algorithm-events');
   });
 

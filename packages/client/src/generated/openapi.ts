@@ -964,6 +964,11 @@ export interface components {
         name: string;
         role: 'owner' | 'member';
       }[];
+      /** @description The account's own profile; absent for a call key. */
+      email?: string | null;
+      fullname?: string | null;
+      company_name?: string | null;
+      company_role?: string | null;
     };
     Commit: {
       sha: string;

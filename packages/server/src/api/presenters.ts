@@ -179,6 +179,10 @@ export function identityJson(i: Identity) {
     credential: i.credential,
     capabilities: i.capabilities,
     organizations: i.organizations?.map((o) => ({ name: o.name, role: o.role })),
+    email: i.profile?.email,
+    fullname: i.profile?.fullname,
+    company_name: i.profile?.companyName,
+    company_role: i.profile?.companyRole,
   };
 }
 

@@ -433,6 +433,10 @@ export const Identity = Type.Object(
         description: 'The organizations the account belongs to, by name; absent for a call key.',
       }),
     ),
+    email: Type.Optional(Type.Union([Str, Type.Null()], { description: "The account's own profile; absent for a call key." })),
+    fullname: OptNullableStr,
+    company_name: OptNullableStr,
+    company_role: OptNullableStr,
   },
   { $id: 'Identity' },
 );

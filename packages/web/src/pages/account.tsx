@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { CreatedApiKey, User } from '@algohost/client';
+import type { CreatedApiKey, Identity } from '@algohost/client';
 import type { SignedIn } from '../session.js';
 import { Busy, ConfirmButton, CopyBlock, ErrorText, Field, Show, Time, useAction, useLoad, useTitle } from '../ui.js';
 
@@ -13,9 +13,9 @@ export const CAPABILITIES: [string, string][] = [
 /** Profile, password, API keys, and the place for source-code-management authorizations. */
 export function AccountPage({ session }: { session: SignedIn }) {
   useTitle('Account');
-  // GET /v1/users/{name} is an admin's lookup; a PUT with no field changes nothing and answers
-  // the account's own profile, with the credential that may edit it.
-  const user = useLoad(() => session.client.users.update(session.me.username, {}), [session.me.username]);
+  // whoami carries the account's own profile (GET /v1/users/{name} is an admin's lookup); read
+  // it afresh here rather than from the session, which was read at sign-in.
+  const user = useLoad(() => session.client.whoami(), [session]);
   return (
     <>
       <h1>Account settings</h1>
@@ -39,7 +39,7 @@ export function AccountPage({ session }: { session: SignedIn }) {
   );
 }
 
-function Profile({ session, user, onSaved }: { session: SignedIn; user: User; onSaved: () => void }) {
+function Profile({ session, user, onSaved }: { session: SignedIn; user: Identity; onSaved: () => void }) {
   const [fullname, setFullname] = useState(user.fullname ?? '');
   const [email, setEmail] = useState(user.email ?? '');
   const [company, setCompany] = useState(user.company_name ?? '');

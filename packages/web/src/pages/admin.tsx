@@ -3,6 +3,7 @@ import { collect } from '@algohost/client';
 import { Link } from '../router.js';
 import type { SignedIn } from '../session.js';
 import { Busy, ConfirmButton, ErrorText, Field, Show, Time, useAction, useLoad, useTitle } from '../ui.js';
+import { AdminEvents } from './admin-events.js';
 import { nameProblem } from './create-algorithm.js';
 
 const SECTIONS: [string, string][] = [
@@ -47,18 +48,7 @@ export function AdminPage({ session, section }: { session: SignedIn; section: st
           </div>
         </section>
       )}
-      {section === 'events' && (
-        <section aria-labelledby="events">
-          <h2 id="events">Event Flows</h2>
-          <div class="placeholder">
-            <h3>Broker connections</h3>
-            <p>Connections to the cluster's Kafka brokers will be created and tested here; their topics are then listed automatically.</p>
-            <h3>Topic assignments</h3>
-            <p>Published algorithms will be assigned to topics here, each as a publisher or a subscriber.</p>
-            <p>Event Flows are not available on this cluster yet.</p>
-          </div>
-        </section>
-      )}
+      {section === 'events' && <AdminEvents session={session} />}
       {!SECTIONS.some(([id]) => id === section) && <p>No such section.</p>}
     </>
   );

@@ -3,6 +3,7 @@ import { Link } from '../router.js';
 import { myOrganizations, type SignedIn } from '../session.js';
 import { Show, useLoad, useTitle } from '../ui.js';
 import { BuildsTab } from './algorithm/builds.js';
+import { EventsTab } from './algorithm/events.js';
 import { OverviewTab } from './algorithm/overview.js';
 import { RunTab } from './algorithm/run.js';
 import { SettingsTab } from './algorithm/settings.js';
@@ -74,27 +75,12 @@ export function AlgorithmPage({ session, owner, name, tab }: { session: SignedIn
             {tab === 'builds' && manager && <BuildsTab {...props} />}
             {tab === 'versions' && <VersionsTab {...props} />}
             {tab === 'run' && <RunTab {...props} />}
-            {tab === 'events' && manager && <EventsTab />}
+            {tab === 'events' && manager && <EventsTab {...props} />}
             {tab === 'settings' && manager && <SettingsTab {...props} />}
             {!tabs.some(([id]) => id === tab) && <p>This tab does not exist, or is only for the algorithm's owners.</p>}
           </>
         );
       }}
     </Show>
-  );
-}
-
-function EventsTab() {
-  return (
-    <section aria-labelledby="events">
-      <h2 id="events">Events</h2>
-      <div class="placeholder">
-        <p>
-          Event Flows will be set up here: connecting this algorithm to a Kafka topic a cluster admin assigned it (as publisher or
-          subscriber, with the version the flow runs), or to an SQS or Service Bus queue by its URI and a timeout, and seeing each delivery.
-        </p>
-        <p>Event Flows are not available on this cluster yet.</p>
-      </div>
-    </section>
   );
 }
