@@ -434,9 +434,9 @@ export const Identity = Type.Object(
       }),
     ),
     email: Type.Optional(Type.Union([Str, Type.Null()], { description: "The account's own profile; absent for a call key." })),
-    fullname: OptNullableStr,
-    company_name: OptNullableStr,
-    company_role: OptNullableStr,
+    fullname: Type.Optional(Nullable(Str)),
+    company_name: Type.Optional(Nullable(Str)),
+    company_role: Type.Optional(Nullable(Str)),
   },
   { $id: 'Identity' },
 );
