@@ -32,3 +32,6 @@ if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
   npm ci --no-audit --no-fund --loglevel=error
   echo "$want" > "$stamp"
 fi
+
+# The web UI the server serves at / (packages/web/dist), rebuilt only when its sources changed.
+bash scripts/build-web.sh

@@ -1,15 +1,43 @@
 #!/usr/bin/env bash
-# What only the tests need beyond scripts/install-deps.sh: a real browser for the client's
-# browser test (Chromium from Debian; playwright-core drives it and never downloads its own),
-# the shellcheck linter for the repository's shell scripts, and Gitea for the external-SCM tests (built
-# once from the Go module proxy into .cache/gitea: ~7 min the first time on 2 cores).
+# What only the tests need beyond scripts/install-deps.sh: a real browser for the browser tests
+# of the typed client and the web UI (Chromium from Debian; playwright-core drives it and never
+# downloads its own), shellcheck for the repository's shell scripts, the Kafka and ElasticMQ
+# jars (Maven Central), schemathesis (from PyPI, pinned, in its own virtual environment under
+# .cache/schemathesis) for the schema fuzzing of packages/server/test/schema-fuzz.test.ts, and
+# Gitea for the external-SCM tests (built once from the Go module proxy into .cache/gitea: about
+# 7 minutes on 2 cores the first time; scripts/lib/build-gitea.sh).
 set -euo pipefail
 
+here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=scripts/lib/apt.sh
-source "$(dirname "$0")/lib/apt.sh"
+source "$here/lib/apt.sh"
+cd "$here/.."
+
+SCHEMATHESIS_VERSION=4.32.5
+PYTHON=/usr/bin/python3
 
 need=()
 command -v chromium >/dev/null || need+=(chromium)
 command -v shellcheck >/dev/null || need+=(shellcheck)
-apt_install "the browser tests and shellcheck" "${need[@]}"
-bash "$(dirname "$0")/lib/build-gitea.sh" >/dev/null
+"$PYTHON" -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
+apt_install "the browser tests, shellcheck and the schema fuzzing" "${need[@]}"
+
+# The Event Flows tests' brokers: Kafka and ElasticMQ jars from Maven Central into .cache/brokers
+# (once; scripts/with-services.sh starts them from there).
+# shellcheck source=scripts/lib/brokers.sh
+source "$here/lib/brokers.sh"
+fetch_brokers
+
+# A virtual environment is not relocatable, so it is made in place; the stamp, written last,
+# says which version finished installing (a cut-off install or another version starts over).
+venv=.cache/schemathesis
+if [[ "$(cat "$venv/installed" 2>/dev/null)" != "$SCHEMATHESIS_VERSION" ]]; then
+  echo "installing schemathesis $SCHEMATHESIS_VERSION into $venv"
+  rm -rf "$venv"
+  "$PYTHON" -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+  echo "$SCHEMATHESIS_VERSION" >"$venv/installed"
+fi
+
+# The external-SCM tests' Gitea (once; scripts/with-services.sh starts it from there).
+bash "$here/lib/build-gitea.sh" >/dev/null

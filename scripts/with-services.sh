@@ -1,35 +1,93 @@
 #!/usr/bin/env bash
 # Runs a command with the services the tests need started on loopback and stopped afterwards:
-# a throwaway PostgreSQL (ALGOHOST_TEST_POSTGRES_URL) and one Gitea for the external-SCM tests
-# (ALGOHOST_TEST_GITEA_*, see scripts/lib/start-gitea.sh). Usage: scripts/with-services.sh CMD…
+# a throwaway PostgreSQL (ALGOHOST_TEST_POSTGRES_URL), and for the Event Flows tests two Kafka
+# clusters (ALGOHOST_TEST_KAFKA_BROKERS, ALGOHOST_TEST_KAFKA2_BROKERS: the second for the test
+# with two clusters connected at once) and ElasticMQ, an SQS server (ALGOHOST_TEST_SQS_ENDPOINT),
+# and for the external-SCM tests one Gitea (ALGOHOST_TEST_GITEA_*, scripts/lib/start-gitea.sh).
+# Usage: scripts/with-services.sh CMD…
+# ALGOHOST_TEST_SERVICES (default "postgres,kafka,sqs,gitea") picks fewer: the brokers' JVMs take
+# 3-6 s and a few hundred MB each. Their jars and the Gitea binary come from
+# scripts/install-test-deps.sh; without them those services are not started and the tests that
+# need them say so and skip.
 set -euo pipefail
-
+# shellcheck source=scripts/lib/brokers.sh
+source "$(dirname "$0")/lib/brokers.sh"
 # shellcheck source=scripts/lib/start-gitea.sh
 source "$(dirname "$0")/lib/start-gitea.sh"
 
-pgbin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
-[[ -d $pgbin ]] || { echo "PostgreSQL is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
+services=",${ALGOHOST_TEST_SERVICES:-postgres,kafka,sqs,gitea},"
+wants() { [[ $services == *",$1,"* ]]; }
 
-work=$(mktemp -d /tmp/algohost-services.XXXXXX)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-as_pg=()
-if [[ $(id -u) -eq 0 ]]; then
-  chown postgres "$work"
-  as_pg=(runuser -u postgres --)
+pgbin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+if wants postgres; then
+  [[ -d $pgbin ]] || { echo "PostgreSQL is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
+fi
+if (wants kafka || wants sqs) && ! brokers_fetched; then
+  echo "the Kafka and ElasticMQ jars are not in .cache/brokers (scripts/install-test-deps.sh fetches them): brokers not started" >&2
+  services=${services//,kafka,/,}
+  services=${services//,sqs,/,}
 fi
 
-GITEA_PID=
+work=$(mktemp -d /tmp/algohost-services.XXXXXX)
+chmod 0755 "$work"
+as_pg=()
+if [[ $(id -u) -eq 0 ]]; then as_pg=(runuser -u postgres --); fi
+pids=()
+
 stop() {
-  [[ -n $GITEA_PID ]] && kill "$GITEA_PID" 2>/dev/null && wait "$GITEA_PID" 2>/dev/null
-  "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true
+  if [[ -d $work/pg/data ]]; then "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg/data" -m immediate stop >/dev/null 2>&1 || true; fi
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do
+    for _ in {1..50}; do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
   rm -rf "$work"
 }
 trap stop EXIT
 
-"${as_pg[@]}" "$pgbin/initdb" -D "$work/data" -A trust -U postgres --no-sync >/dev/null
-"${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/data" -l "$work/postgres.log" -w \
-  -o "-c listen_addresses=127.0.0.1 -p $port -k $work -c fsync=off -c max_connections=200" start >/dev/null
-export ALGOHOST_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
-start_gitea "$work"
+# The JVMs start first (the slowest; each start_* formats or writes its config, then forks the
+# server and says where it is), PostgreSQL while they start, then each is waited for.
+if wants kafka; then
+  start_kafka "$work/kafka1" >"$work/kafka1.at" &
+  start_kafka "$work/kafka2" >"$work/kafka2.at" &
+fi
+if wants sqs; then start_elasticmq "$work/elasticmq" >"$work/elasticmq.at" & fi
+wait
+if wants kafka; then
+  read -r kafka1_pid kafka1 <"$work/kafka1.at"
+  read -r kafka2_pid kafka2 <"$work/kafka2.at"
+  pids+=("$kafka1_pid" "$kafka2_pid")
+fi
+if wants sqs; then
+  read -r sqs_pid sqs <"$work/elasticmq.at"
+  pids+=("$sqs_pid")
+fi
+
+if wants postgres; then
+  mkdir "$work/pg"
+  [[ ${#as_pg[@]} -eq 0 ]] || chown postgres "$work/pg"
+  port=$(free_port)
+  "${as_pg[@]}" "$pgbin/initdb" -D "$work/pg/data" -A trust -U postgres --no-sync >/dev/null
+  "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/postgres.log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $work/pg -c fsync=off -c max_connections=200" start >/dev/null
+  export ALGOHOST_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
+fi
+
+if wants gitea; then
+  GITEA_PID=
+  start_gitea "$work"
+  [[ -z $GITEA_PID ]] || pids+=("$GITEA_PID")
+fi
+
+if wants kafka; then
+  wait_for_line "$work/kafka1/kafka.log" 'Kafka Server started' "$kafka1_pid" Kafka
+  wait_for_line "$work/kafka2/kafka.log" 'Kafka Server started' "$kafka2_pid" 'the second Kafka'
+  export ALGOHOST_TEST_KAFKA_BROKERS=$kafka1 ALGOHOST_TEST_KAFKA2_BROKERS=$kafka2
+fi
+if wants sqs; then
+  wait_for_line "$work/elasticmq/elasticmq.log" 'Started SQS rest server' "$sqs_pid" ElasticMQ
+  export ALGOHOST_TEST_SQS_ENDPOINT=$sqs
+fi
 
 "$@"

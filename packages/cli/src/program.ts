@@ -17,6 +17,7 @@ import * as search from './commands/search.js';
 import * as source from './commands/source.js';
 import * as versions from './commands/versions.js';
 import * as whoami from './commands/whoami.js';
+import * as events from './commands/events.js';
 
 export function version(): string {
   const pkg = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -50,6 +51,7 @@ bearer_token); every command takes --profile <name> (default "default"). Start w
     builds,
     run,
     versions,
+    events,
     data,
     keys,
     migrate,

@@ -38,10 +38,20 @@ import type {
   DataStat,
   Environment,
   Identity,
+  EventAssignmentInput,
+  EventDelivery,
+  EventFlow,
+  EventFlowUpdate,
+  EventListener,
+  KafkaCluster,
+  KafkaClusterInput,
+  KafkaTopic,
+  QueueFlowInput,
   KeyInput,
   Language,
   Organization,
   OrganizationInput,
+  OrganizationUpdate,
   OrganizationMember,
   OrganizationType,
   Invitation,
@@ -59,6 +69,7 @@ import type {
   Session,
   User,
   UserInput,
+  UserUpdate,
   VersionListOptions,
 } from './types.js';
 
@@ -75,6 +86,7 @@ export class AlgohostClient {
   readonly organizations: OrganizationsApi;
   readonly keys: KeysApi;
   readonly data: DataApi;
+  readonly events: EventsApi;
   readonly scms: ScmsApi;
 
   constructor(options: ClientOptions) {
@@ -87,6 +99,7 @@ export class AlgohostClient {
     this.organizations = new OrganizationsApi(this.transport);
     this.keys = new KeysApi(this.transport);
     this.data = new DataApi(this.transport);
+    this.events = new EventsApi(this.transport);
     this.scms = new ScmsApi(this.transport);
   }
 
@@ -243,6 +256,60 @@ export class AlgorithmsApi {
   }
 }
 
+/**
+ * Event Flows (docs/compatibility.md §10): Kafka cluster connections, topics and assignments
+ * (cluster admins), an algorithm's flows and deliveries (its owner and members), event listeners.
+ */
+export class EventsApi {
+  constructor(private readonly t: Transport) {}
+
+  connectCluster(input: KafkaClusterInput): Promise<KafkaCluster> {
+    return this.t.json('POST', '/v1/admin/event-clusters', { json: input });
+  }
+  async clusters(): Promise<KafkaCluster[]> {
+    return (await this.t.json<{ results: KafkaCluster[] }>('GET', '/v1/admin/event-clusters')).results;
+  }
+  async disconnectCluster(cluster: string): Promise<void> {
+    await this.t.send('DELETE', `/v1/admin/event-clusters/${seg(cluster)}`);
+  }
+  /** The topics of a connected cluster, asked of the cluster now. */
+  async topics(cluster: string): Promise<KafkaTopic[]> {
+    return (await this.t.json<{ results: KafkaTopic[] }>('GET', `/v1/admin/event-clusters/${seg(cluster)}/topics`)).results;
+  }
+  /** Assigns a published algorithm (`owner/name`) to a topic; unpublished ones get 409 (code 8003). */
+  assign(cluster: string, input: EventAssignmentInput): Promise<EventFlow> {
+    return this.t.json('POST', `/v1/admin/event-clusters/${seg(cluster)}/assignments`, { json: input });
+  }
+  async assignments(cluster: string): Promise<EventFlow[]> {
+    return (await this.t.json<{ results: EventFlow[] }>('GET', `/v1/admin/event-clusters/${seg(cluster)}/assignments`)).results;
+  }
+  async unassign(cluster: string, flowId: string): Promise<void> {
+    await this.t.send('DELETE', `/v1/admin/event-clusters/${seg(cluster)}/assignments/${seg(flowId)}`);
+  }
+  async flows(owner: string, name: string): Promise<EventFlow[]> {
+    return (await this.t.json<{ results: EventFlow[] }>('GET', `${algoPath(owner, name)}/event-flows`)).results;
+  }
+  /** Subscribes an algorithm to an SQS queue (disabled until enabled). */
+  createQueueFlow(owner: string, name: string, input: QueueFlowInput): Promise<EventFlow> {
+    return this.t.json('POST', `${algoPath(owner, name)}/event-flows`, { json: input });
+  }
+  /** Enables or disables a flow, picks its version, sets its timeout. */
+  updateFlow(owner: string, name: string, flowId: string, changes: EventFlowUpdate): Promise<EventFlow> {
+    return this.t.json('PATCH', `${algoPath(owner, name)}/event-flows/${seg(flowId)}`, { json: changes });
+  }
+  async deleteFlow(owner: string, name: string, flowId: string): Promise<void> {
+    await this.t.send('DELETE', `${algoPath(owner, name)}/event-flows/${seg(flowId)}`);
+  }
+  /** Deliveries, newest first; `flow` narrows to one flow. */
+  deliveries(owner: string, name: string, opts: PageOptions & { flow?: string } = {}): Promise<Page<EventDelivery>> {
+    return this.t.json('GET', `${algoPath(owner, name)}/event-deliveries`, { query: { ...pageQuery(opts), flow: opts.flow } });
+  }
+  /** Spec endpoint 7: the subscriber flows of an account's algorithms (`account` is its id or name). */
+  listeners(account: string): Promise<EventListener[]> {
+    return this.t.json('GET', `/v1/users/${seg(account)}/event-listeners`);
+  }
+}
+
 /** Published versions (docs/compatibility.md §3). */
 export class VersionsApi {
   constructor(private readonly t: Transport) {}
@@ -337,7 +404,7 @@ export class UsersApi {
   all(opts: { limit?: number } = {}): AsyncGenerator<User> {
     return paginate((marker) => this.list({ ...opts, marker }));
   }
-  update(username: string, input: UserInput): Promise<User> {
+  update(username: string, input: UserUpdate): Promise<User> {
     return this.t.json('PUT', `/v1/users/${seg(username)}`, { json: input });
   }
   async delete(username: string): Promise<void> {
@@ -373,7 +440,7 @@ export class OrganizationsApi {
   all(opts: { limit?: number } = {}): AsyncGenerator<Organization> {
     return paginate((marker) => this.list({ ...opts, marker }));
   }
-  async update(org: string, input: Partial<OrganizationInput>): Promise<void> {
+  async update(org: string, input: OrganizationUpdate): Promise<void> {
     await this.t.send('PUT', `/v1/organizations/${seg(org)}`, { json: input });
   }
   async delete(org: string): Promise<void> {

@@ -4,6 +4,7 @@ export {
   BuildsApi,
   DataApi,
   EnvironmentsApi,
+  EventsApi,
   KeysApi,
   OrganizationsApi,
   ScmsApi,

@@ -50,7 +50,10 @@ export type ScmSyncResult = ResponseBody<'scm.sync'>;
 export type ScmConnectionStatus = ResponseBody<'scm.connectionStatus'>;
 
 export type UserInput = RequestBody<'user.create'>;
+export type UserUpdate = RequestBody<'user.update'>;
 export type OrganizationInput = RequestBody<'organization.create'>;
+export type OrganizationUpdate = RequestBody<'organization.update'>;
+export type Capability = NonNullable<KeyInput['capabilities']>[number];
 export type OrganizationType = ResponseBody<'organization.types'>[number];
 export type OrganizationMember = ResponseBody<'organization.members.list'>[number];
 /** A pending invitation to an organization: the user becomes a member only by accepting it. */
@@ -62,6 +65,17 @@ export type Session = ResponseBody<'session.create'>;
 export type AlgorithmInput = RequestBody<'algorithm.create'>;
 export type AlgorithmUpdate = RequestBody<'algorithm.update'>;
 export type CompileResult = ResponseBody<'algorithm.compile'>;
+
+/** Event Flows (docs/compatibility.md §10). */
+export type KafkaCluster = Schemas['KafkaCluster'];
+export type KafkaClusterInput = RequestBody<'eventCluster.create'>;
+export type KafkaTopic = ResponseBody<'eventCluster.topics'>['results'][number];
+export type EventFlow = Schemas['EventFlow'];
+export type EventAssignmentInput = RequestBody<'eventAssignment.create'>;
+export type QueueFlowInput = RequestBody<'eventFlow.create'>;
+export type EventFlowUpdate = RequestBody<'eventFlow.update'>;
+export type EventDelivery = Schemas['EventDelivery'];
+export type EventListener = Schemas['EventListener'];
 
 /** docs/compatibility.md §1: every listing that pages. */
 export interface Page<T> {

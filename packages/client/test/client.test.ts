@@ -325,7 +325,7 @@ describe('AlgohostClient: whoami, Explore, commits, README, admin status', () =>
       ['First', 'finds faces'],
       ['Second', 'counts sheep'],
       ['Third', 'finds more faces'],
-    ]) {
+    ] as const) {
       await as.algorithms.create('alice', { name, details: { summary }, settings: { algorithm_callability: 'public' } });
     }
     await as.algorithms.create('alice', { name: 'Private', details: { summary: 'finds secrets' } });

@@ -216,7 +216,7 @@ for (const database of DATABASES) {
       assertError(await api.put(`/v1/organizations/${org}/members/${outsider.name}`, { key: owner.key, body: { role: 'boss' } }), 400);
       assertError(await api.put(`/v1/organizations/no_such_org/members/${outsider.name}`, { key: owner.key }), 404, 3100);
       // The only owner cannot demote themself.
-      assertError(await api.put(`/v1/organizations/${org}/members/${owner.name}`, { key: owner.key, body: { role: 'member' } }), 400);
+      assertError(await api.put(`/v1/organizations/${org}/members/${owner.name}`, { key: owner.key, body: { role: 'member' } }), 409);
       assert.equal((await members(org, owner.key)).length, 3);
 
       // An admin manages members of any organization, and adds directly.
@@ -243,7 +243,7 @@ for (const database of DATABASES) {
 
       for (const key of [owner.key, srv.adminKey]) {
         const last = await api.delete(`/v1/organizations/${org}/members/${owner.name}`, { key });
-        assertError(last, 400);
+        assertError(last, 409);
         assert.match(last.body.error.message, /owner/);
       }
       assert.deepEqual(await members(org, owner.key), [{ username: owner.name, role: 'owner' }]);
@@ -341,7 +341,7 @@ for (const database of DATABASES) {
       assert.ok(page.body.results.some((o: { org_name: string }) => o.org_name === 'ListMe'));
       for (const o of page.body.results) assert.equal(o.resource_type, 'organization');
       assertError(await api.get('/v1/organizations?limit=0', { key: srv.adminKey }), 400, 5003);
-      assertError(await api.get('/v1/organizations?marker=nonsense', { key: srv.adminKey }), 400, 5002);
+      assertError(await api.get('/v1/organizations?marker=non%20sense', { key: srv.adminKey }), 400, 5002);
     });
   });
 }

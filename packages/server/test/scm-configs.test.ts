@@ -115,7 +115,7 @@ for (const database of DATABASES) {
       assert.equal((await api.get(`/v1/scms/${other.body.id}`, { key: user.key })).body.default, true);
       const deleted = await api.delete(`/v1/admin/scms/${other.body.id}`, { key: srv.adminKey });
       assert.equal(deleted.status, 204);
-      assertError(await api.get(`/v1/scms/${other.body.id}`, { key: user.key }), 404, 8001);
+      assertError(await api.get(`/v1/scms/${other.body.id}`, { key: user.key }), 404, 9001);
       // With no external default, the internal SCM is the default again.
       await api.patch(`/v1/admin/scms/${id}`, { key: srv.adminKey, body: { default: false } });
       assert.equal((await api.get('/v1/scms/internal', { key: user.key })).body.default, true);
@@ -134,10 +134,10 @@ for (const database of DATABASES) {
       assertError(await create({ ...good, oauth: { client_id: 'a', client_secret: 's' }, scm: { client_id: 'b' } }), 400, 6001);
       assertError(await create({ ...good, default: 'yes' }), 400);
       assertError(await api.post('/v1/admin/scms', { key: user.key, body: good }), 403, 2001);
-      assertError(await api.get('/v1/scms/00000000-0000-4000-8000-000000000000', { key: user.key }), 404, 8001);
-      assertError(await api.get('/v1/scms/not-an-id', { key: user.key }), 404, 8001);
-      assertError(await api.get(`/v1/scms/${encodeURIComponent('x\u0000y')}`, { key: user.key }), 404, 8001);
-      assertError(await api.patch('/v1/admin/scms/00000000-0000-4000-8000-000000000000', { key: srv.adminKey, body: {} }), 404, 8001);
+      assertError(await api.get('/v1/scms/00000000-0000-4000-8000-000000000000', { key: user.key }), 404, 9001);
+      assertError(await api.get('/v1/scms/not-an-id', { key: user.key }), 404, 9001);
+      assertError(await api.get(`/v1/scms/${encodeURIComponent('x\u0000y')}`, { key: user.key }), 404, 9001);
+      assertError(await api.patch('/v1/admin/scms/00000000-0000-4000-8000-000000000000', { key: srv.adminKey, body: {} }), 404, 9001);
       assertError(await api.delete('/v1/admin/scms/internal', { key: srv.adminKey }), 400);
       const made = await create(good);
       assertError(await api.patch(`/v1/admin/scms/${made.body.id}`, { key: srv.adminKey, body: { provider: 'github' } }), 400);
@@ -147,7 +147,7 @@ for (const database of DATABASES) {
     });
 
     test('token status: unknown configuration 404, never authorized → unauthorized, internal → the account itself', async () => {
-      assertError(await api.post('/v1/scms/00000000-0000-4000-8000-000000000000/token/status', { key: user.key }), 404, 8001);
+      assertError(await api.post('/v1/scms/00000000-0000-4000-8000-000000000000/token/status', { key: user.key }), 404, 9001);
       const made = await create({
         provider: 'gitea',
         urls: { web: 'https://g2.example.org' },
@@ -170,7 +170,7 @@ for (const database of DATABASES) {
           body: { name: 'A1', settings: { algorithm_environment: env }, source: source('00000000-0000-4000-8000-000000000000') },
         }),
         404,
-        8001,
+        9001,
       );
       const disabled = await create({
         provider: 'gitea',
@@ -184,7 +184,7 @@ for (const database of DATABASES) {
           body: { name: 'A1', settings: { algorithm_environment: env }, source: source(disabled.body.id) },
         }),
         400,
-        8002,
+        9002,
       );
       const enabled = await create({
         provider: 'gitea',
@@ -197,7 +197,7 @@ for (const database of DATABASES) {
           body: { name: 'A1', settings: { algorithm_environment: env }, source: source(enabled.body.id) },
         }),
         403,
-        8003,
+        9003,
       );
       assertError(await api.get(`/v1/algorithms/${user.name}/A1`, { key: user.key }), 404, 1001);
       // The internal SCM by name is the plain create.

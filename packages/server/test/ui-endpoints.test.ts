@@ -19,6 +19,8 @@ import { DATABASES, startTestServer, type TestServer } from './support/server.js
 
 const ALL = ['manage_algorithms', 'call_algorithms', 'read_data', 'write_data'];
 const PASSWORD = 'correct horse battery staple';
+const ALICE_PROFILE = { email: 'alice@example.test', fullname: null, company_name: null, company_role: null };
+const ADMIN_PROFILE = { email: null, fullname: 'Cluster administrator', company_name: null, company_role: null };
 const SHA = /^[0-9a-f]{40}$/;
 const PACKAGE_VERSION = (
   JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -96,7 +98,14 @@ for (const database of DATABASES) {
       test('a standard key, a restricted key and a session say who and what', async () => {
         const mine = await api.get('/v1/auth/whoami', { key: alice.key });
         assert.equal(mine.status, 200, mine.text);
-        assert.deepEqual(mine.body, { username: 'alice', admin: false, credential: 'key', capabilities: ALL, organizations: [] });
+        assert.deepEqual(mine.body, {
+          username: 'alice',
+          admin: false,
+          credential: 'key',
+          capabilities: ALL,
+          organizations: [],
+          ...ALICE_PROFILE,
+        });
         const reader = await api.get('/v1/auth/whoami', { key: aliceReader });
         assert.deepEqual(reader.body, {
           username: 'alice',
@@ -104,9 +113,17 @@ for (const database of DATABASES) {
           credential: 'key',
           capabilities: ['read_data'],
           organizations: [],
+          ...ALICE_PROFILE,
         });
         const session = await api.get('/v1/auth/whoami', { auth: await signIn(api, 'alice') });
-        assert.deepEqual(session.body, { username: 'alice', admin: false, credential: 'session', capabilities: ALL, organizations: [] });
+        assert.deepEqual(session.body, {
+          username: 'alice',
+          admin: false,
+          credential: 'session',
+          capabilities: ALL,
+          organizations: [],
+          ...ALICE_PROFILE,
+        });
       });
 
       test('the organizations of the account, with its role in each (members only once they accept)', async () => {
@@ -133,11 +150,25 @@ for (const database of DATABASES) {
 
       test('an admin key, an admin session, and an admin call key (which is no admin)', async () => {
         const admin = await api.get('/v1/auth/whoami', { key: srv.adminKey });
-        assert.deepEqual(admin.body, { username: 'admin', admin: true, credential: 'admin_key', capabilities: ALL, organizations: [] });
+        assert.deepEqual(admin.body, {
+          username: 'admin',
+          admin: true,
+          credential: 'admin_key',
+          capabilities: ALL,
+          organizations: [],
+          ...ADMIN_PROFILE,
+        });
         const set = await api.put('/v1/users/admin', { key: srv.adminKey, body: { password: PASSWORD } });
         assert.equal(set.status, 200, set.text);
         const session = await api.get('/v1/auth/whoami', { auth: await signIn(api, 'admin') });
-        assert.deepEqual(session.body, { username: 'admin', admin: true, credential: 'session', capabilities: ALL, organizations: [] });
+        assert.deepEqual(session.body, {
+          username: 'admin',
+          admin: true,
+          credential: 'session',
+          capabilities: ALL,
+          organizations: [],
+          ...ADMIN_PROFILE,
+        });
         const adminId = await accountId(api, srv.adminKey, 'admin');
         const call = await callKey(srv, srv.adminKey, { id: 'x', ownerId: adminId });
         try {
@@ -158,6 +189,32 @@ for (const database of DATABASES) {
         try {
           const res = await api.get('/v1/auth/whoami', { key: call.key });
           assert.deepEqual(res.body, { username: 'alice', admin: false, credential: 'call_key', capabilities: ['read_data'] });
+        } finally {
+          call.revoke();
+        }
+      });
+
+      test("the account's own profile, as it is after an edit, for any of its credentials but a call key", async () => {
+        const edited = await api.put('/v1/users/bob', {
+          key: bob.key,
+          body: { fullname: 'Bob Builder', company_name: 'Bob & Co', company_role: 'CTO', email: 'bob@bob.example' },
+        });
+        assert.equal(edited.status, 200, edited.text);
+        const me = await api.get('/v1/auth/whoami', { key: bob.key });
+        assert.equal(me.status, 200, me.text);
+        assert.deepEqual(
+          { email: me.body.email, fullname: me.body.fullname, company_name: me.body.company_name, company_role: me.body.company_role },
+          { email: 'bob@bob.example', fullname: 'Bob Builder', company_name: 'Bob & Co', company_role: 'CTO' },
+        );
+        // Another account's profile never shows: whoami answers only for the credential's own account.
+        assert.equal((await api.get('/v1/auth/whoami', { key: alice.key })).body.email, 'alice@example.test');
+        const bobId = await accountId(api, srv.adminKey, 'bob');
+        const call = await callKey(srv, bob, { id: 'x', ownerId: bobId });
+        try {
+          const res = await api.get('/v1/auth/whoami', { key: call.key });
+          for (const field of ['email', 'fullname', 'company_name', 'company_role']) {
+            assert.equal(field in res.body, false, `a call key is not told the ${field}`);
+          }
         } finally {
           call.revoke();
         }

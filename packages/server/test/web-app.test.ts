@@ -135,7 +135,10 @@ describe('the web UI at /', () => {
       assert.match(res.body.error.message, /no such endpoint/, p);
       assert.equal(res.headers.get('content-security-policy'), null, p);
     }
-    assertError(await api.post('/algorithms/alice/hello', { body: {} }), 404);
+    // A page of the app takes GET only: another method is 405 naming them (RFC 9110 §15.5.6).
+    const post = await api.post('/algorithms/alice/hello', { body: {} });
+    assertError(post, 405);
+    assert.equal(post.headers.get('allow'), 'GET, HEAD');
     const known = await api.get('/v1/algorithm-environments/edge/languages');
     assertError(known, 401);
     const metrics = await api.get('/metrics');

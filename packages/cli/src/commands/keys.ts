@@ -3,6 +3,7 @@
  * --user; an admin key may manage anyone's).
  */
 import type { Command } from 'commander';
+import type { Capability } from '@algohost/client';
 import { line, notice, printJson, printTable } from '../lib/output.js';
 import { contextOf, optionsOf, withJson, withProfile } from './common.js';
 
@@ -52,7 +53,7 @@ export function register(program: Command): void {
     const capabilities = opts.capabilities
       ?.split(',')
       .map((c) => c.trim())
-      .filter(Boolean);
+      .filter(Boolean) as Capability[] | undefined;
     const created = await ctx.client().keys.create(ctx.account(opts.user), {
       kind: opts.admin ? 'admin' : undefined,
       capabilities,

@@ -195,7 +195,7 @@ export interface paths {
      */
     put: operations['organization.members.add'];
     post?: never;
-    /** Remove a member (owners, admins, or the member leaving). */
+    /** Remove a member (owners, admins, or the member leaving); 409 for the last owner. */
     delete: operations['organization.members.remove'];
     options?: never;
     head?: never;
@@ -565,6 +565,174 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/admin/event-clusters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the connected Kafka clusters (admin). */
+    get: operations['eventCluster.list'];
+    put?: never;
+    /** Connect a Kafka cluster (admin). The service supplies no broker; several clusters may be connected. */
+    post: operations['eventCluster.create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/event-clusters/{cluster}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a Kafka cluster connection (admin). */
+    get: operations['eventCluster.get'];
+    put?: never;
+    post?: never;
+    /** Disconnect a Kafka cluster and remove its assignments (admin). */
+    delete: operations['eventCluster.delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/event-clusters/{cluster}/topics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The topics of a connected cluster, as the cluster lists them now (admin); 503 when it cannot be reached. */
+    get: operations['eventCluster.topics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/event-clusters/{cluster}/assignments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The algorithms assigned to topics of a cluster (admin). */
+    get: operations['eventAssignment.list'];
+    put?: never;
+    /**
+     * Assign an algorithm to a topic as publisher or subscriber (admin). Only published algorithms: an unpublished one is refused with 409 (code 8003), publish a version first. The flow starts disabled; its owner enables it and picks the version.
+     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (SQS: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
+     */
+    post: operations['eventAssignment.create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/event-clusters/{cluster}/assignments/{flow_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove an assignment (admin); a running consumer stops. */
+    delete: operations['eventAssignment.delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/algorithms/{owner}/{name}/event-flows': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The Event Flows of an algorithm with their consumers’ state and lag (owner and members).
+     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (SQS: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
+     */
+    get: operations['eventFlow.list'];
+    put?: never;
+    /**
+     * Subscribe the algorithm to an SQS queue (owner and members with manage_algorithms). It starts disabled.
+     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (SQS: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
+     */
+    post: operations['eventFlow.create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/algorithms/{owner}/{name}/event-flows/{flow_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One Event Flow of an algorithm. */
+    get: operations['eventFlow.get'];
+    put?: never;
+    post?: never;
+    /** Remove a queue flow (Kafka assignments are removed by admins; their owners disable them). */
+    delete: operations['eventFlow.delete'];
+    options?: never;
+    head?: never;
+    /** Enable or disable a flow, pick its published version, set its timeout (owner and members with manage_algorithms). Enabling without a version picks the latest published one. */
+    patch: operations['eventFlow.update'];
+    trace?: never;
+  };
+  '/v1/algorithms/{owner}/{name}/event-deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Deliveries of the algorithm’s flows, newest first: attempts, outcome, latency, dead-letter reason (owner and members). */
+    get: operations['eventDelivery.list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/users/{user_id}/event-listeners': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The subscriber flows configured natively on the algorithms an account owns (spec endpoint 7): the account itself, organization members and admins may list them. Flows made from inside algorithm code are not listed; nothing lists a whole cluster. */
+    get: operations['eventListener.list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/scms': {
     parameters: {
       query?: never;
@@ -887,14 +1055,19 @@ export interface components {
         message: string;
       };
     };
+    /** @description Every field is always present (docs/compatibility.md §9.5). */
     User: {
       /** Format: uuid */
       id: string;
       username: string;
-      email?: string;
-      fullname?: string;
-      company_name?: string;
-      company_role?: string;
+      /** @description The e-mail address; "" when none was given. */
+      email: string;
+      /** @description "" when none was given. */
+      fullname: string;
+      /** @description "" when none was given. */
+      company_name: string;
+      /** @description "" when none was given. */
+      company_role: string;
       self_link: string;
       /** @enum {string} */
       resource_type: 'user';
@@ -1033,6 +1206,11 @@ export interface components {
         name: string;
         role: 'owner' | 'member';
       }[];
+      /** @description The account's own profile; absent for a call key. */
+      email?: string | null;
+      fullname?: string | null;
+      company_name?: string | null;
+      company_role?: string | null;
     };
     Commit: {
       sha: string;
@@ -1072,6 +1250,77 @@ export interface components {
       /** @description Since this node started. */
       uptime_seconds: number;
     };
+    KafkaCluster: {
+      id: string;
+      name: string;
+      bootstrap_servers: string[];
+      tls: boolean;
+      /** @description Whether extra CA certificates are trusted (the PEM is not returned). */
+      tls_ca_set: boolean;
+      sasl: {
+        mechanism: string;
+        username: string;
+      } | null;
+      created_at: string;
+    };
+    EventFlow: {
+      id: string;
+      /** @description owner/name */
+      algorithm: string;
+      source_type: 'kafka' | 'sqs';
+      role: 'publisher' | 'subscriber';
+      cluster: {
+        id: string;
+        name: string;
+      } | null;
+      topic: string | null;
+      dead_letter_topic: string | null;
+      source_uri: string | null;
+      credentials: {
+        kind: 'role' | 'static';
+        /** @description The role ARN, or the access key id. */
+        id: string;
+      } | null;
+      timeout: number | null;
+      enabled: boolean;
+      version: string | null;
+      status: {
+        /** @description paused: the algorithm is saturated (all its runners busy); records wait in the broker. */
+        state: 'starting' | 'running' | 'paused' | 'failed';
+        lag: number | null;
+        error: string | null;
+      } | null;
+      created_at: string;
+      updated_at: string;
+    };
+    EventDelivery: {
+      id: string;
+      flow_id: string;
+      /** @description topic/partition@offset (Kafka) or the message id (SQS). */
+      source: string;
+      /** @description Calls made (Kafka) or the receive count (SQS). */
+      attempts: number;
+      /** @description failed: the call failed and the message goes back to its queue (SQS); returned: the algorithm was saturated and the message went back with a delay; dead_lettered: written to the dead-letter topic, or moved to the queue’s dead-letter queue. */
+      outcome: 'succeeded' | 'failed' | 'dead_lettered' | 'returned';
+      error: string | null;
+      dead_letter: string | null;
+      request_id: string | null;
+      latency_ms: number;
+      created_at: string;
+    };
+    EventListener: {
+      id: string;
+      /** @description SQS or KAFKA. */
+      sourceType: string;
+      /** @description The queue URL, or kafka://<bootstrap servers>/<topic>. */
+      sourceURI: string;
+      algoName: string;
+      algoOwner: string;
+      /** @description The account that configured the flow. */
+      listenerOwner: string;
+      /** @description The role ARN or access key id (SQS); cluster:<name> (Kafka). Never a secret. */
+      credentials: string;
+    };
   };
   responses: never;
   parameters: never;
@@ -1084,9 +1333,9 @@ export interface operations {
   'user.list': {
     parameters: {
       query?: {
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -1147,18 +1396,20 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          username?: string;
-          email?: string | null;
+          /** @description must start with a letter and contain only letters, digits and underscores; unique regardless of case */
+          username: string;
+          /** @description Unique. */
+          email: string;
           fullname?: string | null;
           company_name?: string | null;
           company_role?: string | null;
+          /** @description At least 8 characters. */
           password?: string;
-          current_password?: string;
         };
       };
     };
     responses: {
-      /** @description Default Response */
+      /** @description Every field is always present (docs/compatibility.md §9.5). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1216,7 +1467,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Default Response */
+      /** @description Every field is always present (docs/compatibility.md §9.5). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1272,21 +1523,23 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Omitted or null fields are kept. A username may be sent only as the current one: names never change. */
     requestBody: {
       content: {
         'application/json': {
-          username?: string;
           email?: string | null;
           fullname?: string | null;
           company_name?: string | null;
           company_role?: string | null;
+          /** @description At least 8 characters. */
           password?: string;
+          /** @description Needed with password (403 without it or when wrong), except when an admin sets another account's password. */
           current_password?: string;
         };
       };
     };
     responses: {
-      /** @description Default Response */
+      /** @description Every field is always present (docs/compatibility.md §9.5). */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1471,9 +1724,9 @@ export interface operations {
       content: {
         'application/json': {
           kind?: 'standard' | 'admin';
-          /** @description Default: all of manage_algorithms, call_algorithms, read_data, write_data. */
-          capabilities?: string[];
-          description?: string;
+          /** @description Default: all of manage_algorithms, call_algorithms, read_data, write_data; never more than the caller holds (403). */
+          capabilities?: ('manage_algorithms' | 'call_algorithms' | 'read_data' | 'write_data')[];
+          description?: string | null;
         };
       };
     };
@@ -1707,9 +1960,9 @@ export interface operations {
   'organization.list': {
     parameters: {
       query?: {
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -1770,12 +2023,17 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          org_name?: string;
+          /** @description A letter, then letters, digits and underscores; unique among users and organizations. */
+          org_name: string;
           org_label?: string | null;
           org_contact_name?: string | null;
           org_email?: string | null;
           org_url?: string | null;
-          type_id?: string;
+          /** @description An id or a name from GET /v1/organization/types (default basic). */
+          type_id?:
+            | ('7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a01' | '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a02' | '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a03')
+            | ('basic' | 'legacy' | 'pro')
+            | null;
         };
       };
     };
@@ -1894,15 +2152,19 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Omitted or null fields are kept. An org_name may be sent only as the current one: names never change. */
     requestBody: {
       content: {
         'application/json': {
-          org_name?: string;
           org_label?: string | null;
           org_contact_name?: string | null;
           org_email?: string | null;
           org_url?: string | null;
-          type_id?: string;
+          /** @description An id or a name from GET /v1/organization/types (default basic). */
+          type_id?:
+            | ('7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a01' | '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a02' | '7b1a5b02-8c2e-4f34-9a5e-1c7d0d5b6a03')
+            | ('basic' | 'legacy' | 'pro')
+            | null;
         };
       };
     };
@@ -2079,7 +2341,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           role?: 'owner' | 'member';
@@ -2139,6 +2401,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   'organization.members.remove': {
@@ -2189,6 +2460,15 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -2381,7 +2661,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': Record<string, never> | null;
       };
@@ -2600,9 +2880,9 @@ export interface operations {
       query?: {
         /** @description Text to find in the owner, name, label or summary, ignoring case (at most 100 characters); empty: every public algorithm. */
         query?: string;
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -2656,9 +2936,9 @@ export interface operations {
   'algorithm.list': {
     parameters: {
       query?: {
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -2729,24 +3009,49 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description settings.username, when sent (the Python client does), must name the owner in the path. */
     requestBody: {
       content: {
         'application/json': {
-          name?: string;
-          details?:
-            | ({
-                label?: string | null;
-                summary?: string | null;
-                tagline?: string | null;
-              } & {
-                [key: string]: unknown;
-              })
-            | null;
+          /** @description As used in URLs (not the display label); unique per owner regardless of case. */
+          name: string;
+          details?: {
+            label?: string | null;
+            summary?: string | null;
+            tagline?: string | null;
+          } | null;
           settings?: {
-            [key: string]: unknown;
+            /**
+             * @description New algorithms are private.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
+            /**
+             * @description closed needs license apl (409 on an update that would break that).
+             * @enum {unknown}
+             */
+            source_visibility?: 'open' | 'closed' | null;
+            /** @enum {unknown} */
+            license?: 'apl' | 'apache2' | 'gpl3' | 'mit' | null;
+            /** @enum {unknown} */
+            network_access?: 'isolated' | 'full' | null;
+            pipeline_enabled?: boolean | null;
+            insights_enabled?: boolean | null;
+            royalty_microcredits?: number | null;
+            algorithm_environment?: string | null;
+            language?: string | null;
+            /**
+             * @description Legacy form: the hardware class, with language.
+             * @enum {unknown}
+             */
+            environment?: 'cpu' | 'gpu' | null;
           } | null;
           source?: {
-            [key: string]: unknown;
+            /**
+             * @description Only the internal SCM is configured on this cluster.
+             * @enum {unknown}
+             */
+            scm?: 'internal' | null;
           } | null;
           version_info?: {
             [key: string]: unknown;
@@ -2803,6 +3108,15 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -2881,21 +3195,40 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Omitted or empty parts are kept (the Python client sends every part, empty when unset). A name may be sent only as the current one: algorithms are never renamed. */
     requestBody: {
       content: {
         'application/json': {
-          name?: string;
-          details?:
-            | ({
-                label?: string | null;
-                summary?: string | null;
-                tagline?: string | null;
-              } & {
-                [key: string]: unknown;
-              })
-            | null;
+          details?: {
+            label?: string | null;
+            summary?: string | null;
+            tagline?: string | null;
+          } | null;
           settings?: {
-            [key: string]: unknown;
+            /**
+             * @description New algorithms are private.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
+            /**
+             * @description closed needs license apl (409 on an update that would break that).
+             * @enum {unknown}
+             */
+            source_visibility?: 'open' | 'closed' | null;
+            /** @enum {unknown} */
+            license?: 'apl' | 'apache2' | 'gpl3' | 'mit' | null;
+            /** @enum {unknown} */
+            network_access?: 'isolated' | 'full' | null;
+            pipeline_enabled?: boolean | null;
+            insights_enabled?: boolean | null;
+            royalty_microcredits?: number | null;
+            algorithm_environment?: string | null;
+            language?: string | null;
+            /**
+             * @description Legacy form: the hardware class, with language.
+             * @enum {unknown}
+             */
+            environment?: 'cpu' | 'gpu' | null;
           } | null;
           source?: {
             [key: string]: unknown;
@@ -2946,6 +3279,24 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -3022,21 +3373,40 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Omitted or empty parts are kept (the Python client sends every part, empty when unset). A name may be sent only as the current one: algorithms are never renamed. */
     requestBody: {
       content: {
         'application/json': {
-          name?: string;
-          details?:
-            | ({
-                label?: string | null;
-                summary?: string | null;
-                tagline?: string | null;
-              } & {
-                [key: string]: unknown;
-              })
-            | null;
+          details?: {
+            label?: string | null;
+            summary?: string | null;
+            tagline?: string | null;
+          } | null;
           settings?: {
-            [key: string]: unknown;
+            /**
+             * @description New algorithms are private.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
+            /**
+             * @description closed needs license apl (409 on an update that would break that).
+             * @enum {unknown}
+             */
+            source_visibility?: 'open' | 'closed' | null;
+            /** @enum {unknown} */
+            license?: 'apl' | 'apache2' | 'gpl3' | 'mit' | null;
+            /** @enum {unknown} */
+            network_access?: 'isolated' | 'full' | null;
+            pipeline_enabled?: boolean | null;
+            insights_enabled?: boolean | null;
+            royalty_microcredits?: number | null;
+            algorithm_environment?: string | null;
+            language?: string | null;
+            /**
+             * @description Legacy form: the hardware class, with language.
+             * @enum {unknown}
+             */
+            environment?: 'cpu' | 'gpu' | null;
           } | null;
           source?: {
             [key: string]: unknown;
@@ -3087,6 +3457,24 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -3225,9 +3613,9 @@ export interface operations {
   'build.list': {
     parameters: {
       query?: {
-        /** @description Page size, 1–1000 (default 50). */
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
       };
       header?: never;
@@ -3425,13 +3813,17 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description text/event-stream */
+      /** @description text/event-stream: `log` events ({"text"}), then one `finished` event (the build). */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'text/event-stream': string;
+          'text/event-stream': {
+            /** @enum {unknown} */
+            event: 'log' | 'finished';
+            data: string;
+          };
         };
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
@@ -3482,7 +3874,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           [key: string]: unknown;
@@ -3581,7 +3973,9 @@ export interface operations {
   'version.list': {
     parameters: {
       query?: {
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
         /** @description true (default): published versions; false: successful builds not yet published. */
         published?: string;
@@ -3658,17 +4052,52 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           details?: {
             [key: string]: unknown;
           } | null;
           settings?: {
-            [key: string]: unknown;
+            /**
+             * @description Default: the algorithm's.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
+            insights_enabled?: boolean | null;
           } | null;
           version_info?: {
-            [key: string]: unknown;
+            /**
+             * @description Default minor; revision is patch.
+             * @enum {unknown}
+             */
+            version_type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
+            /**
+             * @description The same as version_type (one client sends this name).
+             * @enum {unknown}
+             */
+            type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
+            release_notes?: string | null;
+            /** @description Text, or a JSON value kept as its JSON text; at most 65536 characters. */
+            sample_input?:
+              | string
+              | number
+              | boolean
+              | null
+              | unknown[]
+              | {
+                  [key: string]: unknown;
+                };
+            /** @description As sample_input. */
+            sample_output?:
+              | string
+              | number
+              | boolean
+              | null
+              | unknown[]
+              | {
+                  [key: string]: unknown;
+                };
           } | null;
         } | null;
       };
@@ -3740,17 +4169,52 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           details?: {
             [key: string]: unknown;
           } | null;
           settings?: {
-            [key: string]: unknown;
+            /**
+             * @description Default: the algorithm's.
+             * @enum {unknown}
+             */
+            algorithm_callability?: 'private' | 'public' | null;
+            insights_enabled?: boolean | null;
           } | null;
           version_info?: {
-            [key: string]: unknown;
+            /**
+             * @description Default minor; revision is patch.
+             * @enum {unknown}
+             */
+            version_type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
+            /**
+             * @description The same as version_type (one client sends this name).
+             * @enum {unknown}
+             */
+            type?: 'major' | 'minor' | 'revision' | 'patch' | '' | null;
+            release_notes?: string | null;
+            /** @description Text, or a JSON value kept as its JSON text; at most 65536 characters. */
+            sample_input?:
+              | string
+              | number
+              | boolean
+              | null
+              | unknown[]
+              | {
+                  [key: string]: unknown;
+                };
+            /** @description As sample_input. */
+            sample_output?:
+              | string
+              | number
+              | boolean
+              | null
+              | unknown[]
+              | {
+                  [key: string]: unknown;
+                };
           } | null;
         } | null;
       };
@@ -3910,6 +4374,994 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventCluster.list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            results: components['schemas']['KafkaCluster'][];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventCluster.create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          /** @description host:port of one or more brokers. */
+          bootstrap_servers: string[];
+          tls?: boolean;
+          /** @description PEM certificates to trust besides the system’s. */
+          tls_ca?: string;
+          sasl?: {
+            mechanism: 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
+            username: string;
+            /** @description Encrypted at rest with the cluster key; never returned. */
+            password: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KafkaCluster'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventCluster.get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id or name. */
+        cluster: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KafkaCluster'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventCluster.delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id or name. */
+        cluster: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventCluster.topics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id or name. */
+        cluster: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            results: {
+              name: string;
+              partitions: number;
+            }[];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventAssignment.list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id or name. */
+        cluster: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            results: components['schemas']['EventFlow'][];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventAssignment.create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The connection id or name. */
+        cluster: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description owner/name */
+          algorithm: string;
+          topic: string;
+          role: 'publisher' | 'subscriber';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventFlow'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventAssignment.delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        cluster: string;
+        flow_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventFlow.list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            results: components['schemas']['EventFlow'][];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventFlow.create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          source_type: 'sqs';
+          /** @description The queue URL. */
+          source_uri: string;
+          credentials:
+            | {
+                /** @description An IAM role the node assumes. */
+                role_arn: string;
+              }
+            | {
+                access_key_id: string;
+                /** @description Encrypted at rest; never returned. */
+                secret_access_key: string;
+              };
+          timeout?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventFlow'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventFlow.get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+        flow_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventFlow'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventFlow.delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+        flow_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventFlow.update': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+        flow_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          enabled?: boolean;
+          version?: string | null;
+          timeout?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventFlow'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventDelivery.list': {
+    parameters: {
+      query?: {
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
+        limit?: string;
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
+        marker?: string;
+        /** @description Only this flow’s. */
+        flow?: string;
+      };
+      header?: never;
+      path: {
+        owner: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            marker: string | null;
+            next_link: string | null;
+            results: components['schemas']['EventDelivery'][];
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventListener.list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account’s id (GET /v1/users/{name} gives it) or its name. */
+        user_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventListener'][];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -4694,7 +6146,7 @@ export interface operations {
         timeout?: string;
         /** @description true: include what the algorithm printed (owner and members only). */
         stdout?: string;
-        /** @description raw: the bare result as the body; void: run asynchronously. */
+        /** @description raw: the bare result as the body; void: run asynchronously; anything else: the envelope. */
         output?: string;
       };
       header?: never;
@@ -4851,9 +6303,9 @@ export interface operations {
   'data.get': {
     parameters: {
       query?: {
-        /** @description The marker of the previous page. */
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
         marker?: string;
-        /** @description Entries per page, 1–1000 (default 50). */
+        /** @description Entries per page, 1–1000 (default 50); 5003 otherwise. */
         limit?: string;
         /** @description true: add the collection's read ACL to the listing. */
         acl?: string;
@@ -4939,7 +6391,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/octet-stream': string;
       };
@@ -5022,13 +6474,16 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description acl only for a collection (a folder at an account's root); 400 on other folders. */
     requestBody: {
       content: {
         'application/json': {
+          /** @description 1–255 characters; no "/", control characters, "." or "..". */
           name: string;
           acl?: {
-            read: string[];
-          };
+            /** @description [] private, ["algo://.my/*"] my algorithms (the default), ["user://*"] public. */
+            read: ('user://*' | 'algo://.my/*')[];
+          } | null;
         };
       };
     };
@@ -5179,7 +6634,8 @@ export interface operations {
       content: {
         'application/json': {
           acl: {
-            read: string[];
+            /** @description [] private, ["algo://.my/*"] my algorithms (the default), ["user://*"] public. */
+            read: ('user://*' | 'algo://.my/*')[];
           };
         };
       };

@@ -24,6 +24,7 @@ import { sourceRoutes } from './routes/source.js';
 import { adminRoutes } from './routes/admin.js';
 import { scmRoutes, scmWebhookRoutes } from './routes/scms.js';
 import { webAppRoutes } from './web-app.js';
+import { EVENT_SCHEMAS, eventRoutes } from './routes/events.js';
 
 export interface ApiOptions {
   logger: FastifyBaseLogger;
@@ -76,6 +77,39 @@ export function httpServerOptions(t: HttpTimeouts): {
   };
 }
 
+interface OpenApiOperation {
+  parameters?: { name: string; in: string; schema?: unknown }[];
+  requestBody?: { required?: boolean };
+  'x-wildcard'?: unknown;
+  'x-body-optional'?: boolean;
+}
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, OpenApiOperation>>;
+}
+
+/**
+ * What route schemas say that @fastify/swagger has no place for: `x-wildcard` is the schema of a
+ * `*` path parameter (the data and call paths, checked by the domain rather than by Fastify,
+ * which would otherwise see only "a string"), and `x-body-optional` marks a body that may be
+ * left out (the plugin marks every body required).
+ */
+function finishDocument(doc: OpenApiDocument): OpenApiDocument {
+  for (const path of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(path)) {
+      if (op['x-wildcard'] !== undefined) {
+        const param = op.parameters?.find((p) => p.in === 'path' && p.name === '*');
+        if (param) param.schema = op['x-wildcard'];
+        delete op['x-wildcard'];
+      }
+      if (op['x-body-optional'] !== undefined) {
+        if (op.requestBody) op.requestBody.required = false;
+        delete op['x-body-optional'];
+      }
+    }
+  }
+  return doc;
+}
+
 export async function buildApi(services: ApiServices, opts: ApiOptions): Promise<Api> {
   const timeouts = opts.timeouts ? httpServerOptions(opts.timeouts) : undefined;
   const server = opts.server;
@@ -86,7 +120,8 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
     ...(timeouts && { http: timeouts, requestTimeout: timeouts.requestTimeout, keepAliveTimeout: timeouts.keepAliveTimeout }),
     ...(server && { serverFactory: () => server }),
     // Request bodies are checked, not coerced: "wrong types" must be a 400, not a silent cast.
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    // verbose: an error carries its schema, so a refused `not` can say why (api/errors.ts).
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true } },
     requestIdHeader: 'x-request-id',
     // Two log lines per request cost more than a warm call itself; failures are still logged
     // by the error handler, and ALGOHOST_LOG_LEVEL=debug brings per-request lines back.
@@ -95,7 +130,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
     frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  for (const schema of [...SHARED_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
   installJsonParser(app);
   installErrorHandling(app, opts.bodyLimit);
   // After the error handler (the preflight route it adds keeps the handler set before it), before
@@ -120,6 +155,8 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
       security: [{ simple: [] }, { bearer: [] }],
     },
     refResolver: { buildLocalReference: (json, _base, _frag, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    transformObject: (documentObject) =>
+      'openapiObject' in documentObject ? finishDocument(documentObject.openapiObject as OpenApiDocument) : documentObject.swaggerObject,
   });
 
   app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
@@ -135,6 +172,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   buildRoutes(app, services);
   versionRoutes(app, services);
   adminRoutes(app, services);
+  eventRoutes(app, services);
   scmRoutes(app, services);
   await app.register(async (scope) => scmWebhookRoutes(scope, services));
   await app.register(async (scope) => callRoutes(scope, services, { inputBudgetBytes: opts.callInputBudgetBytes ?? 0 }));

@@ -15,6 +15,11 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: 'none' | 'required';
+    /**
+     * Paths a wildcard route matches but does not take (it answers them as the not-found handler
+     * does): left out of the `Allow` of a 405 (api/errors.ts).
+     */
+    notFor?: RegExp;
   }
 }
 

@@ -4,15 +4,17 @@
  * `{"error": {"code", "message"}}` with the message repeated in `X-Error-Message`
  * (docs/compatibility.md §1–2); unexpected errors are logged and answered generically.
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { DomainError, Errors, type ErrorKind } from '../domain/errors.js';
 import { nestsDeeperThan } from '../lib/json-scan.js';
+import { MAX_PAGE_LIMIT } from '../domain/pagination.js';
 
 const STATUS: Record<ErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   invalid: 400,
+  unprocessable: 422,
   forbidden: 403,
   unauthenticated: 401,
   limit: 429,
@@ -58,16 +60,24 @@ export function sendError(reply: FastifyReply, status: number, code: number, mes
     .send({ error: { code, message } });
 }
 
+function sendDomainError(reply: FastifyReply, err: DomainError): FastifyReply {
+  if (typeof err.details?.retryAfterSeconds === 'number') reply.header('retry-after', String(err.details.retryAfterSeconds));
+  return sendError(reply, statusOf(err), err.code, err.message);
+}
+
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof DomainError) {
-      const status = statusOf(err);
-      if (typeof err.details?.retryAfterSeconds === 'number') reply.header('retry-after', String(err.details.retryAfterSeconds));
-      if (status >= 500) req.log.error({ err }, 'domain error');
-      return sendError(reply, status, err.code, err.message);
+      if (statusOf(err) >= 500) req.log.error({ err }, 'domain error');
+      return sendDomainError(reply, err);
     }
     if (err.validation) {
-      return sendError(reply, 400, Errors.badRequest.code, `invalid request: ${err.message}`);
+      // The paging parameters keep their own codes (docs/compatibility.md §1: 5002, 5003).
+      const query = (req.query ?? {}) as Record<string, unknown>;
+      const where = err.validationContext === 'querystring' ? err.validation[0]?.instancePath : undefined;
+      if (where === '/limit') return sendDomainError(reply, Errors.invalidLimit({ limit: String(query.limit), max: MAX_PAGE_LIMIT }));
+      if (where === '/marker') return sendDomainError(reply, Errors.invalidMarker({ marker: String(query.marker) }));
+      return sendError(reply, 400, Errors.badRequest.code, `invalid request: ${err.message}${offending(req, err)}`);
     }
     const known = err.code ? FASTIFY_ERRORS[err.code] : undefined;
     if (known) {
@@ -87,9 +97,50 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
     return sendError(reply, 500, Errors.internal.code, `internal error; quote request id ${req.id} when reporting it`);
   });
 
-  app.setNotFoundHandler((req, reply) =>
-    sendError(reply, 404, Errors.badRequest.code, `no such endpoint: ${req.method} ${req.url.split('?')[0]}`),
-  );
+  // A request no route takes: 405 with `Allow` when the path exists for other methods (RFC 9110
+  // §15.5.6), an answer to OPTIONS listing them, else 404. Decided in the not-found route's own
+  // onRequest hook, before Fastify reads a body (it refuses a QUERY without Content-Type with a
+  // 400 first), and at no cost to the requests routes take.
+  // Every route's methods and its path as a pattern of the concrete URLs it takes (`:name` one
+  // segment, `*` the rest): Fastify's own lookup by pattern would miss `/v1/users/alice/keys/k1`.
+  const routes: { methods: string[]; path: RegExp; notFor?: RegExp }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = route.url
+      .split('/')
+      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    routes.push({
+      methods: [route.method].flat().map((m) => m.toUpperCase()),
+      path: new RegExp(`^${pattern}$`),
+      notFor: route.config?.notFor,
+    });
+  });
+  const allowedMethods = (url: string) => {
+    const allowed = new Set<string>();
+    for (const route of routes) {
+      if (!route.path.test(url) || route.notFor?.test(url)) continue;
+      for (const method of route.methods) allowed.add(method);
+    }
+    return [...allowed];
+  };
+  const answerUnrouted = (req: FastifyRequest, reply: FastifyReply) => {
+    const path = req.url.split('?')[0]!;
+    const allowed = allowedMethods(path);
+    if (allowed.length === 0) {
+      sendError(reply, 404, Errors.badRequest.code, `no such endpoint: ${req.method} ${path}`);
+    } else if (req.method === 'OPTIONS') {
+      reply.header('allow', allowed.join(', ')).code(204).send();
+    } else {
+      reply.header('allow', allowed.join(', '));
+      sendError(reply, 405, Errors.badRequest.code, `method ${req.method} is not allowed on ${path}: use ${allowed.join(', ')}`);
+    }
+  };
+  // Answers every request it sees, so it never calls its `done`.
+  const notFound: onRequestHookHandler = (req, reply) => answerUnrouted(req, reply);
+  // Fastify runs the not-found route's hooks from these options (lib/four-oh-four.js) although
+  // its types name only preValidation and preHandler. The handler answers the same for a route
+  // that hands a request on with reply.callNotFound() (the web UI's fallback for /v1 paths).
+  app.setNotFoundHandler({ onRequest: notFound } as { preHandler?: preHandlerHookHandler }, (req, reply) => answerUnrouted(req, reply));
 }
 
 /**
@@ -110,8 +161,10 @@ export const MAX_BODY_DEPTH = 64;
 
 /**
  * JSON bodies: an empty body counts as no body (docs/compatibility.md §6 sends `PUT …/members/{user}` empty,
- * some clients with a JSON Content-Type), `__proto__`/`constructor` keys are refused, and so is
- * nesting deeper than MAX_BODY_DEPTH, before parsing (validation and serialization recurse).
+ * some clients with a JSON Content-Type), `__proto__` keys and `constructor.prototype` are dropped
+ * (they can never name a field of ours, and an object schema cannot forbid a key at every depth,
+ * so refusing them would refuse bodies the OpenAPI document calls valid), and nesting deeper
+ * than MAX_BODY_DEPTH is refused before parsing (validation and serialization recurse).
  */
 export function installJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
@@ -123,11 +176,34 @@ export function installJsonParser(app: FastifyInstance): void {
       return done(Errors.malformedJson(message), undefined);
     }
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch (err) {
       done(Errors.malformedJson(`malformed JSON: ${(err as Error).message}`), undefined);
     }
   });
+}
+
+/** `; got <value>` for the value the first validation error is about, so the message names it. */
+function offending(req: FastifyRequest, err: FastifyError): string {
+  const first = err.validation?.[0];
+  const part = err.validationContext === 'querystring' ? req.query : err.validationContext === 'body' ? req.body : req.params;
+  if (!first) return '';
+  // A `not` says what it forbids in its description.
+  const why = (first as unknown as { schema?: { description?: unknown } }).schema?.description;
+  if (first.keyword === 'not' && typeof why === 'string') return ` (${why})`;
+  const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
+  const hint = Array.isArray(allowed) ? `: ${allowed.filter((v) => v !== null).join(', ')}` : '';
+  const described = (first as unknown as { parentSchema?: { description?: unknown } }).parentSchema?.description;
+  const rule = first.keyword === 'pattern' && typeof described === 'string' ? ` (${described})` : '';
+  if (part === undefined || part === null) return hint + rule;
+  let value: unknown = part;
+  for (const key of first.instancePath.split('/').slice(1)) {
+    if (value === null || typeof value !== 'object') return hint + rule;
+    value = (value as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  if (value === undefined || (typeof value === 'object' && value !== null)) return hint + rule;
+  const shown = JSON.stringify(value);
+  return `${hint}${rule}; got ${shown.length > 60 ? `${shown.slice(0, 60)}…` : shown}`;
 }
 
 /** Header values must be one line of visible ASCII. */

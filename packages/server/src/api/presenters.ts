@@ -19,14 +19,19 @@ export interface Links {
 
 const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
 
+/**
+ * The User of the interface specification (docs/compatibility.md §9.5) with all its fields
+ * every time: a field that was never set is "" (the specification types each as a string), so a
+ * client reading `fullname` or `company_role` never meets a missing key. `company_name` is ours.
+ */
 export function userJson(a: Account, l: Links) {
   return {
     id: a.id,
     username: a.name,
-    email: opt(a.email),
-    fullname: opt(a.fullname),
-    company_name: opt(a.companyName),
-    company_role: opt(a.companyRole),
+    email: a.email ?? '',
+    fullname: a.fullname ?? '',
+    company_name: a.companyName ?? '',
+    company_role: a.companyRole ?? '',
     self_link: `${l.publicUrl}/v1/users/${a.name}`,
     resource_type: 'user' as const,
   };
@@ -217,6 +222,10 @@ export function identityJson(i: Identity) {
     credential: i.credential,
     capabilities: i.capabilities,
     organizations: i.organizations?.map((o) => ({ name: o.name, role: o.role })),
+    email: i.profile?.email,
+    fullname: i.profile?.fullname,
+    company_name: i.profile?.companyName,
+    company_role: i.profile?.companyRole,
   };
 }
 

@@ -2,7 +2,11 @@
  * Response and request schemas shared by routes. They feed validation, serialization and the
  * OpenAPI document; request schemas check types only, the domain checks values and rules.
  */
-import { Type, type TSchema } from 'typebox';
+import { Type, type TProperties, type TSchema } from 'typebox';
+import { ORGANIZATION_TYPES } from '../domain/accounts/model.js';
+import { CALLABILITIES, LICENSES, NETWORK_ACCESS, SOURCE_VISIBILITIES } from '../domain/algorithms/model.js';
+import { LIMIT_PATTERN, MARKER_PATTERN, MAX_MARKER_LENGTH } from '../domain/pagination.js';
+import { MAX_ACCOUNT_NAME, MAX_ALGORITHM_NAME, NAME_PATTERN } from '../domain/names.js';
 
 export const ErrorBody = Type.Object(
   { error: Type.Object({ code: Type.Integer(), message: Type.String() }) },
@@ -22,39 +26,99 @@ export const Paged = <T extends TSchema>(item: T) =>
     results: Type.Array(item),
   });
 
-export const PageQuery = Type.Object({
-  limit: Type.Optional(Type.String({ description: 'Page size, 1–1000 (default 50).' })),
-  marker: Type.Optional(Type.String({ description: 'The marker of the previous page.' })),
-});
+/** `?limit=`: refused (5003) unless 1–1000. */
+export const LimitQuery = (what = 'Page size') =>
+  Type.Optional(Type.String({ pattern: LIMIT_PATTERN, description: `${what}, 1–1000 (default 50); 5003 otherwise.` }));
+
+/** `?marker=`: any base64url string is a position; other characters are refused (5002). */
+export const MarkerQuery = Type.Optional(
+  Type.String({
+    pattern: MARKER_PATTERN,
+    maxLength: MAX_MARKER_LENGTH,
+    description: 'The marker of the previous page, unchanged (base64url; 5002 otherwise).',
+  }),
+);
+
+/**
+ * A query string: the parameters named, nothing else (a misspelt `?limt=` is a 400 naming it,
+ * not a silently ignored wish).
+ */
+export const Query = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
+
+/**
+ * The query string of the call and hosted-data APIs, which the platform's existing clients
+ * (docs/compatibility.md) use: the parameters named are checked, any other is ignored, so a
+ * client version that adds one of its own keeps working.
+ */
+export const ClientQuery = <T extends TProperties>(properties: T) => Type.Object(properties);
+
+export const PageQuery = Query({ limit: LimitQuery(), marker: MarkerQuery });
 
 export const Str = Type.String();
 export const OptStr = Type.Optional(Type.String());
-export const OptNullableStr = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+
+/**
+ * What the domain accepts as free text (domain/text.ts: at most `max` characters, no NUL); null
+ * or absent leaves the field as it is.
+ */
+export const Text = (max = 500, description?: string) =>
+  Type.Optional(Type.Union([Type.String({ maxLength: max, pattern: NO_NUL, ...(description ? { description } : {}) }), Type.Null()]));
+const NO_NUL = '^[^\\u0000]*$';
+
+/** Names of users, organizations and algorithms (docs/compatibility.md §1, domain/names.ts). */
+export const Name = (max: number, description?: string) =>
+  Type.String({ pattern: NAME_PATTERN.source, maxLength: max, ...(description ? { description } : {}) });
+
+/** The e-mail addresses the domain accepts: something@something, no spaces or NUL. */
+const EMAIL = '^[^\\s@\\u0000]+@[^\\s@\\u0000]+$';
+const Email = (description?: string) => Type.String({ pattern: EMAIL, maxLength: 500, ...(description ? { description } : {}) });
+
+/** `?flag=` booleans (api/query.ts): true/false in any case, 1/0; empty is "not given". */
+export const QueryBoolean = (description: string) =>
+  Type.Optional(Type.String({ pattern: '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)?$', description }));
 
 export const User = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     username: Str,
-    email: OptStr,
-    fullname: OptStr,
-    company_name: OptStr,
-    company_role: OptStr,
+    email: Type.String({ description: 'The e-mail address; "" when none was given.' }),
+    fullname: Type.String({ description: '"" when none was given.' }),
+    company_name: Type.String({ description: '"" when none was given.' }),
+    company_role: Type.String({ description: '"" when none was given.' }),
     self_link: Str,
     resource_type: Type.Literal('user'),
   },
-  { $id: 'User' },
+  { $id: 'User', description: 'Every field is always present (docs/compatibility.md §9.5).' },
 );
 
-export const UserInput = Type.Object({
-  username: OptStr,
-  email: OptNullableStr,
-  fullname: OptNullableStr,
-  company_name: OptNullableStr,
-  company_role: OptNullableStr,
-  password: OptStr,
-  /** Needed with `password`, except when an admin sets another account's password. */
-  current_password: OptStr,
+const userProfile = {
+  fullname: Text(),
+  company_name: Text(),
+  company_role: Text(),
+};
+
+const Password = Type.String({ minLength: 8, description: 'At least 8 characters.' });
+
+export const UserCreateInput = Type.Object({
+  username: Name(MAX_ACCOUNT_NAME, 'must start with a letter and contain only letters, digits and underscores; unique regardless of case'),
+  email: Email('Unique.'),
+  ...userProfile,
+  password: Type.Optional(Password),
 });
+
+export const UserUpdateInput = Type.Object(
+  {
+    email: Type.Optional(Type.Union([Email(), Type.Null()])),
+    ...userProfile,
+    password: Type.Optional(Password),
+    current_password: Type.Optional(
+      Type.String({
+        description: "Needed with password (403 without it or when wrong), except when an admin sets another account's password.",
+      }),
+    ),
+  },
+  { description: 'Omitted or null fields are kept. A username may be sent only as the current one: names never change.' },
+);
 
 export const Organization = Type.Object(
   {
@@ -85,13 +149,30 @@ export const Invitation = Type.Object(
   },
 );
 
-export const OrganizationInput = Type.Object({
-  org_name: OptStr,
-  org_label: OptNullableStr,
-  org_contact_name: OptNullableStr,
-  org_email: OptNullableStr,
-  org_url: OptNullableStr,
-  type_id: OptStr,
+const organizationProfile = {
+  org_label: Text(500, 'Display name (default: org_name).'),
+  org_contact_name: Text(),
+  org_email: Type.Optional(Type.Union([Email(), Type.Null()])),
+  org_url: Text(),
+  type_id: Type.Optional(
+    Type.Union(
+      [
+        Type.Union(ORGANIZATION_TYPES.map((t) => Type.Literal(t.id))),
+        Type.Union(ORGANIZATION_TYPES.map((t) => Type.Literal(t.name))),
+        Type.Null(),
+      ],
+      { description: 'An id or a name from GET /v1/organization/types (default basic).' },
+    ),
+  ),
+};
+
+export const OrganizationCreateInput = Type.Object({
+  org_name: Name(MAX_ACCOUNT_NAME, 'A letter, then letters, digits and underscores; unique among users and organizations.'),
+  ...organizationProfile,
+});
+
+export const OrganizationUpdateInput = Type.Object(organizationProfile, {
+  description: 'Omitted or null fields are kept. An org_name may be sent only as the current one: names never change.',
 });
 
 export const Capability = Type.Union([
@@ -191,20 +272,92 @@ export const Algorithm = Type.Object(
 );
 
 const Loose = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]);
+/** One of the values, or null (kept as it is); a JSON Schema enum, so a refusal lists them. */
+const Enum = (values: readonly string[], description?: string) =>
+  Type.Optional(Type.Unsafe<string | null>({ enum: [...values, null], ...(description ? { description } : {}) }));
+const Flag = Type.Optional(Type.Union([Type.Boolean(), Type.Null()]));
 
-export const AlgorithmInput = Type.Object({
-  name: OptStr,
-  details: Type.Optional(
+const algorithmDetails = Type.Optional(
+  Type.Union([Type.Object({ label: Text(500, 'Display name; may hold spaces.'), summary: Text(5000), tagline: Text() }), Type.Null()]),
+);
+
+/** Values that are not free text: docs/compatibility.md §3. */
+const algorithmSettings = {
+  algorithm_callability: Enum(CALLABILITIES, 'New algorithms are private.'),
+  source_visibility: Enum(SOURCE_VISIBILITIES, 'closed needs license apl (409 on an update that would break that).'),
+  license: Enum(LICENSES),
+  network_access: Enum(NETWORK_ACCESS),
+  pipeline_enabled: Flag,
+  insights_enabled: Flag,
+  royalty_microcredits: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()])),
+  algorithm_environment: Type.Optional(
     Type.Union([
-      Type.Object({ label: OptNullableStr, summary: OptNullableStr, tagline: OptNullableStr }, { additionalProperties: true }),
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        pattern: NO_NUL,
+        description:
+          'An environment id of this cluster (or its name), from GET /v1/algorithm-environments/edge/languages/{language}/environments; 422 when there is none. An update keeps the language (409 otherwise).',
+      }),
       Type.Null(),
     ]),
   ),
-  settings: Type.Optional(Loose),
-  source: Type.Optional(Loose),
-  version_info: Type.Optional(Loose),
-  scmsCredentials: Type.Optional(Type.Unknown()),
-});
+  language: Text(500, 'Legacy form: a language or legacy language name (422 when unknown); an update keeps the language.'),
+  environment: Enum(['cpu', 'gpu'], 'Legacy form: the hardware class, with language.'),
+};
+
+/**
+ * closed source only under apl (docs/compatibility.md §3), for what one request says; against
+ * the algorithm's present settings an update answers 409.
+ */
+const closedNeedsApl = {
+  not: {
+    description: 'settings.source_visibility "closed" needs license "apl"',
+    type: 'object',
+    required: ['source_visibility', 'license'],
+    properties: { source_visibility: { const: 'closed' }, license: { enum: LICENSES.filter((l) => l !== 'apl') } },
+  },
+};
+
+const AlgorithmSettingsInput = Type.Optional(
+  Type.Union([Type.Object(algorithmSettings, { ...closedNeedsApl, description: 'Omitted or null fields keep their value.' }), Type.Null()]),
+);
+
+const scmSource = Type.Optional(
+  Type.Union([
+    Type.Object(
+      { scm: Enum(['internal'], 'Only the internal SCM is configured on this cluster.') },
+      { description: 'External SCMs are not configured here: only the internal one.' },
+    ),
+    Type.Null(),
+  ]),
+);
+
+export const AlgorithmCreateInput = Type.Object(
+  {
+    name: Name(MAX_ALGORITHM_NAME, 'As used in URLs (not the display label); unique per owner regardless of case.'),
+    details: algorithmDetails,
+    settings: AlgorithmSettingsInput,
+    source: scmSource,
+    version_info: Type.Optional(Loose),
+    scmsCredentials: Type.Optional(Type.Unknown()),
+  },
+  { description: 'settings.username, when sent (the Python client does), must name the owner in the path.' },
+);
+
+export const AlgorithmUpdateInput = Type.Object(
+  {
+    details: algorithmDetails,
+    settings: AlgorithmSettingsInput,
+    source: Type.Optional(Loose),
+    version_info: Type.Optional(Loose),
+    scmsCredentials: Type.Optional(Type.Unknown()),
+  },
+  {
+    description:
+      'Omitted or empty parts are kept (the Python client sends every part, empty when unset). A name may be sent only as the current one: algorithms are never renamed.',
+  },
+);
 
 const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
 
@@ -231,13 +384,44 @@ export const CompileResult = Type.Object({
   compilation: Type.Object({ successful: Type.Boolean(), output: Type.String({ description: 'The build log.' }) }),
 });
 
+const Sample = (description: string) =>
+  Type.Optional(
+    Type.Union(
+      [
+        Type.String({ maxLength: 65536, pattern: NO_NUL }),
+        Type.Number(),
+        Type.Boolean(),
+        Type.Null(),
+        Type.Array(Type.Unknown()),
+        Type.Record(Type.String(), Type.Unknown()),
+      ],
+      { description },
+    ),
+  );
+
 export const PublishInput = Type.Object(
   {
     details: Type.Optional(Loose),
-    settings: Type.Optional(Loose),
-    version_info: Type.Optional(Loose),
+    settings: Type.Optional(
+      Type.Union([
+        Type.Object({ algorithm_callability: Enum(CALLABILITIES, "Default: the algorithm's."), insights_enabled: Flag }),
+        Type.Null(),
+      ]),
+    ),
+    version_info: Type.Optional(
+      Type.Union([
+        Type.Object({
+          version_type: Enum(['major', 'minor', 'revision', 'patch', ''], 'Default minor; revision is patch.'),
+          type: Enum(['major', 'minor', 'revision', 'patch', ''], 'The same as version_type (one client sends this name).'),
+          release_notes: Text(65536),
+          sample_input: Sample('Text, or a JSON value kept as its JSON text; at most 65536 characters.'),
+          sample_output: Sample('As sample_input.'),
+        }),
+        Type.Null(),
+      ]),
+    ),
   },
-  { description: 'docs/compatibility.md §3: version_info.version_type (or type) major|minor|revision|patch, default minor.' },
+  { description: 'docs/compatibility.md §3: every part optional, an empty body allowed.' },
 );
 
 export const Identity = Type.Object(
@@ -253,6 +437,10 @@ export const Identity = Type.Object(
         description: 'The organizations the account belongs to, by name; absent for a call key.',
       }),
     ),
+    email: Type.Optional(Type.Union([Str, Type.Null()], { description: "The account's own profile; absent for a call key." })),
+    fullname: Type.Optional(Nullable(Str)),
+    company_name: Type.Optional(Nullable(Str)),
+    company_role: Type.Optional(Nullable(Str)),
   },
   { $id: 'Identity' },
 );

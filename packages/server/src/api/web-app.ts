@@ -60,7 +60,9 @@ const NOT_BUILT_PAGE = `<!doctype html>
 export async function webAppRoutes(app: Api, webDir: string): Promise<void> {
   // Only reply.sendFile: the routes are ours, so the fallback and the path checks stay in one place.
   await app.register(fastifyStatic, { serve: false });
-  app.get('/*', { config: { auth: 'none' }, schema: { hide: true } }, (req, reply) => serveApp(req, reply, webDir));
+  // The fallback takes every GET, but paths of the API, Git and metrics are not the app's: it
+  // hands them to the not-found handler, and they do not count as allowing GET there.
+  app.get('/*', { config: { auth: 'none', notFor: NOT_THE_APP }, schema: { hide: true } }, (req, reply) => serveApp(req, reply, webDir));
 }
 
 async function serveApp(req: FastifyRequest, reply: FastifyReply, webDir: string): Promise<FastifyReply> {

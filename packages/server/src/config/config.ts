@@ -109,12 +109,6 @@ export const ConfigSchema = Type.Object({
     default: 'isolated',
     describe: 'network_access of a new algorithm when the request omits it.',
   }),
-  clusterKey: optional(Type.String(), {
-    env: 'ALGOHOST_CLUSTER_KEY',
-    flag: '--cluster-key',
-    describe:
-      'Seals SCM OAuth secrets and tokens at rest: 32 bytes, base64 (openssl rand -base64 32), the same on every node. Unset: one is generated and kept in the database (a database copy then opens them).',
-  }),
   sessionTtlSeconds: setting(Type.Integer({ minimum: 0 }), {
     env: 'ALGOHOST_SESSION_TTL',
     flag: '--session-ttl',
@@ -444,6 +438,55 @@ export const ConfigSchema = Type.Object({
     describe:
       'Address the bucket in the path (http://host/bucket/key), as self-hosted stores need; default true with ALGOHOST_S3_ENDPOINT.',
   }),
+  clusterKey: optional(Type.String({ pattern: '^[A-Za-z0-9+/_-]{43}=?$' }), {
+    env: 'ALGOHOST_CLUSTER_KEY',
+    flag: '--cluster-key',
+    describe:
+      'Key (32 bytes, base64) sealing broker credentials and SCM OAuth secrets and tokens at rest; give every node of a cluster the same. Unset = generated on first start into <data dir>/cluster-key (mode 0600).',
+  }),
+  sqsEndpointAllow: optional(Type.String(), {
+    env: 'ALGOHOST_SQS_ENDPOINT_ALLOW',
+    flag: '--sqs-endpoint-allow',
+    describe:
+      'Hosts (host or host:port, comma-separated) besides AWS whose SQS queue URLs Event Flows may name (an SQS-compatible server); unset = AWS queue URLs only.',
+  }),
+  sqsRegion: setting(Type.String(), {
+    env: 'ALGOHOST_SQS_REGION',
+    flag: '--sqs-region',
+    default: 'us-east-1',
+    describe: 'Region signed into requests to SQS-compatible servers outside AWS (AWS queue URLs name their own).',
+  }),
+  eventRetryAttempts: setting(Type.Integer({ minimum: 1, maximum: 100 }), {
+    env: 'ALGOHOST_EVENT_RETRY_ATTEMPTS',
+    flag: '--event-retry-attempts',
+    default: 3,
+    describe: 'Calls per Kafka record before it goes to the dead-letter topic <topic>.dlq (SQS: the queue’s maxReceiveCount decides).',
+  }),
+  eventRetryBackoffMs: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_EVENT_RETRY_BACKOFF_MS',
+    flag: '--event-retry-backoff-ms',
+    default: 1000,
+    describe: 'Wait before retrying a failed delivery, doubled on each attempt up to ALGOHOST_EVENT_RETRY_BACKOFF_MAX_MS.',
+  }),
+  eventRetryBackoffMaxMs: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_EVENT_RETRY_BACKOFF_MAX_MS',
+    flag: '--event-retry-backoff-max-ms',
+    default: 60_000,
+    describe: 'Longest wait between delivery attempts.',
+  }),
+  eventSaturationDelayMs: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_EVENT_SATURATION_DELAY_MS',
+    flag: '--event-saturation-delay-ms',
+    default: 5000,
+    describe:
+      'When an algorithm’s runners are all busy: how long a Kafka partition waits, and how long an SQS message goes back to its queue, before the next try.',
+  }),
+  eventDeliveryRetentionSeconds: setting(Type.Integer({ minimum: 60 }), {
+    env: 'ALGOHOST_EVENT_DELIVERY_RETENTION',
+    flag: '--event-delivery-retention',
+    default: 7 * 24 * 3600,
+    describe: 'Seconds delivery records of Event Flows are kept (default a week).',
+  }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -551,9 +594,6 @@ function crossChecked(config: Config): Config {
     new URL(config.publicUrl);
   } catch {
     throw new ConfigError(`ALGOHOST_PUBLIC_URL must be an absolute URL; got "${config.publicUrl}"`);
-  }
-  if (config.clusterKey !== undefined && Buffer.from(config.clusterKey, 'base64').length !== 32) {
-    throw new ConfigError('ALGOHOST_CLUSTER_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
   }
   if (config.blobStore === 's3' && !config.s3Bucket) {
     throw new ConfigError('ALGOHOST_BLOB_STORE=s3 needs ALGOHOST_S3_BUCKET (and usually ALGOHOST_S3_ENDPOINT and credentials)');

@@ -15,6 +15,8 @@ export type ErrorKind =
   | 'not_found'
   | 'conflict'
   | 'invalid'
+  /** Well-formed, but names something this cluster does not have (an environment id). */
+  | 'unprocessable'
   | 'forbidden'
   | 'unauthenticated'
   | 'limit'
@@ -56,19 +58,26 @@ export const ErrorCodes = {
   dataNotFound: 7001,
   dataExists: 7002,
   dataQuota: 7003,
+  // Event Flows: the platform's own codes are not known (the specification names none).
+  eventClusterNotFound: 8001,
+  eventFlowNotFound: 8002,
+  algorithmNotPublished: 8003,
+  eventFlowExists: 8004,
+  brokerUnreachable: 8005,
+  topicNotFound: 8006,
   // External SCM: the platform's own codes are not known (the spec states no error codes).
-  scmConfigNotFound: 8001,
-  scmConfigDisabled: 8002,
-  scmNotAuthorized: 8003,
-  scmOwnerNotAllowed: 8004,
-  scmRepositoryExists: 8005,
-  scmWebhookRefused: 8006,
-  scmWebhookReplayed: 8007,
-  scmOAuthFailed: 8008,
-  scmSourceElsewhere: 8009,
-  scmProviderFailed: 8010,
-  scmConfigInUse: 8011,
-  scmSourceNotFound: 8012,
+  scmConfigNotFound: 9001,
+  scmConfigDisabled: 9002,
+  scmNotAuthorized: 9003,
+  scmOwnerNotAllowed: 9004,
+  scmRepositoryExists: 9005,
+  scmWebhookRefused: 9006,
+  scmWebhookReplayed: 9007,
+  scmOAuthFailed: 9008,
+  scmSourceElsewhere: 9009,
+  scmProviderFailed: 9010,
+  scmConfigInUse: 9011,
+  scmSourceNotFound: 9012,
 } as const;
 
 /** What an error may carry besides its message: only what the edge turns into headers. */
@@ -222,7 +231,12 @@ export const Errors = {
   unknownLanguage: def('not_found', C.unknownLanguage, (p: { language: string }) => {
     return `unknown language "${p.language}"; see GET /v1/algorithm-environments/edge/languages`;
   }),
-  unknownLanguageSetting: def('invalid', C.unknownLanguage, (p: { language: string }) => `unknown language "${p.language}"`),
+  // A body naming what this cluster does not have: 422, not 400, since no schema can list a
+  // cluster's environments (their ids differ between clusters), so the request is well formed.
+  unknownLanguageSetting: def('unprocessable', C.unknownLanguage, (p: { language: string }) => `unknown language "${p.language}"`),
+  environmentNotFound: said('unprocessable', C.unknownLanguage),
+  /** What a request asks conflicts with the present state of the resource. */
+  stateConflict: said('conflict', C.validation),
 
   // Paging, validation (5xxx, 6xxx).
   invalidMarker: def('invalid', C.invalidMarker, (p: { marker?: string }) => {
@@ -242,7 +256,31 @@ export const Errors = {
     } needs more than the ${p.left} bytes left`;
   }),
 
-  // External SCM (8xxx).
+  // Event Flows (8xxx).
+  eventClusterNotFound: def('not_found', C.eventClusterNotFound, (p: { cluster: string }) => {
+    return `no Kafka cluster connection "${p.cluster}"; see GET /v1/admin/event-clusters`;
+  }),
+  eventClusterExists: def(
+    'conflict',
+    C.eventFlowExists,
+    (p: { name: string }) => `a Kafka cluster connection named "${p.name}" already exists`,
+  ),
+  eventFlowNotFound: def('not_found', C.eventFlowNotFound, (p: { flow: string; owner?: string; name?: string }) => {
+    return `no event flow ${p.flow}${p.owner ? ` on ${p.owner}/${p.name}` : ''}`;
+  }),
+  /** Errors row 4 of the specification: only published algorithms join a topic. */
+  algorithmNotPublished: def('conflict', C.algorithmNotPublished, (p: { owner: string; name: string }) => {
+    return `${p.owner}/${p.name} has no published version: publish a version first (POST /v1/algorithms/${p.owner}/${p.name}/versions), then add it to the topic`;
+  }),
+  eventFlowExists: def('conflict', C.eventFlowExists, (p: { what: string }) => `${p.what} already exists`),
+  brokerUnreachable: def('unavailable', C.brokerUnreachable, (p: { cluster: string; reason: string }) => {
+    return `the Kafka cluster "${p.cluster}" could not be reached: ${p.reason}`;
+  }),
+  topicNotFound: def('not_found', C.topicNotFound, (p: { topic: string; cluster: string }) => {
+    return `the Kafka cluster "${p.cluster}" has no topic "${p.topic}"; see GET /v1/admin/event-clusters/${p.cluster}/topics`;
+  }),
+
+  // External SCM (9xxx).
   scmConfigNotFound: def('not_found', C.scmConfigNotFound, (p: { id: string }) => {
     return `no SCM configuration "${p.id}"; GET /v1/scms lists them`;
   }),

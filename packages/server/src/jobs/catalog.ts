@@ -7,6 +7,7 @@
 import type { BuildService } from '../domain/builds/build-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import type { DataService } from '../domain/data/data-service.js';
+import type { EventService } from '../domain/events/event-service.js';
 import type { Job, JobTrigger } from './job-runner.js';
 
 /** Expired async results are deleted this often (they are already unreadable once expired). */
@@ -16,6 +17,17 @@ const ASYNC_SWEEP_MS = 5 * 60 * 1000;
  * once a second (an idle time of 0 stops runners within a second, without a busy loop).
  */
 const runnerSweepMs = (idleMs: number) => Math.max(1000, Math.min(10_000, idleMs));
+
+/** How often running flows are checked against the database besides on every change (failed consumers restart). */
+const FLOWS_RECONCILE_MS = 5000;
+/** Delivery records older than the retention are deleted this often. */
+const DELIVERY_SWEEP_MS = 60 * 60 * 1000;
+
+/** What the flows job needs of the flow workers (events/flow-workers.ts; main passes them). */
+interface FlowRunner {
+  reconcile(): Promise<void>;
+  stop(): Promise<void>;
+}
 
 /** What the idle sweep needs of the runner pool (jobs/ sees only the domain; main passes the pool). */
 interface IdleRunners {
@@ -29,6 +41,10 @@ export interface JobServices {
   data: DataService;
   asyncCalls: AsyncCallService;
   runners: IdleRunners;
+  events: EventService;
+  flows: FlowRunner;
+  /** Woken when an event flow is added, changed or removed. */
+  flowChanges: JobTrigger;
 }
 
 export interface JobSettings {
@@ -36,6 +52,8 @@ export interface JobSettings {
   dataSweepMs: number;
   /** How long a runner may stay idle (ALGOHOST_RUNNER_IDLE). */
   runnerIdleMs: number;
+  /** How long delivery records are kept (ALGOHOST_EVENT_DELIVERY_RETENTION). */
+  deliveryRetentionMs: number;
 }
 
 export function jobCatalog(s: JobServices, settings: JobSettings): Job[] {
@@ -73,6 +91,23 @@ export function jobCatalog(s: JobServices, settings: JobSettings): Job[] {
       description: 'stops runners idle past the idle time',
       everyMs: runnerSweepMs(settings.runnerIdleMs),
       run: async () => s.runners.sweep(),
+    },
+    {
+      name: 'events.flows',
+      kind: 'queue',
+      description: 'runs the enabled subscriber flows (Kafka consumers, SQS pollers) and reloads the publisher table',
+      trigger: s.flowChanges,
+      everyMs: FLOWS_RECONCILE_MS,
+      run: () => s.flows.reconcile(),
+      // Consumers finish the record in delivery (uncommitted ones are delivered again after a restart).
+      stop: () => s.flows.stop(),
+    },
+    {
+      name: 'events.delivery-sweep',
+      kind: 'interval',
+      description: 'deletes event delivery records past their retention',
+      everyMs: DELIVERY_SWEEP_MS,
+      run: () => s.events.deleteOldDeliveries(settings.deliveryRetentionMs),
     },
   ];
 }

@@ -6,7 +6,9 @@
  * - An `interval` job runs `everyMs` after its previous run ended (so a slow run never piles up
  *   behind itself); `everyMs` ≤ 0 means it never runs on its own.
  * - A `queue` job runs once at start (to drain what is already queued), then whenever its
- *   trigger is woken; wakes that arrive while it runs make it run once more.
+ *   trigger is woken; wakes that arrive while it runs make it run once more. With `everyMs`
+ *   it also runs that long after its previous run ended (for changes its trigger cannot see:
+ *   another node's, or a failure to retry).
  *
  * Stopping a job: no new run starts, the current run's signal is aborted (a run may end early
  * on it, or ignore it) and the run is awaited, then the job's own `stop` releases what it holds.
@@ -46,6 +48,7 @@ interface IntervalJob extends JobCommon {
 interface QueueJob extends JobCommon {
   kind: 'queue';
   trigger: JobTrigger;
+  everyMs?: number;
 }
 
 export type Job = IntervalJob | QueueJob;
@@ -100,8 +103,10 @@ class Scheduled {
   }
 
   private scheduleNext(): void {
-    if (this.stopped || this.job.kind !== 'interval' || this.job.everyMs <= 0) return;
-    this.timer = setTimeout(() => this.runSoon(), this.job.everyMs);
+    const every = this.job.everyMs ?? 0;
+    if (this.stopped || every <= 0) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.runSoon(), every);
     this.timer.unref();
   }
 

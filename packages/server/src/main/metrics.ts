@@ -9,6 +9,7 @@ import type { Builder } from '../domain/builds/ports.js';
 import type { AlgorithmRuntime } from '../domain/calls/ports.js';
 import type { PoolStats } from '../runtime/runner/runner-pool.js';
 import { RecentCount } from '../lib/recent-count.js';
+import type { ConsumerStatus, DeliveryOutcome, EventFlow } from '../domain/events/model.js';
 
 /** Seconds, from a sub-millisecond warm call to a call at the longest timeout. */
 const CALL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3000];
@@ -16,6 +17,13 @@ const CALL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25
 const COLD_START_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 600];
 /** Seconds, from a cached build to one at the longest build timeout. */
 const BUILD_BUCKETS = [1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600];
+/** Seconds from a record's first call to its outcome (retries and waits for runners included). */
+const DELIVERY_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300, 3000];
+
+/** The running flows' consumers, read at scrape time for the lag and state gauges. */
+interface FlowStatuses {
+  statuses(): { flow: EventFlow; status: ConsumerStatus }[];
+}
 
 export class NodeMetrics {
   private readonly registry = new Registry();
@@ -27,9 +35,16 @@ export class NodeMetrics {
   private readonly buildDuration: Histogram<'outcome'>;
   /** Calls handed to the runtime in the last minute, for the admin status. */
   private readonly recentCalls: RecentCount;
+  private readonly deliveries: Histogram<'flow' | 'outcome'>;
+  private readonly published: Counter<'flow' | 'outcome'>;
 
-  constructor(pool: { readonly stats: PoolStats }, now: () => number = Date.now) {
-    this.recentCalls = new RecentCount(60, now);
+  /**
+   * `pool`: whose counters are read when scraped; `flows`: the Event Flows workers' statuses, read
+   * when scraped (a function: the workers are made after the metrics they report to).
+   */
+  constructor(opts: { pool: { readonly stats: PoolStats }; flows?: () => FlowStatuses; now?: () => number }) {
+    const { pool } = opts;
+    this.recentCalls = new RecentCount(60, opts.now ?? Date.now);
     const registers = [this.registry];
     // A counter whose value is the pool's running total, read at scrape time.
     const total = (name: string, help: string, read: (s: PoolStats) => number) =>
@@ -88,6 +103,48 @@ export class NodeMetrics {
       buckets: BUILD_BUCKETS,
       registers,
     });
+    this.deliveries = new Histogram({
+      name: 'algohost_event_delivery_seconds',
+      help: 'Event Flow deliveries (a record or message to its outcome: succeeded, failed, dead_lettered, returned), by flow.',
+      labelNames: ['flow', 'outcome'],
+      buckets: DELIVERY_BUCKETS,
+      registers,
+    });
+    this.published = new Counter({
+      name: 'algohost_event_published_total',
+      help: 'Results sent by publisher flows (outcome ok, or failed when the cluster did not take them), by flow.',
+      labelNames: ['flow', 'outcome'],
+      registers,
+    });
+    const flows = () => opts.flows?.().statuses() ?? [];
+    new Gauge({
+      name: 'algohost_event_flow_lag',
+      help: 'Records (Kafka) or messages (SQS, approximate) waiting for a subscriber flow running on this node.',
+      labelNames: ['flow'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { flow, status } of flows()) if (status.lag !== null) this.set({ flow: flow.id }, status.lag);
+      },
+    });
+    new Gauge({
+      name: 'algohost_event_flow_paused',
+      help: '1 while a subscriber flow on this node is paused because its algorithm is saturated, 0 otherwise.',
+      labelNames: ['flow'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { flow, status } of flows()) this.set({ flow: flow.id }, status.state === 'paused' ? 1 : 0);
+      },
+    });
+  }
+
+  flowDelivered(flowId: string, outcome: DeliveryOutcome, latencyMs: number): void {
+    this.deliveries.observe({ flow: flowId, outcome }, latencyMs / 1000);
+  }
+
+  flowPublished(flowId: string, ok: boolean): void {
+    this.published.inc({ flow: flowId, outcome: ok ? 'ok' : 'failed' });
   }
 
   /** The Prometheus text exposition of every metric. */

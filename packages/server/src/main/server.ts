@@ -109,6 +109,8 @@ export async function startServer(config: Config, logOptions: { level: string } 
     const shutdown: [string, () => Promise<unknown>][] = [
       // In reverse start order; running builds are cancelled and requeued for the next start.
       ['background jobs', () => jobs.stop()],
+      // After the flows' consumers (which write dead letters through them) have stopped.
+      ['Kafka producers', () => services.producers.close()],
       ['build egress proxy', () => services.egress.stop()],
       // Runners next: calls still running end (as SystemExit) and their results are written.
       ['runners', () => services.pool.stopAll()],

@@ -45,8 +45,17 @@ import { SqlAccountStore, SqlClusterSettingsStore, SqlKeyStore } from '../storag
 import { SqlAlgorithmStore, SqlEnvironmentStore } from '../storage/algorithm-store.js';
 import { readCatalog } from '../storage/catalog-files.js';
 import { type Db, migrateToLatest, openDatabase } from '../storage/database.js';
+import { EventService } from '../domain/events/event-service.js';
+import type { ConsumerStatus } from '../domain/events/model.js';
+import { FlowDeliveries } from '../domain/events/deliveries.js';
+import { FlowPublisher } from '../domain/events/publishing.js';
+import { SecretBox } from '../domain/events/secret-box.js';
+import { SqlEventStore } from '../storage/event-store.js';
+import { FlowWorkers } from '../events/flow-workers.js';
+import { KafkaProducers } from '../events/kafka/producers.js';
+import { PlatformaticKafkaAdmin } from '../events/kafka/kafka-admin.js';
+import type { WorkerLog } from '../events/kafka/subscriber.js';
 import { SqlScmStore } from '../storage/scm-store.js';
-import { SecretBox } from '../domain/scm/secret-box.js';
 import { ScmConfigService } from '../domain/scm/config-service.js';
 import { AuthorizationService } from '../domain/scm/authorization-service.js';
 import { ExternalSourceService } from '../domain/scm/external-source-service.js';
@@ -65,6 +74,8 @@ export interface Services extends ApiServices {
   runners: RunnerFactory;
   pool: RunnerPool;
   blobs: BlobStore;
+  /** Kafka producers of publisher flows and dead letters (closed after the jobs stop). */
+  producers: KafkaProducers;
   /** The background jobs, in start order (`jobs/catalog.ts`); the server runs them. */
   jobs: Job[];
 }
@@ -111,7 +122,12 @@ export function checkSettings(config: Config): CheckedSettings {
   };
 }
 
-export async function buildServices(config: Config, checked: CheckedSettings, log: Logger, node: NodeAddress): Promise<Services> {
+export async function buildServices(
+  config: Config,
+  checked: CheckedSettings,
+  log: Logger & WorkerLog,
+  node: NodeAddress,
+): Promise<Services> {
   const { environmentMemory, registries } = checked;
   fs.mkdirSync(config.dataDir, { recursive: true });
   // The sandbox user must pass through the data dir to reach build directories (never list
@@ -140,13 +156,8 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
   const buildStore = new SqlBuildStore(db);
   const versionStore = new SqlVersionStore(db);
   const clusterSettings = new SqlClusterSettingsStore(db);
-  // External SCM: secrets sealed with the cluster key (ALGOHOST_CLUSTER_KEY, else one kept in the database).
-  const secrets = new SecretBox(async () =>
-    Buffer.from(
-      config.clusterKey ?? (await clusterSettings.setIfAbsent(CLUSTER_KEY_SETTING, crypto.randomBytes(32).toString('base64'))),
-      'base64',
-    ),
-  );
+  // Credentials kept at rest (SCM OAuth secrets and tokens, broker passwords) are sealed with the cluster key.
+  const secrets = new SecretBox(clusterKey(config));
   const scmStore = new SqlScmStore(db);
   const scmConfigs = new ScmConfigService({ store: scmStore, providers: SCM_PROVIDER_ADAPTERS, secrets, clock, publicUrl: node.publicUrl });
   const scmAuthorizations = new AuthorizationService({
@@ -230,7 +241,7 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
     memoryOf: (environment) => environmentMemory.get(environment) ?? config.runnerMemoryMiB * 1024 * 1024,
     log,
   });
-  const metrics = new NodeMetrics(pool);
+  const metrics = new NodeMetrics({ pool, flows: (): FlowWorkers => flowWorkers });
   const versions = new VersionService({
     versions: versionStore,
     builds: buildStore,
@@ -242,6 +253,29 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
     // A publish changes what `latest` and version ranges name for the next call.
     onPublished: () => calls.forgetResolutions(),
   });
+
+  // Event Flows: the publisher table is consulted by every successful call; the workers run
+  // subscriber flows as jobs (`events.flows`), woken when a flow changes.
+  const eventStore = new SqlEventStore(db);
+  const flowChanges = new JobTrigger();
+  const events = new EventService({
+    store: eventStore,
+    accounts,
+    algorithms: algorithmStore,
+    versions: versionStore,
+    access,
+    kafka: new PlatformaticKafkaAdmin(),
+    secrets,
+    clock,
+    settings: { sqsEndpointAllow: splitList(config.sqsEndpointAllow) },
+    // The workers are made below (they need the call service, which needs the publisher made
+    // from this service's connections); status is only asked by requests, after all are made.
+    status: (flowId): ConsumerStatus | undefined => flowWorkers.status(flowId),
+    onChanged: () => flowChanges.wake(),
+  });
+  const producers = new KafkaProducers((clusterId) => events.connection(clusterId));
+  const publisher = new FlowPublisher(producers, log, (flow, ok) => metrics.flowPublished(flow.id, ok));
+
   const calls = new CallService({
     accounts,
     algorithms: algorithmStore,
@@ -254,6 +288,25 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
       maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
       gpuAvailable: fs.existsSync('/dev/nvidia0'),
     },
+    onSucceeded: (call) => publisher.succeeded(call),
+  });
+  const deliveries = new FlowDeliveries(events, calls, clock, (flow, outcome, latencyMs) =>
+    metrics.flowDelivered(flow.id, outcome, latencyMs),
+  );
+  const flowWorkers = new FlowWorkers({
+    events,
+    deliveries,
+    publisher,
+    sink: producers,
+    retry: {
+      attempts: config.eventRetryAttempts,
+      baseMs: config.eventRetryBackoffMs,
+      maxMs: config.eventRetryBackoffMaxMs,
+      saturatedMs: config.eventSaturationDelayMs,
+    },
+    sqsConcurrency: Math.max(1, config.runnersPerAlgorithm),
+    sqsDefaultRegion: config.sqsRegion,
+    log,
   });
   // The build service wakes the `build.schedule` job through this when a build is queued.
   const buildQueue = new JobTrigger();
@@ -336,18 +389,39 @@ export async function buildServices(config: Config, checked: CheckedSettings, lo
     links,
     data,
     blobs,
+    events,
+    producers,
     scmConfigs,
     scmAuthorizations,
     scmSources,
     jobs: jobCatalog(
-      { builds, buildQueue, data, asyncCalls, runners: pool },
-      { dataSweepMs: config.dataSweepSeconds * 1000, runnerIdleMs: config.runnerIdleSeconds * 1000 },
+      { builds, buildQueue, data, asyncCalls, runners: pool, events, flows: flowWorkers, flowChanges },
+      {
+        dataSweepMs: config.dataSweepSeconds * 1000,
+        runnerIdleMs: config.runnerIdleSeconds * 1000,
+        deliveryRetentionMs: config.eventDeliveryRetentionSeconds * 1000,
+      },
     ),
   };
 }
 
-/** Where the generated cluster key is kept when ALGOHOST_CLUSTER_KEY is unset. */
-const CLUSTER_KEY_SETTING = 'scm_cluster_key';
+/**
+ * The key sealing SCM secrets and broker credentials (domain/events/secret-box.ts): ALGOHOST_CLUSTER_KEY, else the
+ * key in <data dir>/cluster-key, made (0600) on first start. It never goes into the database, so
+ * a copy of the database alone does not reveal the credentials.
+ */
+function clusterKey(config: Config): Buffer {
+  if (config.clusterKey) return Buffer.from(config.clusterKey, 'base64');
+  const file = path.join(config.dataDir, 'cluster-key');
+  try {
+    fs.writeFileSync(file, `${crypto.randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new ConfigError(`${file} does not hold a 32-byte base64 key; restore it or set ALGOHOST_CLUSTER_KEY`);
+  return key;
+}
 
 /** `ALGOHOST_ENVIRONMENT_MEMORY`: "name=MiB,…", every name an environment of the catalog. */
 function parseEnvironmentMemory(value: string | undefined, environments: Set<string>): Map<string, number> {

@@ -200,9 +200,10 @@ export class SqlBuildStore implements BuildStore {
   }
 }
 
+/** `createdAt|id`; a key without `|` (from a marker never issued) is a time with the lowest id. */
 function splitKey(key: string): [string, string] {
   const i = key.indexOf('|');
-  return [key.slice(0, i), key.slice(i + 1)];
+  return i < 0 ? [key, ''] : [key.slice(0, i), key.slice(i + 1)];
 }
 
 function fromRow(r: Selectable<BuildsTable>): Build {

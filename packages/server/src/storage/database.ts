@@ -15,7 +15,8 @@ import * as m0003 from './migrations/0003-versions.js';
 import * as m0004 from './migrations/0004-data.js';
 import * as m0005 from './migrations/0005-async-requests.js';
 import * as m0006 from './migrations/0006-invitations.js';
-import * as m0007 from './migrations/0007-scm.js';
+import * as m0007 from './migrations/0007-event-flows.js';
+import * as m0008 from './migrations/0008-scm.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -24,7 +25,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-data': m0004,
   '0005-async-requests': m0005,
   '0006-invitations': m0006,
-  '0007-scm': m0007,
+  '0007-event-flows': m0007,
+  '0008-scm': m0008,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

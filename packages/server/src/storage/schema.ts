@@ -151,20 +151,51 @@ export interface DataFilesTable {
   last_modified: string;
 }
 
-export interface ScmConfigsTable {
+export interface KafkaClustersTable {
   id: string;
   name: string;
-  provider: 'github' | 'gitlab' | 'bitbucket' | 'gitea';
-  is_default: number;
+  name_key: string;
+  bootstrap_servers: string; // JSON array
+  tls: number;
+  tls_ca: string | null;
+  sasl_mechanism: string | null;
+  sasl_username: string | null;
+  sasl_password: string | null;
+  created_at: string;
+}
+
+export interface EventFlowsTable {
+  id: string;
+  algorithm_id: string;
+  kind: string;
+  role: string;
+  cluster_id: string | null;
+  topic: string | null;
+  source_uri: string | null;
+  credentials_kind: string | null;
+  credentials_id: string | null;
+  credentials_secret: string | null;
+  timeout_s: number | null;
   enabled: number;
-  oauth_client_id: string;
-  /** Sealed with the cluster key. */
-  oauth_client_secret: string;
-  web_url: string;
-  api_url: string;
-  ssh_url: string;
+  version: string | null;
+  positioned: number;
+  created_by: string | null;
   created_at: string;
   updated_at: string;
+}
+
+export interface EventDeliveriesTable {
+  id: string;
+  flow_id: string;
+  algorithm_id: string;
+  source: string;
+  attempts: number;
+  outcome: string;
+  error: string | null;
+  dead_letter: string | null;
+  request_id: string | null;
+  latency_ms: number;
+  created_at: string;
 }
 
 /** Tokens sealed with the cluster key. */
@@ -204,6 +235,22 @@ export interface AlgorithmSourcesTable {
   created_at: string;
 }
 
+export interface ScmConfigsTable {
+  id: string;
+  name: string;
+  provider: 'github' | 'gitlab' | 'bitbucket' | 'gitea';
+  is_default: number;
+  enabled: number;
+  oauth_client_id: string;
+  /** Sealed with the cluster key. */
+  oauth_client_secret: string;
+  web_url: string;
+  api_url: string;
+  ssh_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface ScmWebhookDeliveriesTable {
   algorithm_id: string;
   delivery_id: string;
@@ -223,6 +270,9 @@ export interface Database {
   async_requests: AsyncRequestsTable;
   data_folders: DataFoldersTable;
   data_files: DataFilesTable;
+  kafka_clusters: KafkaClustersTable;
+  event_flows: EventFlowsTable;
+  event_deliveries: EventDeliveriesTable;
   scm_configs: ScmConfigsTable;
   scm_authorizations: ScmAuthorizationsTable;
   scm_oauth_states: ScmOAuthStatesTable;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { SecretBox } from '../../src/domain/scm/secret-box.js';
+import { SecretBox } from '../../src/domain/events/secret-box.js';
 import { assertError, checkedClient } from './assertions.js';
 import { environmentId } from './algorithms.js';
 import { createUser, type TestUser } from './fixtures.js';
@@ -92,7 +92,7 @@ export function scmProviderContract(
         .selectAll()
         .where('algorithm_id', '=', algorithmId)
         .executeTakeFirstOrThrow();
-      return new SecretBox(async () => CLUSTER_KEY).open(row.webhook_secret);
+      return new SecretBox(CLUSTER_KEY).open(row.webhook_secret);
     }
 
     test('authorization: the provider consent, back to the settings page; the token status asks the provider', async () => {
@@ -117,7 +117,7 @@ export function scmProviderContract(
       assert.equal(started.status, 200, started.text);
       const cookie = started.headers.get('set-cookie')!.split(';')[0]!;
       const callback = await forge.consent(fu, started.body.authorize_url);
-      assertError(await api.get(callback.slice(srv.url.length)), 400, 8008);
+      assertError(await api.get(callback.slice(srv.url.length)), 400, 9008);
       const again = await fetch(callback, { headers: { cookie }, redirect: 'manual' });
       assert.equal(again.status, 400, 'a state is used once');
       const third = await api.post(`/v1/scms/${configId}/authorize`, { key: me.key, body: { return_to: '/account?tab=scm' } });
@@ -142,13 +142,13 @@ export function scmProviderContract(
       assertError(
         await api.post(`/v1/algorithms/${me.name}`, { key: me.key, body: sourceBody('Foreign', other.name, `foreign_${tag}`) }),
         403,
-        8004,
+        9004,
       );
       await forge.createRepository(fu, `taken_${tag}`);
       assertError(
         await api.post(`/v1/algorithms/${me.name}`, { key: me.key, body: sourceBody('Taken', fu.name, `taken_${tag}`) }),
         409,
-        8005,
+        9005,
       );
       assertError(
         await api.post(`/v1/algorithms/${me.name}`, { key: me.key, body: sourceBody('BadName', fu.name, 'bad/name') }),
@@ -162,7 +162,7 @@ export function scmProviderContract(
       assertError(
         await api.post(`/v1/algorithms/${me.name}`, { key: me.key, body: sourceBody('Disabled', fu.name, `disabled_${tag}`) }),
         400,
-        8002,
+        9002,
       );
       await api.patch(`/v1/admin/scms/${configId}`, { key: srv.adminKey, body: { enabled: true } });
       // The other user is a member of the organization but may not create repositories there.
@@ -228,23 +228,23 @@ export function scmProviderContract(
       const head = (await mainAtForge(forge, fu, fu.name, repo)).commits[0]!.sha;
       const secret = await webhookSecret(id);
       const forged = forge.delivery('not the secret', { id: crypto.randomUUID(), branch: 'main', after: head });
-      assertError(await api.post(hook, { raw: forged.body, headers: forged.headers }), 401, 8006);
+      assertError(await api.post(hook, { raw: forged.body, headers: forged.headers }), 401, 9006);
       const unsigned = forge.delivery(secret, { id: crypto.randomUUID(), branch: 'main', after: head });
       const bare = Object.fromEntries(Object.entries(unsigned.headers).filter(([k]) => !/signature|token/i.test(k)));
-      assertError(await api.post(hook, { raw: unsigned.body, headers: bare }), 401, 8006);
+      assertError(await api.post(hook, { raw: unsigned.body, headers: bare }), 401, 9006);
       if (forge.signsBody) {
         // Signed, and its body altered afterwards.
-        assertError(await api.post(hook, { raw: unsigned.body.replace(head, templateSha), headers: unsigned.headers }), 401, 8006);
+        assertError(await api.post(hook, { raw: unsigned.body.replace(head, templateSha), headers: unsigned.headers }), 401, 9006);
       }
-      assertError(await api.post(`/v1/scm/webhooks/${crypto.randomUUID()}`, { raw: unsigned.body, headers: unsigned.headers }), 404, 8012);
+      assertError(await api.post(`/v1/scm/webhooks/${crypto.randomUUID()}`, { raw: unsigned.body, headers: unsigned.headers }), 404, 9012);
       // The delivery of what is built already: fine once ("up to date"), refused when replayed.
       const first = await api.post(hook, { raw: unsigned.body, headers: unsigned.headers });
       assert.equal(first.status, 200, first.text);
       assert.match(first.body.result, /up to date/);
-      assertError(await api.post(hook, { raw: unsigned.body, headers: unsigned.headers }), 409, 8007);
+      assertError(await api.post(hook, { raw: unsigned.body, headers: unsigned.headers }), 409, 9007);
       // An old delivery arriving late names a commit older than what is here.
       const stale = forge.delivery(secret, { id: crypto.randomUUID(), branch: 'main', after: templateSha });
-      assertError(await api.post(hook, { raw: stale.body, headers: stale.headers }), 409, 8007);
+      assertError(await api.post(hook, { raw: stale.body, headers: stale.headers }), 409, 9007);
       const other = forge.delivery(secret, { id: crypto.randomUUID(), branch: 'feature', after: head });
       const ignored = await api.post(hook, { raw: other.body, headers: other.headers });
       assert.equal(ignored.status, 200);
@@ -280,7 +280,7 @@ export function scmProviderContract(
       assertError(
         await api.post(`/v1/algorithms/${me.name}`, { key: me.key, body: sourceBody('Revoked', fu.name, `revoked_${tag}`) }),
         403,
-        8003,
+        9003,
       );
       assertError(await api.get(`/v1/algorithms/${me.name}/Revoked`, { key: me.key }), 404, 1001);
       const conn = await api.get(`/v1/algorithms/${algorithm}/scm/status`, { key: me.key });
@@ -295,7 +295,7 @@ export function scmProviderContract(
         scm_organizations: [],
       });
       // A configuration that backs algorithms cannot be deleted.
-      assertError(await api.delete(`/v1/admin/scms/${configId}`, { key: srv.adminKey }), 409, 8011);
+      assertError(await api.delete(`/v1/admin/scms/${configId}`, { key: srv.adminKey }), 409, 9011);
     });
   });
 }

@@ -3,7 +3,7 @@ import { parsePageRequest } from '../../domain/pagination.js';
 import { principalOf } from '../auth.js';
 import { type Api, type ApiServices, requestUrl } from '../context.js';
 import { algorithmJson, pageJson } from '../presenters.js';
-import { AlgorithmInput, AUTH_ERRORS, errorResponses, PageQuery, Paged } from '../schemas.js';
+import { AlgorithmCreateInput, AlgorithmUpdateInput, AUTH_ERRORS, errorResponses, PageQuery, Paged } from '../schemas.js';
 
 const AlgorithmRef = Type.Ref('Algorithm');
 const OwnerParams = Type.Object({ owner: Type.String() });
@@ -42,8 +42,8 @@ export function algorithmRoutes(app: Api, s: ApiServices): void {
       tags: ['algorithms'],
       summary: 'Create an algorithm (docs/compatibility.md §9.2 endpoint 2). Its Git repository holds the template at once.',
       params: OwnerParams,
-      body: AlgorithmInput,
-      response: { 200: AlgorithmRef, ...errorResponses(...AUTH_ERRORS, 404, 409) },
+      body: AlgorithmCreateInput,
+      response: { 200: AlgorithmRef, ...errorResponses(...AUTH_ERRORS, 404, 409, 422) },
     },
     handler: async (req) => algorithmJson(await s.algorithms.create(principalOf(req), req.params.owner, req.body), s.links),
   });
@@ -82,8 +82,8 @@ export function algorithmRoutes(app: Api, s: ApiServices): void {
         tags: ['algorithms'],
         summary: 'Update details and settings; omitted or empty fields are kept.',
         params: AlgoParams,
-        body: AlgorithmInput,
-        response: { 200: AlgorithmRef, ...errorResponses(...AUTH_ERRORS, 404) },
+        body: AlgorithmUpdateInput,
+        response: { 200: AlgorithmRef, ...errorResponses(...AUTH_ERRORS, 404, 409, 422) },
       },
       handler: async (req) =>
         algorithmJson(await s.algorithms.update(principalOf(req), req.params.owner, req.params.name, req.body), s.links),

@@ -56,7 +56,18 @@ export function buildRoutes(app: Api, s: ApiServices): void {
       summary: 'Server-sent events: `log` events with output as it comes, then one `finished` event with the build.',
       params: BuildParams,
       response: {
-        200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        200: {
+          description: 'text/event-stream: `log` events ({"text"}), then one `finished` event (the build).',
+          content: {
+            'text/event-stream': {
+              schema: {
+                type: 'object',
+                required: ['event', 'data'],
+                properties: { event: { enum: ['log', 'finished'] }, data: { type: 'string', contentMediaType: 'application/json' } },
+              },
+            },
+          },
+        },
         ...errorResponses(...AUTH_ERRORS, 404),
       },
     },
@@ -81,6 +92,7 @@ export function buildRoutes(app: Api, s: ApiServices): void {
   app.post('/v1/algorithms/:owner/:name/compile', {
     schema: {
       operationId: 'algorithm.compile',
+      'x-body-optional': true,
       tags: ['builds'],
       summary: 'Build the head of the default branch again and wait for the outcome.',
       params: AlgoParams,

@@ -12,13 +12,35 @@ import { principalOf } from '../auth.js';
 import { queryBoolean } from '../query.js';
 import { InputBudget, type InputLease } from '../input-budget.js';
 import type { Api, ApiServices } from '../context.js';
-import { errorResponses } from '../schemas.js';
+import { ClientQuery, errorResponses, QueryBoolean } from '../schemas.js';
+import { sendError } from '../errors.js';
 
-const CallQuery = Type.Object({
-  timeout: Type.Optional(Type.String({ description: 'Seconds, default 300, at most 3000.' })),
-  stdout: Type.Optional(Type.String({ description: 'true: include what the algorithm printed (owner and members only).' })),
-  output: Type.Optional(Type.String({ description: 'raw: the bare result as the body; void: run asynchronously.' })),
+/** Seconds above 0 and at most 3000, as decimals (domain/calls/call-service.ts parseTimeout). */
+const TIMEOUT_PATTERN = '^0*(?:(?:[1-9][0-9]{0,2}|[12][0-9]{3})(?:\\.[0-9]+)?|3000(?:\\.0+)?|\\.[0-9]*[1-9][0-9]*)$';
+
+const CallQuery = ClientQuery({
+  timeout: Type.Optional(Type.String({ pattern: TIMEOUT_PATTERN, description: 'Seconds, default 300, at most 3000.' })),
+  stdout: QueryBoolean('true: include what the algorithm printed (owner and members only).'),
+  output: Type.Optional(
+    Type.String({ description: 'raw: the bare result as the body; void: run asynchronously; anything else: the envelope.' }),
+  ),
 });
+
+/*
+ * The address after /v1/algo/ (docs/compatibility.md §2): owner/name or an algorithm id, then
+ * an optional version: latest, latestPrivate, x.y.z, a range (x.y.*, x.y, x.*, x) or a commit.
+ */
+const ACCOUNT = '[A-Za-z][A-Za-z0-9_]{0,29}';
+const ALGORITHM = '[A-Za-z][A-Za-z0-9_]{0,99}';
+const VERSION = '(?:latest|latestPrivate|[0-9]{1,9}(?:\\.[0-9]{1,9}){0,2}|[0-9]{1,9}(?:\\.[0-9]{1,9})?\\.\\*|[0-9a-f]{40})';
+/** `requests/{id}` where the id is no algorithm name: an async result's address (GET only). */
+const ASYNC_RESULT = /^requests\/(?![A-Za-z][A-Za-z0-9_]*\/?$)[^/]+\/?$/;
+
+const CALL_ADDRESS = {
+  type: 'string',
+  pattern: `^(?:algo://)?${ACCOUNT}/${ALGORITHM}(?:/${VERSION})?/?$`,
+  description: '{owner}/{name}[/{version}]; a literal algo:// prefix and a trailing / are tolerated.',
+};
 
 const Envelope = Type.Object(
   {
@@ -85,6 +107,8 @@ export async function callRoutes(app: Api, s: ApiServices, opts: CallRouteOption
 
   app.post('/v1/algo/*', {
     bodyLimit: MAX_INPUT_BYTES,
+    // An async result's address is not a call (answered like an unknown path, without POST in Allow).
+    config: { notFor: new RegExp(`^/v1/algo/${ASYNC_RESULT.source.slice(1)}`) },
     // Refuse an oversized input before reading it, naming the limit (docs/compatibility.md §2:
     // 10 MiB); after authentication (api/auth.ts puts its hook first). Callback style: on every
     // call, an async hook would cost a promise and a tick.
@@ -95,6 +119,9 @@ export async function callRoutes(app: Api, s: ApiServices, opts: CallRouteOption
     },
     schema: {
       operationId: 'algorithm.call',
+      'x-wildcard': CALL_ADDRESS,
+      // The input is the raw body, any Content-Type; none is the JSON null.
+      'x-body-optional': true,
       tags: ['calls'],
       summary: 'Call an algorithm: /v1/algo/{owner}/{name}[/{version}] (version: x.y.z, x.y.*, latest, latestPrivate or a commit SHA).',
       params: Type.Object({ '*': Type.String() }),
@@ -105,6 +132,11 @@ export async function callRoutes(app: Api, s: ApiServices, opts: CallRouteOption
       },
     },
     handler: async (req, reply) => {
+      // `requests/req-…` is the address of an async result (GET only), never an algorithm's.
+      if (ASYNC_RESULT.test(req.params['*'])) {
+        const raw = (reply as unknown as FastifyReply).header('allow', 'GET, HEAD');
+        return sendError(raw, 405, Errors.badRequest.code, `method POST is not allowed on /v1/algo/${req.params['*']}: use GET, HEAD`);
+      }
       const lease = req.inputLease;
       if (lease) lease.holder = 'handler';
       try {

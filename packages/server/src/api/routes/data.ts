@@ -12,7 +12,7 @@ import type { Listing } from '../../domain/data/data-service.js';
 import { principalOf } from '../auth.js';
 import { queryBoolean } from '../query.js';
 import type { Api, ApiServices } from '../context.js';
-import { errorResponses } from '../schemas.js';
+import { ClientQuery, errorResponses, LimitQuery, MarkerQuery, QueryBoolean } from '../schemas.js';
 
 const PREFIXES = [
   { prefix: '/v1/data', op: 'data', hide: false },
@@ -38,13 +38,47 @@ const Listing_ = Type.Object(
   { description: 'A directory (X-Data-Type: directory). Folders come before files, never on the same page; empty arrays are omitted.' },
 );
 
-const GetQuery = Type.Object({
-  marker: Type.Optional(Type.String({ description: 'The marker of the previous page.' })),
-  limit: Type.Optional(Type.String({ description: 'Entries per page, 1–1000 (default 50).' })),
-  acl: Type.Optional(Type.String({ description: "true: add the collection's read ACL to the listing." })),
+const GetQuery = ClientQuery({
+  marker: MarkerQuery,
+  limit: LimitQuery('Entries per page'),
+  acl: QueryBoolean("true: add the collection's read ACL to the listing."),
 });
 
 const Result = Type.Object({ result: Type.String({ description: 'The data:// address.' }) });
+
+/*
+ * What the domain accepts as the path after /v1/data/ (domain/data/paths.ts), per operation, as
+ * OpenAPI patterns: the document shows them on the `*` parameter (app.ts moves `x-wildcard`
+ * there); the domain checks them, with its own messages. `.algo/temp|perm` and `.session` work
+ * only inside an algorithm call, so they are left out.
+ */
+const NAME_CHAR = '[^/\\u0000-\\u001f\\u007f]';
+const NAME_CHAR_NOT_DOT = '[^./\\u0000-\\u001f\\u007f]';
+/** One name: 1–255 characters, no "/", no control characters, not "." or "..". */
+const SEGMENT = `(?:${NAME_CHAR_NOT_DOT}${NAME_CHAR}{0,254}|\\.${NAME_CHAR_NOT_DOT}${NAME_CHAR}{0,253}|\\.\\.${NAME_CHAR}{1,253})`;
+const ACCOUNT = '[A-Za-z][A-Za-z0-9_]{0,29}';
+const ALGO_ROOT = `\\.algo/${ACCOUNT}/[A-Za-z][A-Za-z0-9_]{0,99}/(?:temp|perm)`;
+const SPACE = `(?:\\.my|${ACCOUNT})`;
+const wildcard = (pattern: string, description: string) => ({ type: 'string', pattern, maxLength: 1024, description });
+const WILDCARDS = {
+  get: wildcard(`^(?:${SPACE}|\\.algo/${ACCOUNT}/[A-Za-z][A-Za-z0-9_]{0,99})?(?:/${SEGMENT})*/?$`, 'Any directory or file.'),
+  create: wildcard(`^${SPACE}(?:/${SEGMENT})*/?$|^${ALGO_ROOT}(?:/${SEGMENT})*/?$`, 'The directory to create the folder in.'),
+  update: wildcard(`^${SPACE}/${SEGMENT}/?$`, 'A collection.'),
+  put: wildcard(
+    `^${SPACE}(?:/${SEGMENT}){2,}$|^${ALGO_ROOT}(?:/${SEGMENT})+$`,
+    "A file in a collection (or in an algorithm's temp or perm).",
+  ),
+  delete: wildcard(`^${SPACE}(?:/${SEGMENT})+/?$|^${ALGO_ROOT}(?:/${SEGMENT})+/?$`, "A file or folder (not a space's root)."),
+};
+
+/** A data name (POST {"name"}): one SEGMENT. */
+const DataName = Type.String({ pattern: `^${SEGMENT}$`, description: '1–255 characters; no "/", control characters, "." or "..".' });
+/** ACL read lists (docs/compatibility.md §5). */
+const Acl = Type.Object({
+  read: Type.Array(Type.Union([Type.Literal('user://*'), Type.Literal('algo://.my/*')]), {
+    description: '[] private, ["algo://.my/*"] my algorithms (the default), ["user://*"] public.',
+  }),
+});
 const DATA_ERRORS = [400, 401, 403, 404] as const;
 const PATH_DOC =
   'The path after /v1/data/: {owner}/{collection}/…, .my/…, .algo/{owner}/{algorithm}/temp|perm/…, .algo/temp|perm/… or .session/… (inside an algorithm). ' +
@@ -69,6 +103,7 @@ export async function dataRoutes(app: Api, s: ApiServices): Promise<void> {
       app.head(url, {
         schema: schema({
           operationId: `${op}.head${opSuffix}`,
+          'x-wildcard': WILDCARDS.get,
           summary: 'Whether a file or directory exists: 200 with X-Data-Type, else the status with X-Error-Message.',
           description: PATH_DOC,
         }),
@@ -87,6 +122,7 @@ export async function dataRoutes(app: Api, s: ApiServices): Promise<void> {
       app.get(url, {
         schema: schema({
           operationId: `${op}.get${opSuffix}`,
+          'x-wildcard': WILDCARDS.get,
           summary:
             "A directory listing (JSON, X-Data-Type: directory) or a file's bytes (X-Data-Type: file, Content-Type following Accept). HEAD: 200 with X-Data-Type, or the status with X-Error-Message.",
           description: PATH_DOC,
@@ -128,13 +164,14 @@ export async function dataRoutes(app: Api, s: ApiServices): Promise<void> {
       app.post(url, {
         schema: schema({
           operationId: `${op}.create${opSuffix}`,
+          'x-wildcard': WILDCARDS.create,
           summary:
             'Create a folder in this directory; at an account\'s root a collection, with an optional read ACL (default ["algo://.my/*"]).',
           description: PATH_DOC,
-          body: Type.Object({
-            name: Type.String(),
-            acl: Type.Optional(Type.Object({ read: Type.Array(Type.String()) })),
-          }),
+          body: Type.Object(
+            { name: DataName, acl: Type.Optional(Type.Union([Acl, Type.Null()])) },
+            { description: "acl only for a collection (a folder at an account's root); 400 on other folders." },
+          ),
           response: { 200: Result, ...errorResponses(...DATA_ERRORS, 409) },
         }),
         handler: async (req) => ({
@@ -146,9 +183,10 @@ export async function dataRoutes(app: Api, s: ApiServices): Promise<void> {
     app.patch(`${prefix}/*`, {
       schema: doc({
         operationId: `${op}.update`,
+        'x-wildcard': WILDCARDS.update,
         summary: 'Replace a collection\'s read ACL: [] private, ["algo://.my/*"] my algorithms, ["user://*"] public.',
         description: PATH_DOC,
-        body: Type.Object({ acl: Type.Object({ read: Type.Array(Type.String()) }) }),
+        body: Type.Object({ acl: Acl }),
         response: { 200: Result, ...errorResponses(...DATA_ERRORS) },
       }),
       handler: async (req) => ({ result: await s.data.updateAcl(principalOf(req), pathOf(req), req.body) }),
@@ -157,9 +195,10 @@ export async function dataRoutes(app: Api, s: ApiServices): Promise<void> {
     app.delete(`${prefix}/*`, {
       schema: doc({
         operationId: `${op}.delete`,
+        'x-wildcard': WILDCARDS.delete,
         summary: 'Delete a file, or a folder (?force=true when it is not empty); answers the number of files deleted.',
         description: PATH_DOC,
-        querystring: Type.Object({ force: Type.Optional(Type.String({ description: 'true: delete a folder with its contents.' })) }),
+        querystring: ClientQuery({ force: QueryBoolean('true: delete a folder with its contents.') }),
         response: { 200: Type.Object({ result: Type.Object({ deleted: Type.Integer() }) }), ...errorResponses(...DATA_ERRORS, 409) },
       }),
       handler: async (req) => {
@@ -179,6 +218,9 @@ export async function dataRoutes(app: Api, s: ApiServices): Promise<void> {
       raw.put(`${prefix}/*`, {
         schema: doc({
           operationId: `${op}.put`,
+          'x-wildcard': WILDCARDS.put,
+          // An empty body stores an empty file.
+          'x-body-optional': true,
           summary: 'Store the body as the file (any Content-Type, streamed), replacing it atomically when it exists.',
           description: PATH_DOC,
           body: {

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { principalOf } from '../auth.js';
 import type { Api, ApiServices } from '../context.js';
 import { identityJson, keyJson } from '../presenters.js';
-import { AUTH_ERRORS, CreatedApiKey, errorResponses } from '../schemas.js';
+import { AUTH_ERRORS, Capability, CreatedApiKey, errorResponses } from '../schemas.js';
 
 const NameParams = Type.Object({ account_name: Type.String() });
 
@@ -16,9 +16,12 @@ export function keyRoutes(app: Api, s: ApiServices): void {
       body: Type.Object({
         kind: Type.Optional(Type.Union([Type.Literal('standard'), Type.Literal('admin')])),
         capabilities: Type.Optional(
-          Type.Array(Type.String(), { description: 'Default: all of manage_algorithms, call_algorithms, read_data, write_data.' }),
+          Type.Array(Capability, {
+            description:
+              'Default: all of manage_algorithms, call_algorithms, read_data, write_data; never more than the caller holds (403).',
+          }),
         ),
-        description: Type.Optional(Type.String()),
+        description: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
       }),
       response: {
         200: CreatedApiKey,

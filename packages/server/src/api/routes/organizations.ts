@@ -4,7 +4,7 @@ import { parsePageRequest } from '../../domain/pagination.js';
 import { principalOf } from '../auth.js';
 import { type Api, type ApiServices, requestUrl } from '../context.js';
 import { invitationJson, organizationJson, pageJson } from '../presenters.js';
-import { AUTH_ERRORS, errorResponses, OrganizationInput, PageQuery, Paged } from '../schemas.js';
+import { AUTH_ERRORS, errorResponses, OrganizationCreateInput, OrganizationUpdateInput, PageQuery, Paged } from '../schemas.js';
 
 const OrgRef = Type.Ref('Organization');
 const OrgParams = Type.Object({ org_name: Type.String() });
@@ -30,7 +30,7 @@ export function organizationRoutes(app: Api, s: ApiServices): void {
       operationId: 'organization.create',
       tags: ['organizations'],
       summary: 'Create an organization; the caller becomes its owner.',
-      body: OrganizationInput,
+      body: OrganizationCreateInput,
       response: { 200: OrgRef, ...errorResponses(...AUTH_ERRORS, 409) },
     },
     handler: async (req) => organizationJson(await s.organizations.create(principalOf(req), req.body), s.links),
@@ -68,7 +68,7 @@ export function organizationRoutes(app: Api, s: ApiServices): void {
       tags: ['organizations'],
       summary: 'Update an organization (owners and admins). Omitted fields are kept.',
       params: OrgParams,
-      body: OrganizationInput,
+      body: OrganizationUpdateInput,
       response: { 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404) },
     },
     handler: async (req, reply) => {
@@ -107,6 +107,7 @@ export function organizationRoutes(app: Api, s: ApiServices): void {
   app.put('/v1/organizations/:org_name/members/:username', {
     schema: {
       operationId: 'organization.members.add',
+      'x-body-optional': true,
       tags: ['organizations'],
       summary: "Invite a user, or change a member's role (owners and admins). The body may be empty; role defaults to member.",
       description:
@@ -115,7 +116,7 @@ export function organizationRoutes(app: Api, s: ApiServices): void {
         '(204). A cluster admin adds directly (204).',
       params: MemberParams,
       body: Type.Optional(Type.Union([Type.Object({ role: Type.Optional(Role) }), Type.Null()])),
-      response: { 202: InvitationRef, 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404) },
+      response: { 202: InvitationRef, 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404, 409) },
     },
     handler: async (req, reply) => {
       const { invitation } = await s.organizations.addMember(principalOf(req), req.params.org_name, req.params.username, req.body?.role);
@@ -163,6 +164,7 @@ export function organizationRoutes(app: Api, s: ApiServices): void {
   app.post('/v1/users/:account_name/invitations/:org_name', {
     schema: {
       operationId: 'user.invitations.accept',
+      'x-body-optional': true,
       tags: ['organizations'],
       summary:
         'Accept an invitation and become a member with its role (the invited user only, with a session or a key holding every capability).',
@@ -201,9 +203,9 @@ export function organizationRoutes(app: Api, s: ApiServices): void {
     schema: {
       operationId: 'organization.members.remove',
       tags: ['organizations'],
-      summary: 'Remove a member (owners, admins, or the member leaving).',
+      summary: 'Remove a member (owners, admins, or the member leaving); 409 for the last owner.',
       params: MemberParams,
-      response: { 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404) },
+      response: { 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404, 409) },
     },
     handler: async (req, reply) => {
       await s.organizations.removeMember(principalOf(req), req.params.org_name, req.params.username);

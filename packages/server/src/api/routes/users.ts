@@ -3,7 +3,7 @@ import { parsePageRequest } from '../../domain/pagination.js';
 import { principalOf } from '../auth.js';
 import type { Api, ApiServices } from '../context.js';
 import { pageJson, userJson } from '../presenters.js';
-import { AUTH_ERRORS, errorResponses, PageQuery, Paged, UserInput } from '../schemas.js';
+import { AUTH_ERRORS, errorResponses, PageQuery, Paged, UserCreateInput, UserUpdateInput } from '../schemas.js';
 import { requestUrl } from '../context.js';
 
 const UserRef = Type.Ref('User');
@@ -15,7 +15,7 @@ export function userRoutes(app: Api, s: ApiServices): void {
       operationId: 'user.create',
       tags: ['users'],
       summary: 'Create a user (admin key).',
-      body: UserInput,
+      body: UserCreateInput,
       response: { 200: UserRef, ...errorResponses(...AUTH_ERRORS, 409) },
     },
     handler: async (req) => userJson(await s.users.create(principalOf(req), req.body), s.links),
@@ -53,7 +53,7 @@ export function userRoutes(app: Api, s: ApiServices): void {
       tags: ['users'],
       summary: 'Update a user (admin, or the user themself). Omitted fields are kept.',
       params: NameParams,
-      body: UserInput,
+      body: UserUpdateInput,
       response: { 200: UserRef, ...errorResponses(...AUTH_ERRORS, 404, 409) },
     },
     handler: async (req) => userJson(await s.users.update(principalOf(req), req.params.account_name, req.body), s.links),

@@ -4,15 +4,15 @@ import { principalOf } from '../auth.js';
 import { queryBoolean } from '../query.js';
 import { type Api, type ApiServices, requestUrl } from '../context.js';
 import { pageJson, versionJson } from '../presenters.js';
-import { AUTH_ERRORS, errorResponses, Paged, PublishInput } from '../schemas.js';
+import { AUTH_ERRORS, errorResponses, LimitQuery, MarkerQuery, Paged, PublishInput, Query, QueryBoolean } from '../schemas.js';
 
 const AlgoParams = Type.Object({ owner: Type.String(), name: Type.String() });
 const VersionParams = Type.Object({ owner: Type.String(), name: Type.String(), git_hash: Type.String() });
-const VersionListQuery = Type.Object({
-  limit: Type.Optional(Type.String()),
-  marker: Type.Optional(Type.String()),
-  published: Type.Optional(Type.String({ description: 'true (default): published versions; false: successful builds not yet published.' })),
-  callable: Type.Optional(Type.String({ description: 'true: public versions; false: private ones.' })),
+const VersionListQuery = Query({
+  limit: LimitQuery(),
+  marker: MarkerQuery,
+  published: QueryBoolean('true (default): published versions; false: successful builds not yet published.'),
+  callable: QueryBoolean('true: public versions; false: private ones.'),
 });
 // A version is shown as the algorithm object as of that version (docs/compatibility.md §3).
 const VersionRef = Type.Ref('Algorithm');
@@ -23,6 +23,7 @@ export function versionRoutes(app: Api, s: ApiServices): void {
     app.post(url, {
       schema: {
         operationId: url.endsWith('versions') ? 'version.publish' : 'version.publishSingular',
+        'x-body-optional': true,
         tags: ['versions'],
         summary:
           'Publish the latest successful build as the next version (1007 when it is already published or there is none). A retried identical request returns the same version.',

@@ -245,7 +245,7 @@ export class OrganizationService {
 
   private async assertAnotherOwner(org: Account, leaving: string): Promise<void> {
     const owners = (await this.accounts.listMembers(org.id)).filter((m) => m.role === 'owner' && m.user.id !== leaving);
-    if (owners.length === 0) throw invalid(`organization "${org.name}" must keep at least one owner`);
+    if (owners.length === 0) throw Errors.stateConflict(`organization "${org.name}" must keep at least one owner`);
   }
 
   private resolveType(value: unknown): string {

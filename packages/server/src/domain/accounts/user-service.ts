@@ -52,7 +52,13 @@ export class UserService {
     const identity = identityOf(p);
     if (p.via === 'call_key') return identity;
     const memberships = await this.accounts.membershipsOf(p.account.id);
-    return { ...identity, organizations: memberships.map((m) => ({ name: m.organization.name, role: m.role })) };
+    // Read afresh: a key's principal is cached for a while and would show the profile before an edit.
+    const a = (await this.accounts.findById(p.account.id)) ?? p.account;
+    return {
+      ...identity,
+      organizations: memberships.map((m) => ({ name: m.organization.name, role: m.role })),
+      profile: { email: a.email, fullname: a.fullname, companyName: a.companyName, companyRole: a.companyRole },
+    };
   }
 
   async create(p: Principal, input: UserInput): Promise<Account> {

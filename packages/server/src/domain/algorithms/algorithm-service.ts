@@ -344,7 +344,7 @@ function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, ca
   next.networkAccess = oneOf('settings.network_access', s.network_access, NETWORK_ACCESS) ?? next.networkAccess;
   next.pipelineEnabled = bool('settings.pipeline_enabled', s.pipeline_enabled) ?? next.pipelineEnabled;
   next.insightsEnabled = bool('settings.insights_enabled', s.insights_enabled) ?? next.insightsEnabled;
-  if (s.royalty_microcredits !== undefined) {
+  if (s.royalty_microcredits !== undefined && s.royalty_microcredits !== null) {
     const royalty = s.royalty_microcredits as number;
     if (!Number.isInteger(royalty) || royalty < 0 || royalty > MAX_ROYALTY_MICROCREDITS) {
       throw invalid(`settings.royalty_microcredits must be an integer from 0 to ${MAX_ROYALTY_MICROCREDITS}`);
@@ -358,7 +358,7 @@ function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, ca
     );
     const current = catalog.environmentByName(next.environmentName);
     if (current && env.language !== current.language) {
-      throw invalid(
+      throw Errors.stateConflict(
         `settings.algorithm_environment must stay within language ${current.language}; create a new algorithm to change language`,
       );
     }
@@ -370,14 +370,18 @@ function applyChanges(a: Algorithm, input: AlgorithmInput, isUpdate: boolean, ca
     const wanted = catalog.resolveForCreate({ language }, next.environmentName);
     const current = catalog.environmentByName(next.environmentName);
     if (current && wanted.language !== current.language) {
-      throw invalid(
+      throw Errors.stateConflict(
         `settings.language "${language}" is not the language of this algorithm (${current.language}); create a new algorithm to change language`,
       );
     }
   }
-  // docs/compatibility.md §3: closed source is allowed only under the apl license.
+  // docs/compatibility.md §3: closed source is allowed only under the apl license. A request saying
+  // both is refused by its schema (400); one that changes only one of them against the present
+  // (or default) other conflicts with that state.
   if (next.sourceVisibility === 'closed' && next.license !== 'apl') {
-    throw invalid(`settings.source_visibility "closed" requires license "apl"; with license "${next.license}" the source must be "open"`);
+    throw Errors.stateConflict(
+      `settings.source_visibility "closed" requires license "apl"; with license "${next.license}" the source must be "open"`,
+    );
   }
   a.settings = next;
 }

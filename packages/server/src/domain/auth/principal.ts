@@ -83,6 +83,11 @@ export interface Identity {
   capabilities: Capability[];
   /** The organizations the account belongs to; absent for a call key, which may not read organizations. */
   organizations?: { name: string; role: 'owner' | 'member' }[];
+  /**
+   * The account's own profile, so that a page reads it without the admin-only user lookup;
+   * absent for a call key, which runs tenant code that has no business with the owner's e-mail.
+   */
+  profile?: { email: string | null; fullname: string | null; companyName: string | null; companyRole: string | null };
 }
 
 export function identityOf(p: Principal): Identity {

@@ -17,6 +17,7 @@ import type { VersionService } from '../versions/version-service.js';
 import type { KeyService } from '../accounts/key-service.js';
 import type { Algorithm } from '../algorithms/model.js';
 import type { Environment } from '../catalog/model.js';
+import type { SucceededCall } from '../events/publishing.js';
 import { type AlgorithmRuntime, type ContentType, type PipeRequest, RuntimeFailure } from './ports.js';
 
 export const MAX_INPUT_BYTES = 10 * 1024 * 1024;
@@ -37,6 +38,8 @@ export interface CallInput {
   timeout?: string;
   /** Include what the algorithm printed (owner and members only). */
   stdout?: boolean;
+  /** Event Flows: where the input came from (topic, partition, offset, key…), shown to the algorithm. */
+  event?: Record<string, string>;
 }
 
 export interface CallResult {
@@ -47,6 +50,9 @@ export interface CallResult {
   result: unknown;
   failed: boolean;
 }
+
+/** Told of every successful call of a published version (publisher Event Flows); must not block. */
+export type SucceededCallHook = (call: SucceededCall) => void;
 
 export interface CallSettings {
   /** Calls one account may have in flight at once (429 beyond). */
@@ -80,6 +86,8 @@ export interface CallServiceDeps {
   runtime: AlgorithmRuntime;
   keys: KeyService;
   settings: CallSettings;
+  /** Told of every successful execution (Event Flows' publishers); never awaited by the call. */
+  onSucceeded?: SucceededCallHook;
 }
 
 export class CallService {
@@ -95,6 +103,7 @@ export class CallService {
   private readonly runtime: AlgorithmRuntime;
   private readonly keys: KeyService;
   private readonly settings: CallSettings;
+  private readonly onSucceeded?: SucceededCallHook;
 
   constructor(deps: CallServiceDeps) {
     this.accounts = deps.accounts;
@@ -105,6 +114,7 @@ export class CallService {
     this.runtime = deps.runtime;
     this.keys = deps.keys;
     this.settings = deps.settings;
+    this.onSucceeded = deps.onSucceeded;
   }
 
   async call(p: Principal, input: CallInput): Promise<CallResult> {
@@ -122,7 +132,7 @@ export class CallService {
       throw Errors.tooManyCallsInFlight({ account: p.account.name, max: this.settings.maxInFlightPerAccount }, { retryAfterSeconds: 1 });
     }
     this.inFlight.set(accountKey, current + 1);
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const mayDebug = member && input.stdout === true;
     const maySeeSource = member || algorithm.settings.sourceVisibility === 'open';
     const pipeline = algorithm.settings.pipelineEnabled;
@@ -130,6 +140,7 @@ export class CallService {
       ? this.keys.issueCallKey(p, timeoutS * 1000 + 60_000, { id: algorithm.id, ownerId: algorithm.ownerId })
       : undefined;
     if (callKey) request.api_key = callKey.secret;
+    if (input.event) request.event = input.event;
     try {
       const exec = await this.runtime.execute(
         {
@@ -143,7 +154,7 @@ export class CallService {
         request,
         timeoutS * 1000,
       );
-      const duration = Number(process.hrtime.bigint() - started) / 1e9;
+      const duration = (performance.now() - started) / 1000;
       const metadata: Record<string, unknown> = {
         content_type: exec.response.metadata?.content_type ?? 'json',
         duration,
@@ -167,10 +178,21 @@ export class CallService {
         return { envelope: { error, metadata }, contentType: 'json', result: undefined, failed: true };
       }
       const contentType = (metadata.content_type as ContentType) ?? 'json';
+      if (this.onSucceeded && resolved.semanticVersion) {
+        this.onSucceeded({
+          algorithmId: algorithm.id,
+          owner: algorithm.ownerName,
+          name: algorithm.name,
+          version: resolved.semanticVersion,
+          requestId: metadata.request_id as string,
+          contentType,
+          result: exec.response.result,
+        });
+      }
       return { envelope: { result: exec.response.result, metadata }, contentType, result: exec.response.result, failed: false };
     } catch (err) {
       if (!(err instanceof RuntimeFailure)) throw err;
-      const duration = Number(process.hrtime.bigint() - started) / 1e9;
+      const duration = (performance.now() - started) / 1000;
       const error = { message: err.message, error_type: err.errorType, stacktrace: '', stack_trace: '' };
       return { envelope: { error, metadata: { content_type: 'json', duration } }, contentType: 'json', result: undefined, failed: true };
     } finally {

@@ -13,6 +13,12 @@ export interface PipeRequest {
   json?: Buffer;
   /** A key scoped to this call, for algorithms with pipeline_enabled (harnesses expose it as ALGORITHMIA_API_KEY). */
   api_key?: string;
+  /**
+   * Event Flows: where the input came from (`source`, `topic`, `partition`, `offset`, `key`; for
+   * SQS `message_id`, `queue`), so the algorithm can be idempotent. Harnesses expose it as
+   * ALGOHOST_EVENT (JSON) while the call runs.
+   */
+  event?: Record<string, string>;
 }
 
 export interface PipeResponse {

@@ -73,7 +73,7 @@ export class Catalog {
     if (req.algorithmEnvironment) {
       const env = this.byId.get(req.algorithmEnvironment) ?? this.byName.get(req.algorithmEnvironment);
       if (!env) {
-        throw invalid(
+        throw Errors.environmentNotFound(
           `settings.algorithm_environment "${req.algorithmEnvironment}" is not an environment of this cluster; environment ids differ between clusters, list them with GET /v1/algorithm-environments/edge/languages/{language}/environments`,
         );
       }
@@ -87,7 +87,7 @@ export class Catalog {
       const lang = this.languages.find((l) => l.name === req.language);
       if (!lang) throw Errors.unknownLanguageSetting({ language: req.language });
       const env = [...this.byId.values()].find((e) => e.language === lang.name && e.machine_type.toLowerCase() === hardware);
-      if (!env) throw invalid(`language "${req.language}" has no ${hardware.toUpperCase()} environment`);
+      if (!env) throw Errors.environmentNotFound(`language "${req.language}" has no ${hardware.toUpperCase()} environment`);
       return env;
     }
     const env = this.byName.get(defaultName);

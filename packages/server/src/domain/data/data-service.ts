@@ -215,7 +215,8 @@ export class DataService {
     const { space, segments } = place;
     const node = await this.nodeAt(place);
     if (!node) throw this.missing(place);
-    if (node.type === 'file') throw invalid(`${this.uri(place, segments)} is a file: folders are created in folders`);
+    // The path's state, not its form, decides this: a conflict, as PUT onto a folder is.
+    if (node.type === 'file') throw Errors.dataExists(`${this.uri(place, segments)} is a file: folders are created in folders`);
     if (space.kind === 'algo' && segments.length === 0) {
       throw invalid(`${place.base} holds only the folders temp and perm; create folders inside them`);
     }
@@ -500,11 +501,10 @@ export class DataService {
     let phase: 'd' | 'f' = 'd';
     let after: string | undefined;
     if (page.after !== undefined) {
-      if (!/^[df]:/.test(page.after)) {
-        throw Errors.invalidMarker({});
-      }
-      phase = page.after[0] as 'd' | 'f';
-      after = page.after.slice(2) || undefined;
+      // `d:<name>` or `f:<name>`; any other key (from a marker never issued) is a folder name.
+      const tagged = /^[df]:/.test(page.after);
+      phase = tagged ? (page.after[0] as 'd' | 'f') : 'd';
+      after = (tagged ? page.after.slice(2) : page.after) || undefined;
     }
     const listing: Listing = { folders: [], files: [], nextMarker: null };
     const { space, segments } = place;

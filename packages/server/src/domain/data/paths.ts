@@ -1,7 +1,7 @@
 /**
  * Data addresses (docs/compatibility.md §5): the path after `/v1/data/`, still percent-encoded, becomes one of
  * the data spaces and the names inside it. Every name is checked here, once, so nothing later
- * can meet a relative segment, a NUL byte or an over-long name: storage keys never derive from
+ * can meet a relative segment, a NUL character or an over-long name: storage keys never derive from
  * names anyway, but a refused name is a clear 400 instead of a surprise further down.
  *
  * Some official clients percent-encode the whole path, every `/` as `%2F`, so `%2F` (either
@@ -11,10 +11,21 @@
  */
 import { invalid } from '../errors.js';
 
-/** Bytes (UTF-8) of one folder or file name: the usual file-system limit. */
-export const MAX_NAME_BYTES = 255;
-/** Bytes (UTF-8) of a whole path inside its space. */
-export const MAX_PATH_BYTES = 1024;
+/**
+ * Characters (Unicode code points) of one folder or file name. Counted in characters, as JSON
+ * Schema's maxLength counts, so the OpenAPI document states the limit exactly; names never
+ * become file names (storage keys are opaque), so no file-system byte limit applies.
+ */
+export const MAX_NAME_CHARS = 255;
+/** Characters of a whole path inside its space. */
+export const MAX_PATH_CHARS = 1024;
+
+/** Code points, not UTF-16 units: "é" and "😀" are one character each. */
+const charCount = (s: string) => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
 
 export type DataAddress =
   /** `data://.my/…` and the bare `/v1/data/`: the caller's own account. */
@@ -31,7 +42,8 @@ export type DataAddress =
 export const ALGO_ROOTS = ['perm', 'temp'] as const;
 
 export function parseDataPath(raw: string): DataAddress {
-  if (raw.length > MAX_PATH_BYTES * 3 + 64) throw invalid(`data path too long: at most ${MAX_PATH_BYTES} bytes`);
+  // Twelve encoded bytes are the most one character takes (%F0%9F%98%80).
+  if (raw.length > MAX_PATH_CHARS * 12 + 64) throw invalid(`data path too long: at most ${MAX_PATH_CHARS} characters`);
   // Every percent sign of a well-formed path starts a triple, so no `%2F` found here straddles
   // two of them; an ill-formed one fails in decodeSegment whichever way it is split.
   const slashed = raw.replace(/%2F/gi, '/');
@@ -79,16 +91,16 @@ function checkSegment(name: string): string {
   if (name.includes('\u0000')) throw invalid('data names cannot contain NUL bytes');
   // eslint-disable-next-line no-control-regex
   if (/[\u0001-\u001f\u007f]/.test(name)) throw invalid(`data name "${printable(name)}" contains a control character`);
-  const bytes = Buffer.byteLength(name, 'utf8');
-  if (bytes > MAX_NAME_BYTES) {
-    throw invalid(`data name "${printable(name.slice(0, 40))}…" is ${bytes} bytes long: at most ${MAX_NAME_BYTES} bytes (UTF-8) per name`);
+  const chars = charCount(name);
+  if (chars > MAX_NAME_CHARS) {
+    throw invalid(`data name "${printable(name.slice(0, 40))}…" is ${chars} characters long: at most ${MAX_NAME_CHARS} characters per name`);
   }
   return name;
 }
 
 function checked<T extends DataAddress>(address: T): T {
-  const bytes = Buffer.byteLength(joinPath(address.segments), 'utf8');
-  if (bytes > MAX_PATH_BYTES) throw invalid(`data path is ${bytes} bytes long: at most ${MAX_PATH_BYTES} bytes (UTF-8)`);
+  const chars = charCount(joinPath(address.segments));
+  if (chars > MAX_PATH_CHARS) throw invalid(`data path is ${chars} characters long: at most ${MAX_PATH_CHARS} characters`);
   return address;
 }
 

@@ -19,7 +19,7 @@ import type { AccountStore } from '../accounts/ports.js';
 import type { ScmConfigService } from './config-service.js';
 import { INTERNAL_SCM_ID, type ScmAuthorization, type ScmConfig, type ScmTokenStatus } from './model.js';
 import type { ScmStore, TokenSet } from './ports.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../events/secret-box.js';
 
 /** How long a started authorization waits for the browser to come back. */
 const STATE_TTL_MS = 10 * 60 * 1000;
@@ -83,7 +83,7 @@ export class AuthorizationService {
       browserHash: sha256(browserNonce),
       accountId: p.account.id,
       configId: config.id,
-      codeVerifier: verifier ? await this.secrets.seal(verifier) : null,
+      codeVerifier: verifier ? this.secrets.seal(verifier) : null,
       returnTo: back,
       expiresAt: expiresAt.toISOString(),
     });
@@ -134,7 +134,7 @@ export class AuthorizationService {
       const tokens = await provider.exchangeCode(endpoint, {
         code: q.code,
         redirectUri: this.redirectUri,
-        codeVerifier: started.codeVerifier === null ? undefined : await this.secrets.open(started.codeVerifier),
+        codeVerifier: started.codeVerifier === null ? undefined : this.secrets.open(started.codeVerifier),
       });
       const { username } = await provider.currentUser(endpoint, tokens.accessToken);
       await this.save(started.accountId, config, tokens, username);
@@ -186,7 +186,7 @@ export class AuthorizationService {
     await this.store.deleteAuthorization(p.account.id, config.id);
     try {
       const token = stored.refreshToken ?? stored.accessToken;
-      await this.configs.provider(config).revoke(await this.configs.endpoint(config), await this.secrets.open(token));
+      await this.configs.provider(config).revoke(await this.configs.endpoint(config), this.secrets.open(token));
     } catch (err) {
       // Forgotten here either way; the user can also remove the grant in the provider's settings.
       this.log.warn({ err, config: config.id }, 'revoking an SCM grant at the provider failed');
@@ -202,14 +202,14 @@ export class AuthorizationService {
   async withToken<T>(accountId: string, config: ScmConfig, use: (token: string, username: string) => Promise<T>): Promise<T> {
     let stored = await this.current(accountId, config);
     try {
-      return await use(await this.secrets.open(stored.accessToken), stored.scmUsername);
+      return await use(this.secrets.open(stored.accessToken), stored.scmUsername);
     } catch (err) {
       if (!(err instanceof DomainError && err.is(Errors.scmTokenRejected))) throw err;
       if (stored.refreshToken === null) throw this.rejected(config);
     }
     stored = await this.refresh(config, stored);
     try {
-      return await use(await this.secrets.open(stored.accessToken), stored.scmUsername);
+      return await use(this.secrets.open(stored.accessToken), stored.scmUsername);
     } catch (err) {
       if (err instanceof DomainError && err.is(Errors.scmTokenRejected)) throw this.rejected(config);
       throw err;
@@ -219,7 +219,7 @@ export class AuthorizationService {
   /** The account's access token and provider user name, refreshed first when it is about to expire. */
   async accessToken(accountId: string, config: ScmConfig): Promise<{ token: string; username: string }> {
     const stored = await this.current(accountId, config);
-    return { token: await this.secrets.open(stored.accessToken), username: stored.scmUsername };
+    return { token: this.secrets.open(stored.accessToken), username: stored.scmUsername };
   }
 
   private async current(accountId: string, config: ScmConfig): Promise<ScmAuthorization> {
@@ -242,7 +242,7 @@ export class AuthorizationService {
   private async refresh(config: ScmConfig, stored: ScmAuthorization): Promise<ScmAuthorization> {
     try {
       const provider = this.configs.provider(config);
-      const tokens = await provider.refresh(await this.configs.endpoint(config), await this.secrets.open(stored.refreshToken!));
+      const tokens = await provider.refresh(await this.configs.endpoint(config), this.secrets.open(stored.refreshToken!));
       return await this.save(stored.accountId, config, tokens, stored.scmUsername, stored);
     } catch (err) {
       if (err instanceof DomainError && (err.is(Errors.scmTokenRejected) || err.is(Errors.scmOAuthFailed))) throw this.rejected(config);
@@ -262,9 +262,9 @@ export class AuthorizationService {
     const authorization: ScmAuthorization = {
       accountId,
       configId: config.id,
-      accessToken: await this.secrets.seal(tokens.accessToken),
+      accessToken: this.secrets.seal(tokens.accessToken),
       // A provider that does not rotate refresh tokens keeps the one it issued first.
-      refreshToken: refresh !== null ? await this.secrets.seal(refresh) : (before?.refreshToken ?? null),
+      refreshToken: refresh !== null ? this.secrets.seal(refresh) : (before?.refreshToken ?? null),
       expiresAt: tokens.expiresIn ? new Date(now.getTime() + tokens.expiresIn * 1000).toISOString() : null,
       scmUsername: username,
       createdAt: before?.createdAt ?? isoNow(this.clock),

@@ -10,7 +10,7 @@ import { refuseCallKey, requireAdmin, type Principal } from '../auth/principal.j
 import { optionalText } from '../text.js';
 import { INTERNAL_SCM_ID, SCM_PROVIDERS, type ScmConfig, type ScmConfigView, type ScmProviderKind } from './model.js';
 import type { ProviderEndpoint, ScmProvider, ScmStore } from './ports.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../events/secret-box.js';
 
 /** The request body of POST /v1/admin/scms and PATCH /v1/admin/scms/{id}; the domain checks every value. */
 export interface ScmConfigInput {
@@ -75,7 +75,7 @@ export class ScmConfigService {
       isDefault: flag('default', input.default) ?? false,
       enabled: flag('enabled', input.enabled) ?? true,
       oauthClientId: clientId,
-      oauthClientSecret: await this.secrets.seal(secret),
+      oauthClientSecret: this.secrets.seal(secret),
       urls,
       createdAt: now,
       updatedAt: now,
@@ -100,7 +100,7 @@ export class ScmConfigService {
     const secret = optionalText('oauth.client_secret', input.oauth?.client_secret, 500);
     if (secret !== undefined) {
       if (!secret) throw invalid('oauth.client_secret must not be empty');
-      next.oauthClientSecret = await this.secrets.seal(secret);
+      next.oauthClientSecret = this.secrets.seal(secret);
     }
     next.updatedAt = isoNow(this.clock);
     await this.store.updateConfig(next);
@@ -135,7 +135,7 @@ export class ScmConfigService {
 
   /** The configuration's addresses and OAuth client with the secret opened, for its adapter. */
   async endpoint(config: ScmConfig): Promise<ProviderEndpoint> {
-    return { urls: config.urls, clientId: config.oauthClientId, clientSecret: await this.secrets.open(config.oauthClientSecret) };
+    return { urls: config.urls, clientId: config.oauthClientId, clientSecret: this.secrets.open(config.oauthClientSecret) };
   }
 
   /** compat §6: always present; the default unless an admin made an external configuration the default. */

@@ -20,7 +20,7 @@ import type { AuthorizationService } from './authorization-service.js';
 import { type ScmConfigService, viewOf } from './config-service.js';
 import type { ExternalSource, ScmConfig } from './model.js';
 import type { ProviderEndpoint, ProviderRepository, ScmProvider, ScmStore, SourceMirror } from './ports.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../events/secret-box.js';
 
 /** Repository and owner names every provider accepts (GitHub's rule; the others allow a subset of it or more). */
 const REPOSITORY_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
@@ -147,7 +147,7 @@ export class ExternalSourceService implements ExternalSourcing {
         sshUrl: repository.sshUrl,
         webUrl: repository.webUrl,
         webhookId,
-        webhookSecret: await this.secrets.seal(secret),
+        webhookSecret: this.secrets.seal(secret),
         accountId: plan.accountId,
         lastDelivery: null,
         createdAt: isoNow(this.clock),

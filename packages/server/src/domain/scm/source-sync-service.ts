@@ -16,7 +16,7 @@ import type { AuthorizationService } from './authorization-service.js';
 import type { ScmConfigService } from './config-service.js';
 import type { ExternalSource, SourceDelivery } from './model.js';
 import type { ScmStore, SourceMirror } from './ports.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../events/secret-box.js';
 
 /** The branch that is built, as for pushes to the internal SCM. */
 const BRANCH = 'main';
@@ -70,7 +70,7 @@ export class SourceSyncService {
     const source = /^[0-9a-f-]{36}$/.test(algorithmId) ? await this.store.findSource(algorithmId) : undefined;
     const config = source && (await this.store.findConfig(source.configId));
     if (!source || !config) throw Errors.scmSourceNotFound({ id: algorithmId });
-    const notice = this.configs.provider(config).readWebhook(headers, body, await this.secrets.open(source.webhookSecret));
+    const notice = this.configs.provider(config).readWebhook(headers, body, this.secrets.open(source.webhookSecret));
     if ('refused' in notice) {
       // Unsigned and forged deliveries leave no trace here (anyone can send them); signed but
       // unusable ones are recorded, so the owner sees why nothing was built.

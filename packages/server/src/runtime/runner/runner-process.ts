@@ -296,7 +296,8 @@ export class RunnerProcess {
       if (!line.trim()) continue;
       const p = this.takePending();
       if (!p) continue;
-      if (textNestsDeeperThan(line, MAX_RESPONSE_DEPTH)) {
+      // Nesting deeper than the limit takes more opening brackets than a short line holds.
+      if (line.length > MAX_RESPONSE_DEPTH && textNestsDeeperThan(line, MAX_RESPONSE_DEPTH)) {
         p.reject(
           new RunnerFailure('SystemExit', `the result nests arrays and objects deeper than the limit of ${MAX_RESPONSE_DEPTH} levels`),
         );

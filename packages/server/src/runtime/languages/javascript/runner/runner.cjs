@@ -212,12 +212,16 @@ async function handle(line, algorithm, loadError) {
     const key = typeof request.api_key === 'string' && request.api_key ? request.api_key : undefined;
     const previous = process.env.ALGORITHMIA_API_KEY;
     if (key) process.env.ALGORITHMIA_API_KEY = key;
+    // An Event Flow's delivery says where its input came from (topic, partition, offset, key…):
+    // ALGOHOST_EVENT holds it as JSON while the call runs, so the algorithm can be idempotent.
+    if (request.event && typeof request.event === 'object') process.env.ALGOHOST_EVENT = JSON.stringify(request.event);
     let result;
     try {
       result = await invoke(algorithm, input);
     } catch (err) {
       response = errorResponse(err, 'AlgorithmError');
     } finally {
+      delete process.env.ALGOHOST_EVENT;
       if (key) {
         // The call's key must not outlive the call.
         if (previous === undefined) delete process.env.ALGORITHMIA_API_KEY;

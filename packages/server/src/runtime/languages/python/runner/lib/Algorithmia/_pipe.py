@@ -274,11 +274,17 @@ def handle(line, apply, load_result=None, two_args=False):
     previous = os.environ.get("ALGORITHMIA_API_KEY")
     if key:
         os.environ["ALGORITHMIA_API_KEY"] = key
+    # An Event Flow's delivery says where its input came from (topic, partition, offset, key…):
+    # ALGOHOST_EVENT holds it as JSON while the call runs, so the algorithm can be idempotent.
+    event = request.get("event") if isinstance(request, dict) else None
+    if isinstance(event, dict):
+        os.environ["ALGOHOST_EVENT"] = json.dumps(event)
     try:
         result = apply(data, load_result) if two_args else apply(data)
     except Exception as err:  # SystemExit and KeyboardInterrupt end the runner: the call gets SystemExit
         return exception_response(err)
     finally:
+        os.environ.pop("ALGOHOST_EVENT", None)
         if key:
             # The call's key must not outlive the call.
             if previous is None:

@@ -1,0 +1,41 @@
+import type { Page, PageRequest } from '../pagination.js';
+import type { Delivery, EventFlow, KafkaCluster, KafkaConnection } from './model.js';
+
+/** Kafka cluster connections, flows and delivery records (the metadata database). */
+export interface EventStore {
+  insertCluster(cluster: KafkaCluster): Promise<void>;
+  listClusters(): Promise<KafkaCluster[]>;
+  findCluster(idOrName: string): Promise<KafkaCluster | undefined>;
+  /** Deleting a cluster deletes its flows (and their deliveries). */
+  deleteCluster(id: string): Promise<void>;
+
+  /** Throws DomainError conflict when the same (cluster, topic, algorithm, role) exists. */
+  insertFlow(flow: EventFlow): Promise<void>;
+  updateFlow(
+    id: string,
+    changes: Partial<Pick<EventFlow, 'enabled' | 'version' | 'positioned' | 'timeoutSeconds' | 'updatedAt'>>,
+  ): Promise<void>;
+  findFlow(id: string): Promise<EventFlow | undefined>;
+  deleteFlow(id: string): Promise<void>;
+  listFlowsOfAlgorithm(algorithmId: string): Promise<EventFlow[]>;
+  listFlowsOfCluster(clusterId: string): Promise<EventFlow[]>;
+  /** Flows of the algorithms an account owns, oldest first (event listeners). */
+  listFlowsOfOwner(ownerId: string): Promise<(EventFlow & { algorithmName: string; createdByName: string | null })[]>;
+  /** Every enabled flow of the cluster (what the workers run). */
+  listEnabledFlows(): Promise<EventFlow[]>;
+
+  insertDelivery(delivery: Delivery): Promise<void>;
+  /** Newest first; `flowId` narrows to one flow. */
+  listDeliveries(algorithmId: string, opts: { flowId?: string; page: PageRequest }): Promise<Page<Delivery>>;
+  deleteDeliveriesBefore(iso: string): Promise<number>;
+}
+
+export interface TopicInfo {
+  name: string;
+  partitions: number;
+}
+
+/** What the domain asks of a Kafka cluster directly (listing); consumers and producers run in the workers. */
+export interface KafkaAdmin {
+  listTopics(connection: KafkaConnection): Promise<TopicInfo[]>;
+}

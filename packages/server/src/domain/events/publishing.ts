@@ -1,0 +1,96 @@
+/**
+ * Publisher flows: every successful call of an enabled publisher's version (by any caller: the
+ * API, a pipeline, another flow) sends its result to the flow's topic. The call path pays one
+ * map lookup; the table of enabled publishers is reloaded when flows change, and sending is
+ * left to the RecordSink (a batching producer), never awaited by the call.
+ */
+import type { Logger } from '../logger.js';
+import type { EventFlow } from './model.js';
+
+/** What the call service reports of a successful call of a published version. */
+export interface SucceededCall {
+  algorithmId: string;
+  owner: string;
+  name: string;
+  version: string;
+  requestId: string;
+  contentType: 'json' | 'text' | 'binary' | 'void';
+  result: unknown;
+}
+
+export interface OutgoingRecord {
+  key?: Buffer;
+  value: Buffer;
+  headers: Record<string, string>;
+}
+
+/** Sends records to a topic of a connected cluster (events/kafka: one producer per cluster). */
+export interface RecordSink {
+  send(clusterId: string, topic: string, record: OutgoingRecord): Promise<void>;
+}
+
+const MIME: Record<SucceededCall['contentType'], string> = {
+  json: 'application/json',
+  text: 'text/plain; charset=utf-8',
+  binary: 'application/octet-stream',
+  void: 'application/json',
+};
+
+export class FlowPublisher {
+  /** Enabled publisher flows by algorithm id. */
+  private byAlgorithm = new Map<string, EventFlow[]>();
+
+  constructor(
+    private readonly sink: RecordSink,
+    private readonly log: Logger,
+    /** Called for every record sent (or not): Prometheus counters. */
+    private readonly observe: (flow: EventFlow, ok: boolean) => void = () => {},
+  ) {}
+
+  /** Replaces the table with the enabled flows given (called when flows change and at start). */
+  load(enabled: EventFlow[]): void {
+    const next = new Map<string, EventFlow[]>();
+    for (const flow of enabled) {
+      if (flow.role !== 'publisher' || flow.kind !== 'kafka' || !flow.enabled || !flow.version) continue;
+      const list = next.get(flow.algorithmId);
+      if (list) list.push(flow);
+      else next.set(flow.algorithmId, [flow]);
+    }
+    this.byAlgorithm = next;
+  }
+
+  /** On the call path: only a map lookup unless the algorithm publishes. */
+  succeeded(call: SucceededCall): void {
+    const flows = this.byAlgorithm.get(call.algorithmId);
+    if (!flows) return;
+    for (const flow of flows) {
+      if (flow.version !== call.version) continue;
+      const record: OutgoingRecord = {
+        value: valueOf(call),
+        headers: {
+          'algohost-algorithm': `${call.owner}/${call.name}`,
+          'algohost-version': call.version,
+          'algohost-request-id': call.requestId,
+          'content-type': MIME[call.contentType],
+        },
+      };
+      this.sink.send(flow.clusterId!, flow.topic!, record).then(
+        () => this.observe(flow, true),
+        (err: unknown) => {
+          this.observe(flow, false);
+          this.log.warn(
+            { err, flow: flow.id, topic: flow.topic },
+            `publisher flow ${flow.id}: the result of ${call.requestId} was not sent`,
+          );
+        },
+      );
+    }
+  }
+}
+
+/** The record value: JSON text, the text itself, or the bytes of a binary result (base64 in the envelope). */
+function valueOf(call: SucceededCall): Buffer {
+  if (call.contentType === 'text' && typeof call.result === 'string') return Buffer.from(call.result, 'utf8');
+  if (call.contentType === 'binary' && typeof call.result === 'string') return Buffer.from(call.result, 'base64');
+  return Buffer.from(JSON.stringify(call.result ?? null), 'utf8');
+}

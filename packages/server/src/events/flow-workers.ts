@@ -1,0 +1,115 @@
+/**
+ * Runs the enabled subscriber flows of the cluster on this node: one Kafka consumer or SQS
+ * poller per flow. `reconcile` (the `events.flows` job: at start, whenever flows change, and
+ * every few seconds) starts what is enabled and not running, restarts what failed, and stops
+ * what was disabled, changed or removed. Publisher flows need no worker: the call path reports
+ * successful calls to the FlowPublisher, whose table is reloaded here too.
+ */
+import type { ConsumerStatus, EventFlow } from '../domain/events/model.js';
+import type { EventService } from '../domain/events/event-service.js';
+import type { FlowDeliveries } from '../domain/events/deliveries.js';
+import type { FlowPublisher, RecordSink } from '../domain/events/publishing.js';
+import { KafkaSubscriber, type RetryPolicy, type WorkerLog } from './kafka/subscriber.js';
+import { SqsSubscriber } from './sqs/subscriber.js';
+
+interface Subscriber {
+  readonly flow: EventFlow;
+  readonly status: ConsumerStatus;
+  readonly failed: boolean;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface FlowWorkersDeps {
+  events: EventService;
+  deliveries: FlowDeliveries;
+  publisher: FlowPublisher;
+  sink: RecordSink;
+  retry: RetryPolicy;
+  /** SQS deliveries at once per flow (the algorithm's runners, ALGOHOST_RUNNERS_PER_ALGORITHM). */
+  sqsConcurrency: number;
+  sqsDefaultRegion: string;
+  log: WorkerLog;
+}
+
+export class FlowWorkers {
+  private readonly running = new Map<string, Subscriber>();
+  private stopped = false;
+
+  constructor(private readonly deps: FlowWorkersDeps) {}
+
+  /** What the consumer of a flow reports (null when this node does not run it). */
+  status(flowId: string): ConsumerStatus | undefined {
+    return this.running.get(flowId)?.status;
+  }
+
+  /** Every running flow's status, for the lag gauge. */
+  statuses(): { flow: EventFlow; status: ConsumerStatus }[] {
+    return [...this.running.values()].map((s) => ({ flow: s.flow, status: s.status }));
+  }
+
+  async reconcile(): Promise<void> {
+    if (this.stopped) return;
+    const enabled = await this.deps.events.enabledFlows();
+    this.deps.publisher.load(enabled);
+    const wanted = new Map(enabled.filter((f) => f.role === 'subscriber' && f.version).map((f) => [f.id, f]));
+    for (const [id, sub] of this.running) {
+      const flow = wanted.get(id);
+      if (!flow || sub.failed || changed(sub.flow, flow)) {
+        this.running.delete(id);
+        await sub.stop().catch((err: unknown) => this.deps.log.warn({ err, flow: id }, `flow ${id} did not stop cleanly`));
+      }
+    }
+    for (const flow of wanted.values()) {
+      if (this.stopped || this.running.has(flow.id)) continue;
+      const sub = await this.make(flow);
+      if (!sub) continue;
+      this.running.set(flow.id, sub);
+      try {
+        await sub.start();
+        this.deps.log.info({ flow: flow.id, kind: flow.kind, version: flow.version }, `flow ${flow.id} started`);
+      } catch {
+        // It reports itself failed (status and log); the next reconcile tries again.
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const all = [...this.running.values()];
+    this.running.clear();
+    await Promise.allSettled(all.map((s) => s.stop()));
+  }
+
+  private async make(flow: EventFlow): Promise<Subscriber | undefined> {
+    const { deps } = this;
+    try {
+      if (flow.kind === 'kafka') {
+        const connection = await deps.events.connection(flow.clusterId!);
+        return new KafkaSubscriber(flow, connection, {
+          deliveries: deps.deliveries,
+          sink: deps.sink,
+          markPositioned: (id) => deps.events.markPositioned(id),
+          retry: deps.retry,
+          log: deps.log,
+        });
+      }
+      return new SqsSubscriber(flow, {
+        deliveries: deps.deliveries,
+        credentials: deps.events.queueCredentials(flow),
+        concurrency: deps.sqsConcurrency,
+        retry: deps.retry,
+        defaultRegion: deps.sqsDefaultRegion,
+        log: deps.log,
+      });
+    } catch (err) {
+      deps.log.error({ err, flow: flow.id }, `flow ${flow.id} cannot start`);
+      return undefined;
+    }
+  }
+}
+
+/** A change that needs a new consumer (the version, the timeout; positioned is the worker's own). */
+function changed(a: EventFlow, b: EventFlow): boolean {
+  return a.version !== b.version || a.timeoutSeconds !== b.timeoutSeconds || a.updatedAt !== b.updatedAt;
+}

@@ -1,0 +1,20 @@
+/** Lists a cluster's topics for the admin API (the KafkaAdmin port). */
+import { Admin } from '@platformatic/kafka';
+import type { KafkaConnection } from '../../domain/events/model.js';
+import type { KafkaAdmin, TopicInfo } from '../../domain/events/ports.js';
+import { clientOptions } from './connection.js';
+
+export class PlatformaticKafkaAdmin implements KafkaAdmin {
+  async listTopics(connection: KafkaConnection): Promise<TopicInfo[]> {
+    // One short-lived client per listing: admins list rarely, and a cluster's credentials may change.
+    const admin = new Admin(clientOptions(connection, 'algohost-admin'));
+    try {
+      const names = (await admin.listTopics({ includeInternals: false })).sort();
+      if (names.length === 0) return [];
+      const metadata = await admin.metadata({ topics: names });
+      return names.map((name) => ({ name, partitions: metadata.topics.get(name)?.partitionsCount ?? 0 }));
+    } finally {
+      await admin.close().catch(() => {});
+    }
+  }
+}

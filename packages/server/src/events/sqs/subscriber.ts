@@ -1,0 +1,223 @@
+/**
+ * An SQS subscriber flow (docs/compatibility.md §8 and §10): long-polls the queue, each message a
+ * call of the flow's version, at most as many at once as the algorithm may have runners.
+ *
+ * - Success deletes the message.
+ * - Saturation (the algorithm's runners or its owner's call limit are full) returns the message
+ *   to the queue with a delay (its visibility timeout set to RetryPolicy.saturatedMs).
+ * - A failed call returns it with an exponential backoff by its receive count.
+ * - Either way the queue's own redrive policy moves it to its dead-letter queue after
+ *   maxReceiveCount receives; the delivery record of that last receive says `dead_lettered`.
+ * - A message is invisible for the call's timeout plus a margin while it is delivered, so no
+ *   other consumer takes it meanwhile; a node that stops mid-delivery leaves it to reappear
+ *   (at-least-once).
+ */
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
+import type { FlowDeliveries } from '../../domain/events/deliveries.js';
+import { DEFAULT_FLOW_TIMEOUT_S, type ConsumerStatus, type EventFlow } from '../../domain/events/model.js';
+import type { RetryPolicy, WorkerLog } from '../kafka/subscriber.js';
+
+export interface SqsSubscriberDeps {
+  deliveries: FlowDeliveries;
+  credentials: { roleArn: string } | { accessKeyId: string; secretAccessKey: string };
+  /** Messages in delivery at once (the algorithm's runners). */
+  concurrency: number;
+  retry: RetryPolicy;
+  /** Region for queue URLs outside AWS (ElasticMQ and other SQS-compatible servers). */
+  defaultRegion: string;
+  log: WorkerLog;
+}
+
+/** Long-poll wait; short enough that stopping never waits long for a receive to return. */
+const WAIT_SECONDS = 2;
+/** Seconds a message stays invisible beyond its call's timeout. */
+const VISIBILITY_MARGIN_S = 30;
+const MAX_VISIBILITY_S = 12 * 60 * 60;
+
+export class SqsSubscriber {
+  private readonly state: ConsumerStatus = { state: 'starting', lag: null, error: null };
+  private readonly client: SQSClient;
+  private readonly stopping = new AbortController();
+  private readonly inFlight = new Set<Promise<void>>();
+  private loop: Promise<void> | undefined;
+  private maxReceives: number | null = null;
+  private deadLetterArn: string | null = null;
+  private saturated = 0;
+
+  constructor(
+    readonly flow: EventFlow,
+    private readonly deps: SqsSubscriberDeps,
+  ) {
+    const url = new URL(flow.sourceUri!);
+    const aws = /^sqs\.([a-z0-9-]+)\.amazonaws\.com/.exec(url.host) ?? /^([a-z0-9-]+)\.queue\.amazonaws\.com/.exec(url.host);
+    const credentials =
+      'roleArn' in deps.credentials
+        ? fromTemporaryCredentials({ params: { RoleArn: deps.credentials.roleArn, RoleSessionName: `algohost-flow-${flow.id}` } })
+        : { accessKeyId: deps.credentials.accessKeyId, secretAccessKey: deps.credentials.secretAccessKey };
+    this.client = new SQSClient({
+      region: aws?.[1] ?? deps.defaultRegion,
+      ...(aws ? {} : { endpoint: url.origin }),
+      credentials,
+      maxAttempts: 3,
+    });
+  }
+
+  get status(): ConsumerStatus {
+    return { ...this.state, state: this.state.state === 'running' && this.saturated > 0 ? 'paused' : this.state.state };
+  }
+
+  get failed(): boolean {
+    return this.state.state === 'failed';
+  }
+
+  async start(): Promise<void> {
+    try {
+      // The queue's redrive policy, to say in the record which receive was the last.
+      const attrs = await this.client.send(
+        new GetQueueAttributesCommand({ QueueUrl: this.flow.sourceUri!, AttributeNames: ['RedrivePolicy', 'ApproximateNumberOfMessages'] }),
+        { abortSignal: this.stopping.signal },
+      );
+      const redrive = attrs.Attributes?.RedrivePolicy ? (JSON.parse(attrs.Attributes.RedrivePolicy) as Record<string, unknown>) : undefined;
+      this.maxReceives = redrive?.maxReceiveCount !== undefined ? Number(redrive.maxReceiveCount) : null;
+      this.deadLetterArn = typeof redrive?.deadLetterTargetArn === 'string' ? redrive.deadLetterTargetArn : null;
+      this.state.lag = Number(attrs.Attributes?.ApproximateNumberOfMessages ?? 0);
+    } catch (err) {
+      this.fail(err);
+      throw err;
+    }
+    this.state.state = 'running';
+    this.loop = this.receiveLoop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+    this.client.destroy();
+  }
+
+  private async receiveLoop(): Promise<void> {
+    const signal = this.stopping.signal;
+    while (!signal.aborted) {
+      const free = this.deps.concurrency - this.inFlight.size;
+      if (free <= 0 || this.saturated > 0) {
+        // Full, or the algorithm said it is: wait for a delivery to end before taking more.
+        await Promise.race([...this.inFlight, this.sleep(this.deps.retry.saturatedMs)]);
+        continue;
+      }
+      let messages: Message[];
+      try {
+        const received = await this.client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: this.flow.sourceUri!,
+            MaxNumberOfMessages: Math.min(10, free),
+            WaitTimeSeconds: WAIT_SECONDS,
+            VisibilityTimeout: Math.min(MAX_VISIBILITY_S, Math.ceil(this.timeoutS() + VISIBILITY_MARGIN_S)),
+            MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
+            MessageAttributeNames: ['All'],
+          }),
+          { abortSignal: signal },
+        );
+        messages = received.Messages ?? [];
+        if (this.state.state === 'failed') this.state.state = 'running';
+      } catch (err) {
+        if (signal.aborted) return;
+        this.fail(err);
+        await this.sleep(1000);
+        continue;
+      }
+      for (const m of messages) {
+        const work = this.deliver(m).catch((err: unknown) =>
+          this.deps.log.error({ err, flow: this.flow.id, message: m.MessageId }, `SQS flow ${this.flow.id}: a delivery failed to complete`),
+        );
+        this.inFlight.add(work);
+        void work.finally(() => this.inFlight.delete(work));
+      }
+    }
+  }
+
+  private async deliver(m: Message): Promise<void> {
+    const receives = Number(m.Attributes?.ApproximateReceiveCount ?? 1);
+    const contentType =
+      m.MessageAttributes?.['content-type']?.StringValue ?? m.MessageAttributes?.['Content-Type']?.StringValue ?? undefined;
+    const event: Record<string, string> = {
+      source: 'sqs',
+      queue: this.flow.sourceUri!,
+      message_id: m.MessageId ?? '',
+      receive_count: String(receives),
+    };
+    const outcome = await this.deps.deliveries.call(this.flow, { body: Buffer.from(m.Body ?? '', 'utf8'), contentType, event });
+    const source = m.MessageId ?? '';
+    if (outcome.kind === 'succeeded') {
+      await this.client.send(new DeleteMessageCommand({ QueueUrl: this.flow.sourceUri!, ReceiptHandle: m.ReceiptHandle! }));
+      await this.deps.deliveries.record(this.flow, {
+        source,
+        attempts: receives,
+        outcome: 'succeeded',
+        requestId: outcome.requestId,
+        latencyMs: outcome.latencyMs,
+      });
+      return;
+    }
+    const { retry } = this.deps;
+    const saturated = outcome.kind === 'saturated';
+    const delayMs = saturated ? retry.saturatedMs : Math.min(retry.maxMs, retry.baseMs * 2 ** (receives - 1));
+    if (saturated) this.markSaturated(retry.saturatedMs);
+    // Back to the queue after the delay: visible again then, received again (or dead-lettered by the queue).
+    await this.client.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: this.flow.sourceUri!,
+        ReceiptHandle: m.ReceiptHandle!,
+        VisibilityTimeout: Math.ceil(delayMs / 1000),
+      }),
+    );
+    const last = this.maxReceives !== null && receives >= this.maxReceives;
+    await this.deps.deliveries.record(this.flow, {
+      source,
+      attempts: receives,
+      outcome: last ? 'dead_lettered' : saturated ? 'returned' : 'failed',
+      error: outcome.error,
+      deadLetter: last ? this.deadLetterArn : null,
+      requestId: outcome.kind === 'failed' ? outcome.requestId : null,
+      latencyMs: outcome.latencyMs,
+    });
+  }
+
+  /** Stops receiving for a while: the algorithm is saturated. */
+  private markSaturated(ms: number): void {
+    this.saturated++;
+    setTimeout(() => this.saturated--, ms).unref();
+  }
+
+  private timeoutS(): number {
+    return this.flow.timeoutSeconds ?? DEFAULT_FLOW_TIMEOUT_S;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    const signal = this.stopping.signal;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private fail(err: unknown): void {
+    if (this.stopping.signal.aborted) return;
+    this.state.state = 'failed';
+    this.state.error = err instanceof Error ? err.message : String(err);
+    this.deps.log.warn({ err, flow: this.flow.id, queue: this.flow.sourceUri }, `SQS flow ${this.flow.id}: ${this.state.error}`);
+  }
+}

@@ -1,0 +1,281 @@
+import { useState } from 'preact/hooks';
+import type { CreatedApiKey, Identity } from '@algohost/client';
+import type { SignedIn } from '../session.js';
+import { Busy, ConfirmButton, CopyBlock, ErrorText, Field, Show, Time, useAction, useLoad, useTitle } from '../ui.js';
+
+export const CAPABILITIES: [string, string][] = [
+  ['manage_algorithms', 'Manage algorithms: create, edit, publish, git push and clone'],
+  ['call_algorithms', 'Call algorithms'],
+  ['read_data', 'Read hosted data'],
+  ['write_data', 'Write hosted data'],
+];
+
+/** Profile, password, API keys, and the place for source-code-management authorizations. */
+export function AccountPage({ session }: { session: SignedIn }) {
+  useTitle('Account');
+  // whoami carries the account's own profile (GET /v1/users/{name} is an admin's lookup); read
+  // it afresh here rather than from the session, which was read at sign-in.
+  const user = useLoad(() => session.client.whoami(), [session]);
+  return (
+    <>
+      <h1>Account settings</h1>
+      <Show loaded={user} label="your profile">
+        {(u) => <Profile session={session} user={u} onSaved={user.reload} />}
+      </Show>
+      <Password session={session} />
+      <Keys session={session} />
+      <section aria-labelledby="scm">
+        <h2 id="scm">Source Code Management</h2>
+        <div class="placeholder">
+          <p>
+            Here you will authorize an external source-control provider that a cluster admin configured, so that new algorithms can keep
+            their source there instead of in algohost's own Git server (you confirm before algohost is authorized), and see each
+            configuration's authorization status.
+          </p>
+          <p>No external source-control configuration is available on this cluster yet.</p>
+        </div>
+      </section>
+    </>
+  );
+}
+
+function Profile({ session, user, onSaved }: { session: SignedIn; user: Identity; onSaved: () => void }) {
+  const [fullname, setFullname] = useState(user.fullname ?? '');
+  const [email, setEmail] = useState(user.email ?? '');
+  const [company, setCompany] = useState(user.company_name ?? '');
+  const [role, setRole] = useState(user.company_role ?? '');
+  const [saved, setSaved] = useState(false);
+  const save = useAction(async () => {
+    setSaved(false);
+    await session.client.users.update(user.username, { fullname, email: email || null, company_name: company, company_role: role });
+    setSaved(true);
+    onSaved();
+  });
+  return (
+    <section aria-labelledby="profile">
+      <h2 id="profile">Profile of {user.username}</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save.run();
+        }}
+      >
+        <div class="grid-2">
+          <div>
+            <Field label="Full name">
+              {(p) => <input {...p} autoComplete="name" value={fullname} onInput={(e) => setFullname(e.currentTarget.value)} />}
+            </Field>
+            <Field label="Email">
+              {(p) => <input {...p} type="email" autoComplete="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />}
+            </Field>
+          </div>
+          <div>
+            <Field label="Company">
+              {(p) => <input {...p} autoComplete="organization" value={company} onInput={(e) => setCompany(e.currentTarget.value)} />}
+            </Field>
+            <Field label="Role at the company">
+              {(p) => <input {...p} autoComplete="organization-title" value={role} onInput={(e) => setRole(e.currentTarget.value)} />}
+            </Field>
+          </div>
+        </div>
+        <ErrorText error={save.error} />
+        {saved && (
+          <p class="success" role="status">
+            Profile saved.
+          </p>
+        )}
+        <Busy type="submit" busy={save.busy}>
+          Save profile
+        </Busy>
+      </form>
+    </section>
+  );
+}
+
+function Password({ session }: { session: SignedIn }) {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [again, setAgain] = useState('');
+  const [done, setDone] = useState(false);
+  const mismatch = again && next !== again ? 'The two new passwords differ.' : null;
+  const change = useAction(async () => {
+    setDone(false);
+    await session.client.users.update(session.me.username, { password: next, current_password: current });
+    setCurrent('');
+    setNext('');
+    setAgain('');
+    setDone(true);
+  });
+  return (
+    <section aria-labelledby="password">
+      <h2 id="password">Password</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!mismatch) void change.run();
+        }}
+      >
+        {/* A hidden username lets password managers file the new password under the right account. */}
+        <input type="text" name="username" autoComplete="username" value={session.me.username} hidden readOnly />
+        <Field label="Current password" hint="An account that never had a password gets its first one from an admin.">
+          {(p) => (
+            <input
+              {...p}
+              type="password"
+              autoComplete="current-password"
+              value={current}
+              onInput={(e) => setCurrent(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field label="New password">
+          {(p) => (
+            <input
+              {...p}
+              type="password"
+              autoComplete="new-password"
+              required
+              value={next}
+              onInput={(e) => setNext(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field label="New password again" error={mismatch}>
+          {(p) => (
+            <input
+              {...p}
+              type="password"
+              autoComplete="new-password"
+              required
+              value={again}
+              onInput={(e) => setAgain(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <ErrorText error={change.error} />
+        {done && (
+          <p class="success" role="status">
+            Password changed.
+          </p>
+        )}
+        <Busy type="submit" busy={change.busy}>
+          Change password
+        </Busy>
+      </form>
+    </section>
+  );
+}
+
+function Keys({ session }: { session: SignedIn }) {
+  const c = session.client;
+  const me = session.me.username;
+  const keys = useLoad(() => c.keys.list(me), [me]);
+  const [description, setDescription] = useState('');
+  const [caps, setCaps] = useState<string[]>(CAPABILITIES.map(([id]) => id));
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const create = useAction(async () => {
+    setCreated(await c.keys.create(me, { description: description || undefined, capabilities: caps }));
+    setDescription('');
+    keys.reload();
+  });
+  const revoke = useAction(async (id: string) => {
+    await c.keys.revoke(me, id);
+    keys.reload();
+  });
+  return (
+    <section aria-labelledby="keys">
+      <h2 id="keys">API keys</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create.run();
+        }}
+      >
+        <Field label="Description" hint="What the key is for, e.g. laptop or CI.">
+          {(p) => <input {...p} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />}
+        </Field>
+        <fieldset>
+          <legend>Capabilities</legend>
+          {CAPABILITIES.map(([id, label]) => (
+            <label class="check" key={id}>
+              <input
+                type="checkbox"
+                name="capabilities"
+                value={id}
+                checked={caps.includes(id)}
+                onChange={(e) => setCaps(e.currentTarget.checked ? [...caps, id] : caps.filter((x) => x !== id))}
+              />
+              {label}
+            </label>
+          ))}
+          <p class="hint">
+            A key with all four is a full credential (keys, profile, organizations); a key can never hold more than the credential that made
+            it.
+          </p>
+        </fieldset>
+        <ErrorText error={create.error} />
+        <Busy type="submit" busy={create.busy}>
+          Create API key
+        </Busy>
+      </form>
+      {created && (
+        <div class="notice" role="status">
+          <p>
+            <strong>Copy the key now:</strong> it is shown only this once.
+          </p>
+          <CopyBlock text={created.key} label="New API key" copyLabel="Copy the key" />
+          <button type="button" class="secondary small" onClick={() => setCreated(null)}>
+            I have copied it
+          </button>
+        </div>
+      )}
+      <Show loaded={keys} label="your keys">
+        {(list) =>
+          list.length === 0 ? (
+            <p class="muted">No keys.</p>
+          ) : (
+            <div class="table-wrap" tabIndex={0}>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Key</th>
+                    <th scope="col">Description</th>
+                    <th scope="col">Capabilities</th>
+                    <th scope="col" class="wide">
+                      Created
+                    </th>
+                    <th scope="col">Revoke</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((k) => (
+                    <tr key={k.id}>
+                      <td>
+                        <code>{k.prefix}…</code>
+                        {k.kind === 'admin' ? ' (admin)' : ''}
+                      </td>
+                      <td>{k.description || <span class="muted">—</span>}</td>
+                      <td>{k.capabilities.join(', ')}</td>
+                      <td class="wide">
+                        <Time iso={k.created_at} />
+                      </td>
+                      <td>
+                        <ConfirmButton
+                          label={`Revoke ${k.prefix}…`}
+                          question={<p>Revoke this key? Whatever uses it stops working at once.</p>}
+                          onConfirm={() => revoke.run(k.id)}
+                          busy={revoke.busy}
+                          error={revoke.error}
+                        />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+    </section>
+  );
+}

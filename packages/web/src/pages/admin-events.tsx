@@ -1,0 +1,293 @@
+import { useState } from 'preact/hooks';
+import type { KafkaCluster } from '@algohost/client';
+import { Link } from '../router.js';
+import type { SignedIn } from '../session.js';
+import { Busy, ConfirmButton, ErrorText, Field, Show, Time, useAction, useLoad } from '../ui.js';
+
+const MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
+
+/**
+ * The admin's side of Event Flows: Kafka cluster connections (the SASL password goes in and
+ * never comes back), each cluster's topics as the cluster lists them, and topic assignments.
+ */
+export function AdminEvents({ session }: { session: SignedIn }) {
+  const clusters = useLoad(() => session.client.events.clusters(), [session]);
+  return (
+    <>
+      <ConnectCluster session={session} onConnected={clusters.reload} />
+      <section aria-labelledby="clusters">
+        <h2 id="clusters">Kafka clusters</h2>
+        <Show loaded={clusters} label="the Kafka clusters">
+          {(list) =>
+            list.length === 0 ? (
+              <p class="muted">No Kafka cluster is connected.</p>
+            ) : (
+              <ul class="cards">
+                {list.map((k) => (
+                  <ClusterCard key={k.id} session={session} cluster={k} onDeleted={clusters.reload} />
+                ))}
+              </ul>
+            )
+          }
+        </Show>
+      </section>
+    </>
+  );
+}
+
+function ConnectCluster({ session, onConnected }: { session: SignedIn; onConnected: () => void }) {
+  const [name, setName] = useState('');
+  const [servers, setServers] = useState('');
+  const [tls, setTls] = useState(false);
+  const [ca, setCa] = useState('');
+  const [mechanism, setMechanism] = useState('');
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const connect = useAction(async () => {
+    const bootstrap = servers
+      .split(/[\s,]+/)
+      .map((s) => s.trim())
+      .filter(Boolean);
+    await session.client.events.connectCluster({
+      name: name.trim(),
+      bootstrap_servers: bootstrap,
+      tls,
+      ...(tls && ca.trim() ? { tls_ca: ca } : {}),
+      ...(mechanism ? { sasl: { mechanism: mechanism as (typeof MECHANISMS)[number], username, password } } : {}),
+    });
+    // Start the next connection from a blank form (and forget the password at once).
+    setName('');
+    setServers('');
+    setTls(false);
+    setCa('');
+    setMechanism('');
+    setUsername('');
+    setPassword('');
+    onConnected();
+  });
+  return (
+    <section aria-labelledby="connect-cluster">
+      <h2 id="connect-cluster">Connect a Kafka cluster</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void connect.run();
+        }}
+      >
+        <div class="grid-2">
+          <div>
+            <Field label="Cluster name" hint="How assignments and the CLI name it.">
+              {(p) => <input {...p} required value={name} onInput={(e) => setName(e.currentTarget.value)} autoComplete="off" />}
+            </Field>
+            <Field label="Bootstrap servers" hint="host:port, separated by commas or spaces.">
+              {(p) => <input {...p} required value={servers} onInput={(e) => setServers(e.currentTarget.value)} autoComplete="off" />}
+            </Field>
+            <label class="inline">
+              <input type="checkbox" checked={tls} onChange={(e) => setTls(e.currentTarget.checked)} /> Connect with TLS
+            </label>
+            {tls && (
+              <Field label="Extra CA certificates (PEM)" hint="Optional: trusted besides the system's.">
+                {(p) => <textarea {...p} rows={3} value={ca} onInput={(e) => setCa(e.currentTarget.value)} />}
+              </Field>
+            )}
+          </div>
+          <div>
+            <Field label="SASL mechanism">
+              {(p) => (
+                <select {...p} value={mechanism} onChange={(e) => setMechanism(e.currentTarget.value)}>
+                  <option value="">none</option>
+                  {MECHANISMS.map((m) => (
+                    <option key={m} value={m}>
+                      {m}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            {mechanism && (
+              <>
+                <Field label="SASL username">
+                  {(p) => <input {...p} required value={username} onInput={(e) => setUsername(e.currentTarget.value)} autoComplete="off" />}
+                </Field>
+                <Field label="SASL password" hint="Stored encrypted with the cluster key; never shown again.">
+                  {(p) => (
+                    <input
+                      {...p}
+                      type="password"
+                      required
+                      value={password}
+                      onInput={(e) => setPassword(e.currentTarget.value)}
+                      autoComplete="new-password"
+                    />
+                  )}
+                </Field>
+              </>
+            )}
+          </div>
+        </div>
+        <ErrorText error={connect.error} />
+        <Busy type="submit" busy={connect.busy}>
+          Connect cluster
+        </Busy>
+      </form>
+    </section>
+  );
+}
+
+function ClusterCard({ session, cluster: k, onDeleted }: { session: SignedIn; cluster: KafkaCluster; onDeleted: () => void }) {
+  const c = session.client;
+  const topics = useLoad(() => c.events.topics(k.name), [k.id]);
+  const assignments = useLoad(() => c.events.assignments(k.name), [k.id]);
+  const [algorithm, setAlgorithm] = useState('');
+  const [topic, setTopic] = useState('');
+  const [role, setRole] = useState<'subscriber' | 'publisher'>('subscriber');
+  const remove = useAction(async () => {
+    await c.events.disconnectCluster(k.name);
+    onDeleted();
+  });
+  const assign = useAction(async () => {
+    await c.events.assign(k.name, { algorithm: algorithm.trim(), topic: topic.trim(), role });
+    setAlgorithm('');
+    assignments.reload();
+  });
+  const unassign = useAction(async (id: string) => {
+    await c.events.unassign(k.name, id);
+    assignments.reload();
+  });
+  const headingId = `cluster-${k.id}`;
+  return (
+    <li class="card" data-testid="cluster" aria-labelledby={headingId}>
+      <div class="page-head">
+        <h3 id={headingId}>{k.name}</h3>
+        <ConfirmButton
+          label={`Disconnect ${k.name}`}
+          question={<p>Disconnect {k.name}? Its assignments and their flows are deleted; the topics stay in Kafka.</p>}
+          confirmText={k.name}
+          onConfirm={() => remove.run()}
+          busy={remove.busy}
+          error={remove.error}
+        />
+      </div>
+      <dl class="kv">
+        <dt>Bootstrap servers</dt>
+        <dd>
+          <code>{k.bootstrap_servers.join(', ')}</code>
+        </dd>
+        <dt>TLS</dt>
+        <dd>{k.tls ? (k.tls_ca_set ? 'yes, with extra CA certificates' : 'yes') : 'no'}</dd>
+        <dt>SASL</dt>
+        <dd>{k.sasl ? `${k.sasl.mechanism} as ${k.sasl.username} (password stored)` : 'none'}</dd>
+        <dt>Connected</dt>
+        <dd>
+          <Time iso={k.created_at} />
+        </dd>
+      </dl>
+      <h4>Topics</h4>
+      <Show loaded={topics} label={`the topics of ${k.name}`}>
+        {(list) =>
+          list.length === 0 ? (
+            <p class="muted">The cluster has no topics.</p>
+          ) : (
+            <ul class="topic-list" aria-label={`Topics of ${k.name}`}>
+              {list.map((t) => (
+                <li key={t.name}>
+                  <code>{t.name}</code> <span class="muted">({t.partitions === 1 ? '1 partition' : `${t.partitions} partitions`})</span>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </Show>
+      <h4>Assignments</h4>
+      <Show loaded={assignments} label={`the assignments of ${k.name}`}>
+        {(list) =>
+          list.length === 0 ? (
+            <p class="muted">No algorithm is assigned to a topic of this cluster.</p>
+          ) : (
+            <div class="table-wrap" tabIndex={0}>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Algorithm</th>
+                    <th scope="col">Topic</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Flow</th>
+                    <th scope="col">Remove</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((f) => {
+                    const [owner, name] = f.algorithm.split('/');
+                    return (
+                      <tr key={f.id}>
+                        <td>
+                          <Link href={`/algorithms/${owner}/${name}/events`}>{f.algorithm}</Link>
+                        </td>
+                        <td>
+                          <code>{f.topic}</code>
+                        </td>
+                        <td>{f.role}</td>
+                        <td>{f.enabled ? `enabled, ${f.version ?? 'no version'}` : 'disabled'}</td>
+                        <td>
+                          <Busy
+                            type="button"
+                            class="secondary small"
+                            aria-label={`Remove ${f.algorithm} from ${f.topic}`}
+                            busy={unassign.busy}
+                            onClick={() => void unassign.run(f.id)}
+                          >
+                            Remove
+                          </Busy>
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+      <ErrorText error={unassign.error} />
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void assign.run();
+        }}
+      >
+        <div class="grid-2">
+          <Field label={`Algorithm (owner/name) for ${k.name}`} hint="It must have a published version.">
+            {(p) => <input {...p} required value={algorithm} onInput={(e) => setAlgorithm(e.currentTarget.value)} autoComplete="off" />}
+          </Field>
+          <Field label={`Topic of ${k.name}`}>
+            {(p) => (
+              <select {...p} required value={topic} onChange={(e) => setTopic(e.currentTarget.value)}>
+                <option value="">choose a topic</option>
+                {(topics.data ?? []).map((t) => (
+                  <option key={t.name} value={t.name}>
+                    {t.name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        </div>
+        <fieldset>
+          <legend>Role</legend>
+          <label class="inline">
+            <input type="radio" name={`role-${k.id}`} checked={role === 'subscriber'} onChange={() => setRole('subscriber')} /> Subscriber
+            (called for each record)
+          </label>
+          <label class="inline">
+            <input type="radio" name={`role-${k.id}`} checked={role === 'publisher'} onChange={() => setRole('publisher')} /> Publisher (its
+            results go to the topic)
+          </label>
+        </fieldset>
+        <ErrorText error={assign.error} />
+        <Busy type="submit" busy={assign.busy}>
+          Assign to topic
+        </Busy>
+      </form>
+    </li>
+  );
+}

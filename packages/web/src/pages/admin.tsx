@@ -1,0 +1,338 @@
+import { useEffect, useState } from 'preact/hooks';
+import { collect } from '@algohost/client';
+import { Link } from '../router.js';
+import type { SignedIn } from '../session.js';
+import { Busy, ConfirmButton, ErrorText, Field, Show, Time, useAction, useLoad, useTitle } from '../ui.js';
+import { AdminEvents } from './admin-events.js';
+import { nameProblem } from './create-algorithm.js';
+
+const SECTIONS: [string, string][] = [
+  ['health', 'Cluster health'],
+  ['users', 'Users'],
+  ['organizations', 'Organizations'],
+  ['environments', 'Environments'],
+  ['scm', 'Source control'],
+  ['events', 'Event Flows'],
+];
+
+/** The cluster admin's panel (the router shows it to admins only; the API refuses everyone else). */
+export function AdminPage({ session, section }: { session: SignedIn; section: string }) {
+  useTitle('Admin');
+  return (
+    <>
+      <h1>Cluster administration</h1>
+      <nav aria-label="Admin">
+        <ul class="tabs">
+          {SECTIONS.map(([id, label]) => (
+            <li key={id}>
+              <Link href={`/admin/${id}`} aria-current={section === id ? 'page' : undefined}>
+                {label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {section === 'health' && <Health session={session} />}
+      {section === 'users' && <Users session={session} />}
+      {section === 'organizations' && <Organizations session={session} />}
+      {section === 'environments' && <Environments session={session} />}
+      {section === 'scm' && (
+        <section aria-labelledby="scm">
+          <h2 id="scm">Source control configurations</h2>
+          <div class="placeholder">
+            <p>
+              Here an admin will add external source-control providers (a hosted Git service and others, with their OAuth client), enable
+              them to back algorithms, and list them with the configuration ids users authorize in their account settings.
+            </p>
+            <p>External source control is not available on this cluster yet.</p>
+          </div>
+        </section>
+      )}
+      {section === 'events' && <AdminEvents session={session} />}
+      {!SECTIONS.some(([id]) => id === section) && <p>No such section.</p>}
+    </>
+  );
+}
+
+function duration(seconds: number): string {
+  const d = Math.floor(seconds / 86400);
+  const h = Math.floor((seconds % 86400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  return [d && `${d} d`, (d || h) && `${h} h`, `${m} min`].filter(Boolean).join(' ');
+}
+
+function Health({ session }: { session: SignedIn }) {
+  const status = useLoad(() => session.client.adminStatus(), [session]);
+  // The numbers move: read them again every 10 seconds while the section is open.
+  useEffect(() => {
+    const t = setInterval(status.reload, 10_000);
+    return () => clearInterval(t);
+  }, []);
+  return (
+    <section aria-labelledby="health">
+      <h2 id="health">Cluster health</h2>
+      <Show loaded={status} label="the cluster status">
+        {(s) => (
+          <dl class="kv" data-testid="cluster-status">
+            <dt>Version</dt>
+            <dd>{s.version}</dd>
+            <dt>Database</dt>
+            <dd>{s.database}</dd>
+            <dt>Blob store</dt>
+            <dd>{s.blob_store}</dd>
+            <dt>Builds queued</dt>
+            <dd>{s.builds.queued}</dd>
+            <dt>Builds running</dt>
+            <dd>{s.builds.running}</dd>
+            <dt>Warm runners</dt>
+            <dd>{s.runners.warm}</dd>
+            <dt>Calls per minute</dt>
+            <dd>{s.calls_per_minute}</dd>
+            <dt>Up for</dt>
+            <dd>{duration(s.uptime_seconds)}</dd>
+          </dl>
+        )}
+      </Show>
+    </section>
+  );
+}
+
+function Users({ session }: { session: SignedIn }) {
+  const c = session.client;
+  const users = useLoad(() => collect(c.users.all({ limit: 100 })), [session]);
+  const [username, setUsername] = useState('');
+  const [email, setEmail] = useState('');
+  const [fullname, setFullname] = useState('');
+  const [password, setPassword] = useState('');
+  const [touched, setTouched] = useState(false);
+  const [created, setCreated] = useState<string | null>(null);
+  const problem = nameProblem(username, 30);
+  const create = useAction(async () => {
+    setCreated(null);
+    await c.users.create({ username, email: email || null, fullname: fullname || null, ...(password ? { password } : {}) });
+    setCreated(username);
+    setUsername('');
+    setEmail('');
+    setFullname('');
+    setPassword('');
+    setTouched(false);
+    users.reload();
+  });
+  const remove = useAction(async (name: string) => {
+    await c.users.delete(name);
+    users.reload();
+  });
+  return (
+    <>
+      <section aria-labelledby="new-user">
+        <h2 id="new-user">Create a user</h2>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            setTouched(true);
+            if (!problem) void create.run();
+          }}
+        >
+          <div class="grid-2">
+            <div>
+              <Field label="Username" error={touched ? problem : null}>
+                {(p) => <input {...p} value={username} onInput={(e) => setUsername(e.currentTarget.value)} autoComplete="off" />}
+              </Field>
+              <Field label="Email">
+                {(p) => <input {...p} type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} autoComplete="off" />}
+              </Field>
+            </div>
+            <div>
+              <Field label="Full name">
+                {(p) => <input {...p} value={fullname} onInput={(e) => setFullname(e.currentTarget.value)} autoComplete="off" />}
+              </Field>
+              <Field
+                label="Password"
+                hint="The user signs in with it and changes it in their account settings. Leave empty to sign in with keys only."
+              >
+                {(p) => (
+                  <input
+                    {...p}
+                    type="password"
+                    autoComplete="new-password"
+                    value={password}
+                    onInput={(e) => setPassword(e.currentTarget.value)}
+                  />
+                )}
+              </Field>
+            </div>
+          </div>
+          <ErrorText error={create.error} />
+          {created && (
+            <p class="success" role="status">
+              Created {created}.
+            </p>
+          )}
+          <Busy type="submit" busy={create.busy}>
+            Create user
+          </Busy>
+        </form>
+      </section>
+      <section aria-labelledby="user-list">
+        <h2 id="user-list">Users</h2>
+        <Show loaded={users} label="users">
+          {(list) => (
+            <div class="table-wrap" tabIndex={0}>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Username</th>
+                    <th scope="col">Name</th>
+                    <th scope="col">Email</th>
+                    <th scope="col">Delete</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((u) => (
+                    <tr key={u.id}>
+                      <td>{u.username}</td>
+                      <td>{u.fullname || <span class="muted">—</span>}</td>
+                      <td>{u.email || <span class="muted">—</span>}</td>
+                      <td>
+                        {u.username === session.me.username ? (
+                          <span class="muted">you</span>
+                        ) : (
+                          <ConfirmButton
+                            label={`Delete ${u.username}`}
+                            question={<p>Delete the account {u.username}, its keys, algorithms and data?</p>}
+                            confirmText={u.username}
+                            onConfirm={() => remove.run(u.username)}
+                            busy={remove.busy}
+                            error={remove.error}
+                          />
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </Show>
+      </section>
+    </>
+  );
+}
+
+function Organizations({ session }: { session: SignedIn }) {
+  const c = session.client;
+  const orgs = useLoad(() => collect(c.organizations.all({ limit: 100 })), [session]);
+  const remove = useAction(async (name: string) => {
+    await c.organizations.delete(name);
+    orgs.reload();
+  });
+  return (
+    <section aria-labelledby="orgs">
+      <h2 id="orgs">Organizations</h2>
+      <Show loaded={orgs} label="organizations">
+        {(list) =>
+          list.length === 0 ? (
+            <p class="muted">No organizations.</p>
+          ) : (
+            <div class="table-wrap" tabIndex={0}>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Display name</th>
+                    <th scope="col">Contact</th>
+                    <th scope="col">Delete</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((o) => (
+                    <tr key={o.id}>
+                      <td>
+                        <Link href={`/organizations/${o.org_name}`}>{o.org_name}</Link>
+                      </td>
+                      <td>{o.org_label}</td>
+                      <td>{o.org_email || <span class="muted">—</span>}</td>
+                      <td>
+                        <ConfirmButton
+                          label={`Delete ${o.org_name}`}
+                          question={<p>Delete the organization {o.org_name}?</p>}
+                          confirmText={o.org_name}
+                          onConfirm={() => remove.run(o.org_name)}
+                          busy={remove.busy}
+                          error={remove.error}
+                        />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+    </section>
+  );
+}
+
+function Environments({ session }: { session: SignedIn }) {
+  const c = session.client;
+  const envs = useLoad(async () => {
+    const languages = await c.environments.languages();
+    return (
+      await Promise.all(
+        languages.map(async (l) => (await c.environments.list(l.name)).map((e) => ({ ...e, languageName: l.display_name }))),
+      )
+    ).flat();
+  }, [session]);
+  return (
+    <section aria-labelledby="envs">
+      <h2 id="envs">Environments</h2>
+      <p class="hint">From the catalog (packages/server/catalog/environments.json); ids are this cluster's own.</p>
+      <Show loaded={envs} label="environments">
+        {(list) => (
+          <div class="table-wrap" tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Environment</th>
+                  <th scope="col">Language</th>
+                  <th scope="col">Machine</th>
+                  <th scope="col" class="wide">
+                    Runtime
+                  </th>
+                  <th scope="col" class="wide">
+                    Id
+                  </th>
+                  <th scope="col" class="wide">
+                    Created
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((e) => (
+                  <tr key={e.id}>
+                    <td>
+                      {e.display_name}
+                      <div class="muted">{e.name}</div>
+                    </td>
+                    <td>{e.languageName}</td>
+                    <td>{e.machine_type}</td>
+                    <td class="wide">
+                      {e.runtime.name} {e.runtime.version}
+                    </td>
+                    <td class="wide">
+                      <code>{e.id}</code>
+                    </td>
+                    <td class="wide">
+                      <Time iso={e.created_at} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Show>
+    </section>
+  );
+}

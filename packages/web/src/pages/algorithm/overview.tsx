@@ -1,0 +1,111 @@
+import { useState } from 'preact/hooks';
+import { AlgohostError } from '@algohost/client';
+import { KEY_PLACEHOLDER } from '../../git-help.js';
+import { CopyBlock, Show, useLoad } from '../../ui.js';
+import type { TabProps } from '../algorithm.js';
+
+/** Label, summary, tagline, the README, sample input and output, and how to call it. */
+export function OverviewTab({ session, algorithm: a, manager }: TabProps) {
+  const readme = useLoad(async () => {
+    try {
+      // markdown-it is most of the app's weight: loaded only when a README is shown.
+      const [r, { renderMarkdown }] = await Promise.all([session.client.algorithmReadme(a.owner, a.name), import('../../markdown.js')]);
+      return { ...r, html: renderMarkdown(r.content) };
+    } catch (err) {
+      // No README in the repository (or a source the caller may not read): nothing to show.
+      if (err instanceof AlgohostError && (err.status === 404 || err.status === 403)) return null;
+      throw err;
+    }
+  }, [a.id]);
+  const v = a.version_info;
+  const version = v?.semantic_version ?? (manager ? 'latestPrivate' : 'latest');
+  return (
+    <>
+      <section aria-labelledby="about">
+        <h2 id="about">About</h2>
+        <dl class="kv">
+          <dt>Label</dt>
+          <dd>{a.details.label || a.name}</dd>
+          <dt>Summary</dt>
+          <dd>{a.details.summary || <span class="muted">none</span>}</dd>
+          <dt>Tagline</dt>
+          <dd>{a.details.tagline || <span class="muted">none</span>}</dd>
+          <dt>Latest version</dt>
+          <dd>{v?.semantic_version ?? <span class="muted">not published yet</span>}</dd>
+          <dt>License</dt>
+          <dd>{a.settings.license}</dd>
+        </dl>
+      </section>
+      {(v?.sample_input || v?.sample_output) && (
+        <section aria-labelledby="sample">
+          <h2 id="sample">Sample input and output</h2>
+          {v.sample_input && (
+            <>
+              <h3>Input</h3>
+              <pre tabIndex={0}>{v.sample_input}</pre>
+            </>
+          )}
+          {v.sample_output && (
+            <>
+              <h3>Output</h3>
+              <pre tabIndex={0}>{v.sample_output}</pre>
+            </>
+          )}
+        </section>
+      )}
+      <HowToCall server={session.client.server} algorithm={`${a.owner}/${a.name}/${version}`} sample={v?.sample_input} />
+      <section aria-labelledby="readme">
+        <h2 id="readme">README</h2>
+        <Show loaded={readme} label="the README">
+          {(r) =>
+            r ? (
+              <>
+                {/* markdown.ts renders with HTML disabled: the output holds no tag from the source. */}
+                <div class="markdown" dangerouslySetInnerHTML={{ __html: r.html }} />
+                <p class="hint">
+                  {r.path} at <code>{r.commit.slice(0, 8)}</code>
+                  {r.truncated ? ' (cut short: it is long)' : ''}
+                </p>
+              </>
+            ) : (
+              <p class="muted">The repository has no README.</p>
+            )
+          }
+        </Show>
+      </section>
+    </>
+  );
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+const LANGS = ['curl', 'CLI', 'Python', 'JavaScript'] as const;
+
+function HowToCall({ server, algorithm, sample }: { server: string; algorithm: string; sample?: string }) {
+  const [lang, setLang] = useState<(typeof LANGS)[number]>('curl');
+  const input = sample && sample.trim() ? sample.trim() : '"world"';
+  const snippets: Record<(typeof LANGS)[number], string> = {
+    curl: `curl -X POST ${server}/v1/algo/${algorithm} \\\n  -H 'Authorization: Simple ${KEY_PLACEHOLDER}' \\\n  -H 'Content-Type: application/json' \\\n  -d ${shellQuote(input)}`,
+    CLI: `algo auth --server ${server} --key ${KEY_PLACEHOLDER}\nalgo run ${algorithm} -j ${shellQuote(input)}`,
+    Python: `import Algorithmia\n\nclient = Algorithmia.client('${KEY_PLACEHOLDER}', '${server}')\nprint(client.algo('${algorithm}').pipe(${input}).result)`,
+    JavaScript: `const Algorithmia = require('algorithmia');\n\nAlgorithmia.client('${KEY_PLACEHOLDER}', '${server}')\n  .algo('${algorithm}')\n  .pipe(${input})\n  .then((response) => console.log(response.get()));`,
+  };
+  return (
+    <section aria-labelledby="call">
+      <h2 id="call">How to call it</h2>
+      <div class="segmented" role="group" aria-label="Show the example in">
+        {LANGS.map((l) => (
+          <button key={l} type="button" aria-pressed={lang === l} onClick={() => setLang(l)}>
+            {l}
+          </button>
+        ))}
+      </div>
+      <CopyBlock text={snippets[lang]} label={`${lang} example`} copyLabel="Copy the example" />
+      <p class="hint">
+        Replace <code>{KEY_PLACEHOLDER}</code> with an API key holding <code>call_algorithms</code>.
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,261 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { Algorithm, Environment } from '@algohost/client';
+import { cloneCommand, KEY_PLACEHOLDER } from '../git-help.js';
+import { Link, useLocation } from '../router.js';
+import { myOrganizations, type SignedIn } from '../session.js';
+import { Busy, CopyBlock, ErrorText, Field, Show, useAction, useLoad, useTitle } from '../ui.js';
+
+/** The API's naming rule (docs/compatibility.md §1), checked here so the form says it at once. */
+export function nameProblem(name: string, max = 100): string | null {
+  if (!name) return 'A name is required.';
+  if (!/^[A-Za-z]/.test(name)) return 'The name must start with a letter.';
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) return 'Only letters, digits and underscores (no spaces: the label may have them).';
+  if (name.length > max) return `At most ${max} characters.`;
+  return null;
+}
+
+export const LICENSES: [string, string][] = [
+  ['apl', 'Algorithmia Public License (apl)'],
+  ['apache2', 'Apache 2.0'],
+  ['gpl3', 'GPL 3'],
+  ['mit', 'MIT'],
+];
+
+export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
+  useTitle('Create algorithm');
+  const c = session.client;
+  const { query } = useLocation();
+  const owners = useLoad(async () => [session.me.username, ...myOrganizations(session)], [session]);
+  const languages = useLoad(() => c.environments.languages(), [session]);
+
+  const [owner, setOwner] = useState(query.get('owner') ?? session.me.username);
+  const [name, setName] = useState('');
+  const [touched, setTouched] = useState(false);
+  const [label, setLabel] = useState('');
+  const [summary, setSummary] = useState('');
+  const [language, setLanguage] = useState('');
+  const [environment, setEnvironment] = useState('');
+  const [license, setLicense] = useState('apl');
+  const [visibility, setVisibility] = useState('closed');
+  const [network, setNetwork] = useState('isolated');
+  const [pipelines, setPipelines] = useState(false);
+  const [created, setCreated] = useState<Algorithm | null>(null);
+
+  useEffect(() => {
+    if (!language && languages.data?.length) setLanguage(languages.data.find((l) => l.name === 'python3')?.name ?? languages.data[0]!.name);
+  }, [languages.data]);
+  const environments = useLoad<Environment[]>(() => (language ? c.environments.list(language) : Promise.resolve([])), [language]);
+  useEffect(() => {
+    const list = environments.data ?? [];
+    if (!list.some((e) => e.id === environment)) setEnvironment(list[0]?.id ?? '');
+  }, [environments.data]);
+
+  const problem = nameProblem(name);
+  const closedNeedsApl =
+    visibility === 'closed' && license !== 'apl' ? 'Closed source needs the apl license; choose open source for another license.' : null;
+  const create = useAction(async () => {
+    const algorithm = await c.algorithms.create(owner, {
+      name,
+      details: { label: label || null, summary: summary || null },
+      settings: {
+        algorithm_environment: environment,
+        license,
+        source_visibility: visibility,
+        network_access: network,
+        pipeline_enabled: pipelines,
+      },
+    });
+    setCreated(algorithm);
+  });
+
+  if (created) {
+    const dir = created.name;
+    return (
+      <section>
+        <h1>
+          {created.owner}/{created.name} is ready
+        </h1>
+        <p class="success" role="status">
+          The repository already holds the environment's template code. Clone it, edit, and push: every push builds.
+        </p>
+        <h2>Git URL</h2>
+        <CopyBlock text={created.git_url} label="Git URL" />
+        <h2>Clone it</h2>
+        <CopyBlock text={cloneCommand(created.git_url, session.me.username, dir)} label="Clone command" copyLabel="Copy clone command" />
+        <p class="hint">
+          Replace <code>{KEY_PLACEHOLDER}</code> with an API key of yours that holds <code>manage_algorithms</code> (create one under{' '}
+          <Link href="/account">Account</Link>); write a <code>/</code> in the key as <code>%2F</code>.
+        </p>
+        <div class="actions">
+          <Link class="button" href={`/algorithms/${created.owner}/${created.name}`}>
+            Open the algorithm
+          </Link>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setCreated(null);
+              setName('');
+              setTouched(false);
+            }}
+          >
+            Create another
+          </button>
+        </div>
+      </section>
+    );
+  }
+
+  return (
+    <section>
+      <h1>Create an algorithm</h1>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          setTouched(true);
+          if (!problem && !closedNeedsApl && environment) void create.run();
+        }}
+      >
+        <div class="grid-2">
+          <div>
+            <Show loaded={owners} label="owners">
+              {(list) => (
+                <Field label="Owner" hint="You, or an organization you belong to.">
+                  {(p) => (
+                    <select {...p} value={owner} onChange={(e) => setOwner(e.currentTarget.value)}>
+                      {(list.includes(owner) ? list : [...list, owner]).map((o) => (
+                        <option key={o} value={o}>
+                          {o}
+                        </option>
+                      ))}
+                    </select>
+                  )}
+                </Field>
+              )}
+            </Show>
+            <Field
+              label="Name"
+              hint="Used in URLs and Git: letters, digits and underscores, starting with a letter."
+              error={touched ? problem : null}
+            >
+              {(p) => (
+                <input
+                  {...p}
+                  name="name"
+                  required
+                  value={name}
+                  onInput={(e) => setName(e.currentTarget.value)}
+                  onBlur={() => setTouched(true)}
+                  autoComplete="off"
+                  spellcheck={false}
+                />
+              )}
+            </Field>
+            <Field label="Label" hint="The display name; spaces allowed.">
+              {(p) => <input {...p} name="label" value={label} onInput={(e) => setLabel(e.currentTarget.value)} />}
+            </Field>
+            <Field label="Summary">
+              {(p) => <textarea {...p} name="summary" value={summary} onInput={(e) => setSummary(e.currentTarget.value)} />}
+            </Field>
+          </div>
+          <div>
+            <Show loaded={languages} label="languages">
+              {(list) => (
+                <Field label="Language">
+                  {(p) => (
+                    <select {...p} value={language} onChange={(e) => setLanguage(e.currentTarget.value)}>
+                      {list.map((l) => (
+                        <option key={l.name} value={l.name}>
+                          {l.display_name}
+                        </option>
+                      ))}
+                    </select>
+                  )}
+                </Field>
+              )}
+            </Show>
+            <Show loaded={environments} label="environments">
+              {(list) => (
+                <Field
+                  label="Environment"
+                  hint={(() => {
+                    const e = list.find((x) => x.id === environment);
+                    return e
+                      ? `${e.description || e.display_name} · machine type ${e.machine_type}`
+                      : 'This language has no environment on this cluster.';
+                  })()}
+                >
+                  {(p) => (
+                    <select {...p} value={environment} onChange={(e) => setEnvironment(e.currentTarget.value)}>
+                      {list.map((e) => (
+                        <option key={e.id} value={e.id}>
+                          {e.display_name} ({e.machine_type})
+                        </option>
+                      ))}
+                    </select>
+                  )}
+                </Field>
+              )}
+            </Show>
+            <Field label="License" error={touched ? closedNeedsApl : null}>
+              {(p) => (
+                <select {...p} value={license} onChange={(e) => setLicense(e.currentTarget.value)}>
+                  {LICENSES.map(([v, l]) => (
+                    <option key={v} value={v}>
+                      {l}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <fieldset>
+              <legend>Source visibility</legend>
+              <label class="check">
+                <input
+                  type="radio"
+                  name="visibility"
+                  value="closed"
+                  checked={visibility === 'closed'}
+                  onChange={() => setVisibility('closed')}
+                />
+                Closed: only the owner and members read the source
+              </label>
+              <label class="check">
+                <input type="radio" name="visibility" value="open" checked={visibility === 'open'} onChange={() => setVisibility('open')} />
+                Open: callers may read the source
+              </label>
+            </fieldset>
+            <fieldset>
+              <legend>Network access</legend>
+              <label class="check">
+                <input
+                  type="radio"
+                  name="network"
+                  value="isolated"
+                  checked={network === 'isolated'}
+                  onChange={() => setNetwork('isolated')}
+                />
+                Isolated: only algohost's own API
+              </label>
+              <label class="check">
+                <input type="radio" name="network" value="full" checked={network === 'full'} onChange={() => setNetwork('full')} />
+                Full: the internet too
+              </label>
+            </fieldset>
+            <label class="check">
+              <input type="checkbox" name="pipelines" checked={pipelines} onChange={(e) => setPipelines(e.currentTarget.checked)} />
+              Pipelines: may call other algorithms and hosted data as the caller
+            </label>
+            <p class="hint">Source is hosted by algohost's own Git server.</p>
+          </div>
+        </div>
+        <ErrorText error={create.error} />
+        <div class="actions">
+          <Busy type="submit" busy={create.busy}>
+            Create algorithm
+          </Busy>
+        </div>
+      </form>
+    </section>
+  );
+}

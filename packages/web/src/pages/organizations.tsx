@@ -1,0 +1,325 @@
+import { useState } from 'preact/hooks';
+import type { Invitation } from '@algohost/client';
+import { Link, navigate } from '../router.js';
+import { refreshMe, type SignedIn } from '../session.js';
+import { Busy, ConfirmButton, ErrorText, Field, Show, Time, useAction, useLoad, useTitle } from '../ui.js';
+import { nameProblem } from './create-algorithm.js';
+
+/** The organizations I belong to, invitations waiting for me, and creating one. */
+export function OrganizationsPage({ session }: { session: SignedIn }) {
+  useTitle('Organizations');
+  const c = session.client;
+  const me = session.me.username;
+  const invitations = useLoad(() => c.users.invitations(me), [me]);
+  const answer = useAction(async (org: string, accept: boolean) => {
+    if (accept) await c.users.acceptInvitation(me, org);
+    else await c.users.declineInvitation(me, org);
+    invitations.reload();
+    await refreshMe();
+  });
+  const orgs = session.me.organizations ?? [];
+  return (
+    <>
+      <h1>Organizations</h1>
+      <section aria-labelledby="mine">
+        <h2 id="mine">Yours</h2>
+        {orgs.length === 0 ? (
+          <p class="muted">You belong to no organization.</p>
+        ) : (
+          <ul class="rows">
+            {orgs.map((o) => (
+              <li key={o.name}>
+                <Link href={`/organizations/${o.name}`}>{o.name}</Link> <span class="badge">{o.role}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="invitations">
+        <h2 id="invitations">Invitations</h2>
+        <Show loaded={invitations} label="your invitations">
+          {(list) =>
+            list.length === 0 ? (
+              <p class="muted">No invitation is waiting for you.</p>
+            ) : (
+              <ul class="rows">
+                {list.map((i) => (
+                  <li key={i.org_name}>
+                    <span>
+                      <strong>{i.org_name}</strong> invites you as {i.role}
+                      {i.invited_by ? ` (from ${i.invited_by})` : ''}
+                    </span>
+                    <Busy type="button" class="small" busy={answer.busy} onClick={() => void answer.run(i.org_name, true)}>
+                      Accept {i.org_name}
+                    </Busy>
+                    <Busy type="button" class="secondary small" busy={answer.busy} onClick={() => void answer.run(i.org_name, false)}>
+                      Decline {i.org_name}
+                    </Busy>
+                  </li>
+                ))}
+              </ul>
+            )
+          }
+        </Show>
+        <ErrorText error={answer.error} />
+      </section>
+      <CreateOrganization session={session} />
+    </>
+  );
+}
+
+function CreateOrganization({ session }: { session: SignedIn }) {
+  const c = session.client;
+  const types = useLoad(() => c.organizations.types(), []);
+  const [name, setName] = useState('');
+  const [label, setLabel] = useState('');
+  const [contact, setContact] = useState('');
+  const [email, setEmail] = useState('');
+  const [url, setUrl] = useState('');
+  const [type, setType] = useState('');
+  const [touched, setTouched] = useState(false);
+  const problem = nameProblem(name, 30);
+  const create = useAction(async () => {
+    await c.organizations.create({
+      org_name: name,
+      org_label: label || name,
+      org_contact_name: contact || null,
+      org_email: email || null,
+      org_url: url || null,
+      ...(type ? { type_id: type } : {}),
+    });
+    await refreshMe();
+    navigate(`/organizations/${name}`);
+  });
+  return (
+    <section aria-labelledby="create-org">
+      <h2 id="create-org">Create an organization</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          setTouched(true);
+          if (!problem) void create.run();
+        }}
+      >
+        <div class="grid-2">
+          <div>
+            <Field label="Organization name" hint="Used in URLs: letters, digits and underscores." error={touched ? problem : null}>
+              {(p) => (
+                <input
+                  {...p}
+                  value={name}
+                  onInput={(e) => setName(e.currentTarget.value)}
+                  onBlur={() => setTouched(true)}
+                  autoComplete="off"
+                />
+              )}
+            </Field>
+            <Field label="Display name">{(p) => <input {...p} value={label} onInput={(e) => setLabel(e.currentTarget.value)} />}</Field>
+            <Show loaded={types} label="organization types">
+              {(list) => (
+                <Field label="Type">
+                  {(p) => (
+                    <select {...p} value={type} onChange={(e) => setType(e.currentTarget.value)}>
+                      <option value="">Default</option>
+                      {list.map((t) => (
+                        <option key={t.id} value={t.id}>
+                          {t.name}
+                        </option>
+                      ))}
+                    </select>
+                  )}
+                </Field>
+              )}
+            </Show>
+          </div>
+          <div>
+            <Field label="Contact name">{(p) => <input {...p} value={contact} onInput={(e) => setContact(e.currentTarget.value)} />}</Field>
+            <Field label="Contact email">
+              {(p) => <input {...p} type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />}
+            </Field>
+            <Field label="Website">{(p) => <input {...p} type="url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />}</Field>
+          </div>
+        </div>
+        <ErrorText error={create.error} />
+        <Busy type="submit" busy={create.busy}>
+          Create organization
+        </Busy>
+      </form>
+    </section>
+  );
+}
+
+/** One organization: its details, members and their roles, invitations. */
+export function OrganizationPage({ session, org }: { session: SignedIn; org: string }) {
+  useTitle(org);
+  const c = session.client;
+  const myRole = session.me.organizations?.find((o) => o.name.toLowerCase() === org.toLowerCase())?.role;
+  const canManage = myRole === 'owner' || session.me.admin;
+  const details = useLoad(() => c.organizations.get(org), [org]);
+  const members = useLoad(() => c.organizations.members(org), [org]);
+  const invitations = useLoad<Invitation[]>(() => (canManage ? c.organizations.invitations(org) : Promise.resolve([])), [org, canManage]);
+  const [username, setUsername] = useState('');
+  const [role, setRole] = useState<'member' | 'owner'>('member');
+  const [notice, setNotice] = useState<string | null>(null);
+  const add = useAction(async () => {
+    setNotice(null);
+    const invitation = await c.organizations.addMember(org, username, role);
+    setNotice(invitation ? `Invited ${username}: they become a member when they accept.` : `${username} is now a ${role}.`);
+    setUsername('');
+    members.reload();
+    invitations.reload();
+  });
+  const changeRole = useAction(async (user: string, newRole: 'member' | 'owner') => {
+    await c.organizations.addMember(org, user, newRole);
+    members.reload();
+  });
+  const remove = useAction(async (user: string) => {
+    await c.organizations.removeMember(org, user);
+    members.reload();
+    if (user.toLowerCase() === session.me.username.toLowerCase()) await refreshMe();
+  });
+  const withdraw = useAction(async (user: string) => {
+    await c.organizations.withdrawInvitation(org, user);
+    invitations.reload();
+  });
+  return (
+    <>
+      <nav aria-label="Breadcrumb">
+        <ol class="breadcrumbs">
+          <li>
+            <Link href="/organizations">Organizations</Link>
+          </li>
+          <li>
+            <span aria-current="page">{org}</span>
+          </li>
+        </ol>
+      </nav>
+      <Show loaded={details} label={org}>
+        {(o) => (
+          <>
+            <h1>{o.org_label || o.org_name}</h1>
+            <dl class="kv">
+              <dt>Name</dt>
+              <dd>{o.org_name}</dd>
+              <dt>Contact</dt>
+              <dd>{[o.org_contact_name, o.org_email].filter(Boolean).join(' · ') || <span class="muted">—</span>}</dd>
+              <dt>Website</dt>
+              <dd>{o.org_url || <span class="muted">—</span>}</dd>
+              <dt>Your role</dt>
+              <dd>{myRole ?? (session.me.admin ? 'cluster admin' : 'none')}</dd>
+            </dl>
+          </>
+        )}
+      </Show>
+      <section aria-labelledby="members">
+        <h2 id="members">Members</h2>
+        <Show loaded={members} label="members">
+          {(list) => (
+            <div class="table-wrap" tabIndex={0}>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">User</th>
+                    <th scope="col">Role</th>
+                    {canManage && <th scope="col">Remove</th>}
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((m) => (
+                    <tr key={m.username}>
+                      <td>{m.username}</td>
+                      <td>
+                        {canManage ? (
+                          <select
+                            aria-label={`Role of ${m.username}`}
+                            value={m.role}
+                            onChange={(e) => void changeRole.run(m.username, e.currentTarget.value as 'member' | 'owner')}
+                          >
+                            <option value="member">member</option>
+                            <option value="owner">owner</option>
+                          </select>
+                        ) : (
+                          m.role
+                        )}
+                      </td>
+                      {canManage && (
+                        <td>
+                          <ConfirmButton
+                            label={`Remove ${m.username}`}
+                            question={
+                              <p>
+                                Remove {m.username} from {org}?
+                              </p>
+                            }
+                            onConfirm={() => remove.run(m.username)}
+                            busy={remove.busy}
+                            error={remove.error}
+                          />
+                        </td>
+                      )}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </Show>
+        <ErrorText error={changeRole.error} />
+      </section>
+      {canManage && (
+        <section aria-labelledby="add-member">
+          <h2 id="add-member">Add a member</h2>
+          <p class="hint">An owner's request is an invitation: the user becomes a member by accepting it. A cluster admin adds at once.</p>
+          <form
+            class="inline"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void add.run();
+            }}
+          >
+            <Field label="Username">
+              {(p) => <input {...p} required value={username} onInput={(e) => setUsername(e.currentTarget.value)} autoComplete="off" />}
+            </Field>
+            <Field label="Role">
+              {(p) => (
+                <select {...p} value={role} onChange={(e) => setRole(e.currentTarget.value as 'member' | 'owner')}>
+                  <option value="member">member</option>
+                  <option value="owner">owner</option>
+                </select>
+              )}
+            </Field>
+            <Busy type="submit" busy={add.busy}>
+              Add member
+            </Busy>
+          </form>
+          <ErrorText error={add.error} />
+          {notice && (
+            <p class="success" role="status">
+              {notice}
+            </p>
+          )}
+          <h3>Pending invitations</h3>
+          <Show loaded={invitations} label="invitations">
+            {(list) =>
+              list.length === 0 ? (
+                <p class="muted">None.</p>
+              ) : (
+                <ul class="rows">
+                  {list.map((i) => (
+                    <li key={i.username}>
+                      {i.username} as {i.role} · <Time iso={i.created_at} />
+                      <Busy type="button" class="secondary small" busy={withdraw.busy} onClick={() => void withdraw.run(i.username)}>
+                        Withdraw {i.username}
+                      </Busy>
+                    </li>
+                  ))}
+                </ul>
+              )
+            }
+          </Show>
+          <ErrorText error={withdraw.error} />
+        </section>
+      )}
+    </>
+  );
+}
