@@ -3047,11 +3047,10 @@ export interface operations {
             environment?: 'cpu' | 'gpu' | null;
           } | null;
           source?: {
-            /**
-             * @description Only the internal SCM is configured on this cluster.
-             * @enum {unknown}
-             */
-            scm?: 'internal' | null;
+            scm?: string | null;
+            repository_name?: string | null;
+            repository_owner?: string | null;
+            initial_commit_message?: string | null;
           } | null;
           version_info?: {
             [key: string]: unknown;

@@ -323,11 +323,17 @@ const AlgorithmSettingsInput = Type.Optional(
   Type.Union([Type.Object(algorithmSettings, { ...closedNeedsApl, description: 'Omitted or null fields keep their value.' }), Type.Null()]),
 );
 
+/** Spec "Source" (request side): where the new algorithm's source lives; the domain checks the values against the provider. */
 const scmSource = Type.Optional(
   Type.Union([
     Type.Object(
-      { scm: Enum(['internal'], 'Only the internal SCM is configured on this cluster.') },
-      { description: 'External SCMs are not configured here: only the internal one.' },
+      {
+        scm: Text(100, '"internal" (the default), or the id of an enabled SCM configuration this account authorized (GET /v1/scms).'),
+        repository_name: Text(100, 'With an external scm: the repository to create at the provider; it must not exist there yet.'),
+        repository_owner: Text(100, 'With an external scm: scm_username of the token status, or an organization where it is MEMBER.'),
+        initial_commit_message: Text(5000, "With an external scm: the message of the first commit (the environment's template)."),
+      },
+      { description: 'Omitted, or scm "internal": the internal SCM. With an external scm, all four fields are required.' },
     ),
     Type.Null(),
   ]),

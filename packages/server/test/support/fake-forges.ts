@@ -222,6 +222,8 @@ class FakeForgeCore {
     }
     const pushing = rest === '/git-receive-pack';
     const before = pushing ? await this.heads(repo) : undefined;
+    // The hooks that exist when the push arrives: one registered later is not told about it.
+    const hooks = repo.hooks.filter((h) => h.active);
     const child = spawn('git', ['http-backend'], {
       env: {
         PATH: process.env.PATH,
@@ -257,7 +259,7 @@ class FakeForgeCore {
     if (before) {
       const after = await this.heads(repo);
       for (const [branch, sha] of after) {
-        if (before.get(branch) !== sha) void this.deliver(repo, branch, before.get(branch) ?? '0'.repeat(40), sha);
+        if (before.get(branch) !== sha) void this.deliver(hooks, branch, before.get(branch) ?? '0'.repeat(40), sha);
       }
     }
   }
@@ -274,8 +276,8 @@ class FakeForgeCore {
   }
 
   /** Sends the push to every active hook, as the provider would, after the push has been answered. */
-  private async deliver(repo: Repo, branch: string, before: string, after: string): Promise<void> {
-    for (const hook of repo.hooks.filter((h) => h.active)) {
+  private async deliver(hooks: Repo['hooks'], branch: string, before: string, after: string): Promise<void> {
+    for (const hook of hooks) {
       const d = DELIVERIES[this.kind](hook.secret, { id: crypto.randomUUID(), branch, before, after });
       await fetch(hook.url, { method: 'POST', headers: d.headers, body: d.body }).catch(() => undefined);
     }
