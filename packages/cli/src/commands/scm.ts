@@ -73,7 +73,8 @@ export function register(program: Command): void {
     ),
   ).action(async (_o, cmd: Command) => {
     const o = optionsOf<{
-      provider: string;
+      /** Checked by the option's parser (oneOf). */
+      provider: 'github' | 'gitlab' | 'bitbucket' | 'gitea';
       web: string;
       clientId: string;
       clientSecret: string;

@@ -3047,9 +3047,13 @@ export interface operations {
             environment?: 'cpu' | 'gpu' | null;
           } | null;
           source?: {
+            /** @description "internal" (the default), or the id of an enabled SCM configuration this account authorized (GET /v1/scms). */
             scm?: string | null;
+            /** @description With an external scm: the repository to create at the provider (it must not exist there yet). */
             repository_name?: string | null;
+            /** @description With an external scm: scm_username of the token status, or an organization where it is MEMBER. */
             repository_owner?: string | null;
+            /** @description With an external scm: the message of the first commit (the environment's template). */
             initial_commit_message?: string | null;
           } | null;
           version_info?: {
@@ -5488,7 +5492,7 @@ export interface operations {
       content: {
         'application/json': {
           name?: string;
-          provider?: string;
+          provider?: 'github' | 'gitlab' | 'bitbucket' | 'gitea';
           default?: boolean;
           enabled?: boolean;
           oauth?: {
@@ -5623,7 +5627,7 @@ export interface operations {
       content: {
         'application/json': {
           name?: string;
-          provider?: string;
+          provider?: 'github' | 'gitlab' | 'bitbucket' | 'gitea';
           default?: boolean;
           enabled?: boolean;
           oauth?: {
@@ -5827,9 +5831,10 @@ export interface operations {
   };
   'scm.oauthCallback': {
     parameters: {
-      query?: {
+      query: {
         code?: string;
-        state?: string;
+        /** @description The state algohost sent to the provider. */
+        state: string;
         error?: string;
         error_description?: string;
       };
@@ -5848,6 +5853,24 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -5968,6 +5991,15 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
         headers: {
           [name: string]: unknown;
         };

@@ -64,6 +64,9 @@ export const OptStr = Type.Optional(Type.String());
 export const Text = (max = 500, description?: string) =>
   Type.Optional(Type.Union([Type.String({ maxLength: max, pattern: NO_NUL, ...(description ? { description } : {}) }), Type.Null()]));
 const NO_NUL = '^[^\\u0000]*$';
+/** Repository and owner names at a provider (domain/scm/external-source-service.ts has the same rules). */
+const REPOSITORY_NAME = '^(?!\\.+$)(?!.*\\.[gG][iI][tT]$)[A-Za-z0-9_.-]{1,100}$';
+const REPOSITORY_OWNER = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$';
 
 /** Names of users, organizations and algorithms (docs/compatibility.md §1, domain/names.ts). */
 export const Name = (max: number, description?: string) =>
@@ -323,18 +326,49 @@ const AlgorithmSettingsInput = Type.Optional(
   Type.Union([Type.Object(algorithmSettings, { ...closedNeedsApl, description: 'Omitted or null fields keep their value.' }), Type.Null()]),
 );
 
-/** Spec "Source" (request side): where the new algorithm's source lives; the domain checks the values against the provider. */
+/**
+ * Spec "Source" (request side): where the new algorithm's source lives. With an external scm the
+ * other three fields are required, in the forms every provider accepts (domain/scm checks the
+ * same rules, and then the values against the provider).
+ */
 const scmSource = Type.Optional(
   Type.Union([
-    Type.Object(
-      {
-        scm: Text(100, '"internal" (the default), or the id of an enabled SCM configuration this account authorized (GET /v1/scms).'),
-        repository_name: Text(100, 'With an external scm: the repository to create at the provider; it must not exist there yet.'),
-        repository_owner: Text(100, 'With an external scm: scm_username of the token status, or an organization where it is MEMBER.'),
-        initial_commit_message: Text(5000, "With an external scm: the message of the first commit (the environment's template)."),
+    Type.Unsafe<{
+      scm?: string | null;
+      repository_name?: string | null;
+      repository_owner?: string | null;
+      initial_commit_message?: string | null;
+    }>({
+      type: 'object',
+      description: 'Omitted, null or scm "internal": the internal SCM. With an external scm, all four fields are required.',
+      properties: {
+        scm: {
+          anyOf: [{ type: 'string', maxLength: 100, pattern: NO_NUL }, { type: 'null' }],
+          description: '"internal" (the default), or the id of an enabled SCM configuration this account authorized (GET /v1/scms).',
+        },
+        repository_name: {
+          anyOf: [{ type: 'string', pattern: REPOSITORY_NAME }, { type: 'null' }],
+          description: 'With an external scm: the repository to create at the provider (it must not exist there yet).',
+        },
+        repository_owner: {
+          anyOf: [{ type: 'string', pattern: REPOSITORY_OWNER }, { type: 'null' }],
+          description: 'With an external scm: scm_username of the token status, or an organization where it is MEMBER.',
+        },
+        initial_commit_message: {
+          anyOf: [{ type: 'string', maxLength: 5000, pattern: '^[^\\u0000]*\\S[^\\u0000]*$' }, { type: 'null' }],
+          description: "With an external scm: the message of the first commit (the environment's template).",
+        },
       },
-      { description: 'Omitted, or scm "internal": the internal SCM. With an external scm, all four fields are required.' },
-    ),
+      if: { required: ['scm'], properties: { scm: { type: 'string', not: { const: 'internal' } } } },
+      then: {
+        required: ['repository_name', 'repository_owner', 'initial_commit_message'],
+        properties: {
+          repository_name: { type: 'string' },
+          repository_owner: { type: 'string' },
+          initial_commit_message: { type: 'string' },
+        },
+      },
+    }),
     Type.Null(),
   ]),
 );
@@ -506,7 +540,7 @@ export const ScmConfig = Type.Object(
 
 export const ScmConfigInput = Type.Object({
   name: OptStr,
-  provider: OptStr,
+  provider: Type.Optional(Type.Union(['github', 'gitlab', 'bitbucket', 'gitea'].map((k) => Type.Literal(k)))),
   default: Type.Optional(Type.Boolean()),
   enabled: Type.Optional(Type.Boolean()),
   oauth: Type.Optional(Type.Object({ client_id: OptStr, client_secret: OptStr })),

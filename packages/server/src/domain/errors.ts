@@ -284,7 +284,7 @@ export const Errors = {
   scmConfigNotFound: def('not_found', C.scmConfigNotFound, (p: { id: string }) => {
     return `no SCM configuration "${p.id}"; GET /v1/scms lists them`;
   }),
-  scmConfigDisabled: def('invalid', C.scmConfigDisabled, (p: { id: string; name: string }) => {
+  scmConfigDisabled: def('conflict', C.scmConfigDisabled, (p: { id: string; name: string }) => {
     return `SCM configuration "${p.id}" (${p.name}) is disabled: it cannot back new algorithms; a cluster admin may enable it`;
   }),
   /** The account never authorized the configuration, revoked it, or the provider no longer accepts its token. */
@@ -311,6 +311,17 @@ export const Errors = {
     return `stale delivery: commit ${p.commit.slice(0, 12)} is older than what was built from a later push; nothing was done`;
   }),
   scmOAuthFailed: said('invalid', C.scmOAuthFailed),
+  /** The callback's state names no flow in progress (never started, used already, or expired and swept). */
+  scmOAuthStateUnknown: def('not_found', C.scmOAuthFailed, (_p: Record<string, never>) => {
+    return 'unknown or already used authorization state; start the authorization again from Settings';
+  }),
+  /** The callback came to a browser without the cookie of the one that started the flow. */
+  scmOAuthOtherBrowser: def('forbidden', C.scmOAuthFailed, (_p: Record<string, never>) => {
+    return 'this authorization was started in another browser (or its cookie is gone); start it again from Settings';
+  }),
+  scmNotExternal: def('conflict', C.scmSourceNotFound, (p: { owner: string; name: string }) => {
+    return `${p.owner}/${p.name} keeps its source in the internal SCM: push to its Git URL instead`;
+  }),
   scmSourceElsewhere: def('forbidden', C.scmSourceElsewhere, (p: { owner: string; name: string; url: string }) => {
     return `the source of ${p.owner}/${p.name} lives at ${p.url}: push there (algohost builds what the provider's webhook announces)`;
   }),

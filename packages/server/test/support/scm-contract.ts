@@ -117,9 +117,9 @@ export function scmProviderContract(
       assert.equal(started.status, 200, started.text);
       const cookie = started.headers.get('set-cookie')!.split(';')[0]!;
       const callback = await forge.consent(fu, started.body.authorize_url);
-      assertError(await api.get(callback.slice(srv.url.length)), 400, 9008);
+      assertError(await api.get(callback.slice(srv.url.length)), 403, 9008);
       const again = await fetch(callback, { headers: { cookie }, redirect: 'manual' });
-      assert.equal(again.status, 400, 'a state is used once');
+      assert.equal(again.status, 404, 'a state is used once');
       const third = await api.post(`/v1/scms/${configId}/authorize`, { key: me.key, body: { return_to: '/account?tab=scm' } });
       const state = new URL(third.body.authorize_url).searchParams.get('state')!;
       const denied = await fetch(`${srv.url}/v1/scms/oauth/callback?state=${state}&error=access_denied`, {
@@ -150,22 +150,17 @@ export function scmProviderContract(
         409,
         9005,
       );
-      assertError(
-        await api.post(`/v1/algorithms/${me.name}`, { key: me.key, body: sourceBody('BadName', fu.name, 'bad/name') }),
-        400,
-        6001,
-      );
+      assertError(await api.post(`/v1/algorithms/${me.name}`, { key: me.key, body: sourceBody('BadName', fu.name, 'bad/name') }), 400);
       const noMessage = sourceBody('NoMessage', fu.name, `nomsg_${tag}`);
       delete (noMessage.source as Record<string, unknown>).initial_commit_message;
-      assertError(await api.post(`/v1/algorithms/${me.name}`, { key: me.key, body: noMessage }), 400, 6001);
+      assertError(await api.post(`/v1/algorithms/${me.name}`, { key: me.key, body: noMessage }), 400);
       await api.patch(`/v1/admin/scms/${configId}`, { key: srv.adminKey, body: { enabled: false } });
       assertError(
         await api.post(`/v1/algorithms/${me.name}`, { key: me.key, body: sourceBody('Disabled', fu.name, `disabled_${tag}`) }),
-        400,
+        409,
         9002,
       );
       await api.patch(`/v1/admin/scms/${configId}`, { key: srv.adminKey, body: { enabled: true } });
-      // The other user is a member of the organization but may not create repositories there.
       for (const name of ['Foreign', 'Taken', 'BadName', 'NoMessage', 'Disabled']) {
         assertError(await api.get(`/v1/algorithms/${me.name}/${name}`, { key: me.key }), 404, 1001);
       }
@@ -269,7 +264,7 @@ export function scmProviderContract(
         body: { name: 'Internal', settings: { algorithm_environment: env } },
       });
       assert.equal(internal.status, 200);
-      assertError(await api.post(`/v1/algorithms/${me.name}/Internal/scm/sync`, { key: me.key }), 400);
+      assertError(await api.post(`/v1/algorithms/${me.name}/Internal/scm/sync`, { key: me.key }), 409, 9012);
     });
 
     test('a grant revoked at the provider: token status says unauthorized (the provider was asked) and creating with source is refused', async () => {

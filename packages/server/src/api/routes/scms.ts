@@ -104,7 +104,11 @@ export function scmRoutes(app: Api, s: ApiServices): void {
         "Start authorizing the configuration for the caller's account: answers the provider's consent address to send the browser to (and sets a cookie the callback needs). The provider sends the browser back to return_to (default /account) with scm, scm_status=authorized|error and scm_error in the query.",
       params: IdParams,
       body: Type.Union([
-        Type.Object({ return_to: Type.Optional(Type.String({ description: 'A path of this service, e.g. /account.' })) }),
+        Type.Object({
+          return_to: Type.Optional(
+            Type.String({ pattern: '^/(?![/\\\\])[\\x21-\\x7e]*$', maxLength: 500, description: 'A path of this service, e.g. /account.' }),
+          ),
+        }),
         Type.Null(),
       ]),
       response: {
@@ -136,12 +140,12 @@ export function scmRoutes(app: Api, s: ApiServices): void {
       summary:
         'Where the provider sends the browser back (the OAuth redirect URI to register): stores the tokens and redirects to the page the flow started from.',
       querystring: Type.Object({
-        code: Type.Optional(Type.String()),
-        state: Type.Optional(Type.String()),
+        code: Type.Optional(Type.String({ maxLength: 2000 })),
+        state: Type.String({ minLength: 1, maxLength: 200, description: 'The state algohost sent to the provider.' }),
         error: Type.Optional(Type.String()),
         error_description: Type.Optional(Type.String()),
       }),
-      response: { 302: Type.Null(), ...errorResponses(400) },
+      response: { 302: Type.Null(), ...errorResponses(400, 403, 404) },
     },
     handler: async (req, reply) => {
       const q = req.query;
@@ -175,7 +179,7 @@ export function scmRoutes(app: Api, s: ApiServices): void {
       summary:
         "Sync now: fetch the provider's main branch and build it if it holds a commit not built yet (for providers whose webhooks cannot reach this service).",
       params: AlgoParams,
-      response: { 200: SyncResult, ...errorResponses(...AUTH_ERRORS, 404, 502) },
+      response: { 200: SyncResult, ...errorResponses(...AUTH_ERRORS, 404, 409, 502) },
     },
     handler: async (req) => {
       const r = await s.scmSources.sync(principalOf(req), req.params.owner, req.params.name);

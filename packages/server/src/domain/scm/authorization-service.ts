@@ -104,14 +104,11 @@ export class AuthorizationService {
     q: { state?: unknown; code?: unknown; error?: unknown; errorDescription?: unknown },
     browserNonce: string | undefined,
   ): Promise<string> {
-    if (typeof q.state !== 'string' || !q.state || q.state.length > 200)
-      throw Errors.scmOAuthFailed('the provider sent no state back; start the authorization again');
-    const started = await this.store.takeOAuthState(sha256(q.state));
-    if (!started) throw Errors.scmOAuthFailed('unknown or already used authorization state; start the authorization again');
+    // The route's schema requires a state of 1–200 characters.
+    const started = typeof q.state === 'string' ? await this.store.takeOAuthState(sha256(q.state)) : undefined;
+    if (!started) throw Errors.scmOAuthStateUnknown({});
     if (!browserNonce || !crypto.timingSafeEqual(Buffer.from(sha256(browserNonce)), Buffer.from(started.browserHash))) {
-      throw Errors.scmOAuthFailed(
-        'this authorization was started in another browser (or its cookie is gone); start it again from Settings',
-      );
+      throw Errors.scmOAuthOtherBrowser({});
     }
     const back = (status: 'authorized' | 'error', error?: string) => {
       const url = new URL(started.returnTo, 'http://x');

@@ -6,7 +6,7 @@
  * the internal SCM.
  */
 import { type Clock, isoNow } from '../clock.js';
-import { DomainError, Errors, invalid } from '../errors.js';
+import { DomainError, Errors } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { AlgorithmService } from '../algorithms/algorithm-service.js';
 import type { RepositoryHost } from '../algorithms/ports.js';
@@ -100,7 +100,7 @@ export class SourceSyncService {
   async sync(p: Principal, owner: string, name: string): Promise<SyncResult> {
     const view = await this.algorithms.forMember(p, owner, name, 'manage_algorithms');
     const source = await this.store.findSource(view.algorithm.id);
-    if (!source) throw invalid(`${owner}/${name} keeps its source in the internal SCM: push to its Git URL instead`);
+    if (!source) throw Errors.scmNotExternal({ owner, name });
     return this.bringIn(source, 'sync', undefined);
   }
 
