@@ -2,10 +2,11 @@
 # What only the tests need beyond scripts/install-deps.sh: a real browser for the browser tests
 # of the typed client and the web UI (Chromium from Debian; playwright-core drives it and never
 # downloads its own), shellcheck for the repository's shell scripts, the Kafka and ElasticMQ
-# jars (Maven Central), schemathesis (from PyPI, pinned, in its own virtual environment under
-# .cache/schemathesis) for the schema fuzzing of packages/server/test/schema-fuzz.test.ts, and
-# Gitea for the external-SCM tests (built once from the Go module proxy into .cache/gitea: about
-# 7 minutes on 2 cores the first time; scripts/lib/build-gitea.sh).
+# jars (Maven Central), schemathesis (from PyPI, pinned, in its own virtual environment) for the
+# schema fuzzing of packages/server/test/schema-fuzz.test.ts, and Gitea for the external-SCM tests
+# (built from the Go module proxy by scripts/lib/build-gitea.sh: about 7 minutes on 2 cores the
+# first time). Downloads and builds are cached in $ALGOHOST_TEST_CACHE (default
+# /var/cache/algohost-test), outside the checkout, so a fresh clone reuses them.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -22,7 +23,7 @@ command -v shellcheck >/dev/null || need+=(shellcheck)
 "$PYTHON" -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
 apt_install "the browser tests, shellcheck and the schema fuzzing" "${need[@]}"
 
-# The Event Flows tests' brokers: Kafka and ElasticMQ jars from Maven Central into .cache/brokers
+# The Event Flows tests' brokers: Kafka and ElasticMQ jars from Maven Central into the test cache
 # (once; scripts/with-services.sh starts them from there).
 # shellcheck source=scripts/lib/brokers.sh
 source "$here/lib/brokers.sh"
@@ -30,7 +31,7 @@ fetch_brokers
 
 # A virtual environment is not relocatable, so it is made in place; the stamp, written last,
 # says which version finished installing (a cut-off install or another version starts over).
-venv=.cache/schemathesis
+venv="${ALGOHOST_TEST_CACHE:-/var/cache/algohost-test}/schemathesis"
 if [[ "$(cat "$venv/installed" 2>/dev/null)" != "$SCHEMATHESIS_VERSION" ]]; then
   echo "installing schemathesis $SCHEMATHESIS_VERSION into $venv"
   rm -rf "$venv"

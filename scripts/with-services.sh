@@ -23,7 +23,7 @@ if wants postgres; then
   [[ -d $pgbin ]] || { echo "PostgreSQL is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
 fi
 if (wants kafka || wants sqs) && ! brokers_fetched; then
-  echo "the Kafka and ElasticMQ jars are not in .cache/brokers (scripts/install-test-deps.sh fetches them): brokers not started" >&2
+  echo "the Kafka and ElasticMQ jars are not in $BROKERS_CACHE (scripts/install-test-deps.sh fetches them): brokers not started" >&2
   services=${services//,kafka,/,}
   services=${services//,sqs,/,}
 fi

@@ -6,7 +6,8 @@
 # beside them).
 
 BROKERS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../brokers" && pwd)
-BROKERS_CACHE=$(cd "$BROKERS_DIR/../.." && pwd)/.cache/brokers
+# Outside the checkout, so a fresh clone (CI) reuses what an earlier run fetched.
+BROKERS_CACHE="${ALGOHOST_TEST_CACHE:-/var/cache/algohost-test}/brokers"
 KAFKA_LIB=$BROKERS_CACHE/kafka-4.3.1/lib
 ELASTICMQ_LIB=$BROKERS_CACHE/elasticmq-1.7.1/lib
 # Small heaps and a quick-starting JIT: the tests move a few thousand records at most.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the Gitea the external-SCM tests run against (a real forge with OAuth2, a REST API and
-# signed webhooks) into .cache/gitea/VERSION/, once: a later call with the binary there does
+# signed webhooks) into $ALGOHOST_TEST_CACHE/gitea/VERSION/ (default /var/cache/algohost-test), once: a later call with the binary there does
 # nothing. `go install code.gitea.io/gitea@…` is refused because Gitea's go.mod has `replace`
 # directives, so a throwaway wrapper module repeats them and builds Gitea as a dependency.
 # The first compile takes ~7 min on 2 cores; with a warm Go build cache ~20 s.
@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 version=1.26.0
-out=$PWD/.cache/gitea/$version
+out=${ALGOHOST_TEST_CACHE:-/var/cache/algohost-test}/gitea/$version
 if [[ -x $out/gitea && -s $out/static-root ]]; then
   echo "$out/gitea"
   exit 0

@@ -7,14 +7,14 @@
 # and GITEA_PID for stopping it. The binary comes from scripts/lib/build-gitea.sh.
 
 start_gitea() {
-  local work=$1 root bin static port conf i
-  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-  bin=$root/.cache/gitea/1.26.0/gitea
+  local work=$1 bin static port conf i
+  local cache=${ALGOHOST_TEST_CACHE:-/var/cache/algohost-test}/gitea/1.26.0
+  bin=$cache/gitea
   if [[ ! -x $bin ]]; then
     echo "Gitea is not built: the external-SCM tests against it are skipped (scripts/install-test-deps.sh builds it)" >&2
     return 0
   fi
-  static=$(cat "$root/.cache/gitea/1.26.0/static-root")
+  static=$(cat "$cache/static-root")
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   mkdir -p "$work/gitea/conf"
   conf=$work/gitea/conf/app.ini

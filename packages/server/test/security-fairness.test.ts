@@ -224,8 +224,11 @@ describe('runner limits per account and the node memory budget', () => {
     const cpuBase = v1CpuBase();
     if (cpuBase) {
       const id = [...srv.server.services.pool.usage()].find(([, u]) => u.name === 'mallory')![0];
-      const groups = fs.readdirSync(path.join(cpuBase, `account-${id}`)).filter((n) => n.startsWith('s-'));
-      assert.equal(groups.length, 2, "mallory's two runners are in her account's CPU group");
+      const accountGroup = path.join(cpuBase, `account-${id}`);
+      // "Busy" counts runners still starting too: their sandboxes (and groups) may come a moment later.
+      const groups = () => (fs.existsSync(accountGroup) ? fs.readdirSync(accountGroup).filter((n) => n.startsWith('s-')) : []);
+      await waitFor("mallory's two runners in her account's CPU group", () => groups().length === 2);
+      assert.equal(groups().length, 2, "mallory's two runners are in her account's CPU group");
     }
 
     const refused = await call(mallory, 'HogThree', 'more');

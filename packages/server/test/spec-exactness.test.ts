@@ -88,16 +88,4 @@ describe('spec exactness', () => {
     assertError(await api.get('/v1/users?marker=not%20base64!', { key: srv.adminKey }), 400, 5002);
     assertError(await api.get('/v1/users?limt=5', { key: srv.adminKey }), 400);
   });
-
-  test('the call and hosted-data APIs ignore query parameters they do not know (existing clients may add their own)', async () => {
-    const call = await request(srv.url, 'POST', '/v1/algo/nobody/Nothing?timeout=5&client_extra=1', {
-      key: srv.adminKey,
-      body: '1',
-      headers: { 'content-type': 'application/json' },
-    });
-    assertError(call, 404); // checked past the query: the address, not the parameter, is what is wrong
-    const listing = await api.get('/v1/data/.my?acl=true&client_extra=1', { key: srv.adminKey });
-    assert.equal(listing.status, 200, listing.text);
-    assertError(await api.get('/v1/data/.my?limit=0&client_extra=1', { key: srv.adminKey }), 400, 5003);
-  });
 });

@@ -3490,7 +3490,7 @@ export interface operations {
   'algorithm.source.commits': {
     parameters: {
       query?: {
-        /** @description How many commits, 1–100 (default 20). */
+        /** @description How many commits, 1–100 (default 20); 5003 otherwise. */
         limit?: string;
       };
       header?: never;
@@ -3554,7 +3554,7 @@ export interface operations {
   'algorithm.source.readme': {
     parameters: {
       query?: {
-        /** @description A commit SHA, or a branch or tag name (v1.2.3); default: the default branch. */
+        /** @description A commit SHA, or a branch or tag name (v1.2.3); default: the default branch. A name no ref can have is 404. */
         ref?: string;
       };
       header?: never;
@@ -4977,7 +4977,7 @@ export interface operations {
         'application/json': {
           /** @enum {string} */
           source_type: 'sqs';
-          /** @description The queue URL. */
+          /** @description The queue URL; a host other than AWS SQS only when ALGOHOST_SQS_ENDPOINT_ALLOW allows it (403 otherwise). */
           source_uri: string;
           credentials:
             | {

@@ -45,13 +45,6 @@ export const MarkerQuery = Type.Optional(
  */
 export const Query = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
 
-/**
- * The query string of the call and hosted-data APIs, which the platform's existing clients
- * (docs/compatibility.md) use: the parameters named are checked, any other is ignored, so a
- * client version that adds one of its own keeps working.
- */
-export const ClientQuery = <T extends TProperties>(properties: T) => Type.Object(properties);
-
 export const PageQuery = Query({ limit: LimitQuery(), marker: MarkerQuery });
 
 export const Str = Type.String();

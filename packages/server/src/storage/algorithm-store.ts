@@ -104,7 +104,8 @@ export class SqlAlgorithmStore implements AlgorithmStore {
 /** The marker of a newest-first page: the creation time and id of its last algorithm. */
 function newestFirstKey(key: string): { createdAt: string; id: string } {
   const m = /^(\S+) ([0-9a-f-]{36})$/.exec(key);
-  if (!m) throw invalidMarker();
+  // A marker never issued still names a position (domain/pagination.ts): what was created before it.
+  if (!m) return { createdAt: key, id: '' };
   return { createdAt: m[1]!, id: m[2]! };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Runs schemathesis (installed by scripts/install-test-deps.sh into .cache/schemathesis) against
+ * Runs schemathesis (installed by scripts/install-test-deps.sh into the test cache, $ALGOHOST_TEST_CACHE) against
  * a running server's /v1/openapi.json, as alice of the given world, with schema-fuzz.toml.
  */
 import { spawn } from 'node:child_process';
@@ -9,8 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { client } from './http.js';
 import type { World } from './world.js';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-export const SCHEMATHESIS = path.join(ROOT, '.cache/schemathesis/bin/schemathesis');
+export const SCHEMATHESIS = path.join(process.env.ALGOHOST_TEST_CACHE ?? '/var/cache/algohost-test', 'schemathesis/bin/schemathesis');
 const CONFIG = fileURLToPath(new URL('../schema-fuzz.toml', import.meta.url));
 
 export interface FuzzOptions {

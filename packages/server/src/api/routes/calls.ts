@@ -12,13 +12,13 @@ import { principalOf } from '../auth.js';
 import { queryBoolean } from '../query.js';
 import { InputBudget, type InputLease } from '../input-budget.js';
 import type { Api, ApiServices } from '../context.js';
-import { ClientQuery, errorResponses, QueryBoolean } from '../schemas.js';
+import { errorResponses, Query, QueryBoolean } from '../schemas.js';
 import { sendError } from '../errors.js';
 
 /** Seconds above 0 and at most 3000, as decimals (domain/calls/call-service.ts parseTimeout). */
 const TIMEOUT_PATTERN = '^0*(?:(?:[1-9][0-9]{0,2}|[12][0-9]{3})(?:\\.[0-9]+)?|3000(?:\\.0+)?|\\.[0-9]*[1-9][0-9]*)$';
 
-const CallQuery = ClientQuery({
+const CallQuery = Query({
   timeout: Type.Optional(Type.String({ pattern: TIMEOUT_PATTERN, description: 'Seconds, default 300, at most 3000.' })),
   stdout: QueryBoolean('true: include what the algorithm printed (owner and members only).'),
   output: Type.Optional(

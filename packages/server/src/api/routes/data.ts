@@ -12,7 +12,7 @@ import type { Listing } from '../../domain/data/data-service.js';
 import { principalOf } from '../auth.js';
 import { queryBoolean } from '../query.js';
 import type { Api, ApiServices } from '../context.js';
-import { ClientQuery, errorResponses, LimitQuery, MarkerQuery, QueryBoolean } from '../schemas.js';
+import { errorResponses, LimitQuery, MarkerQuery, Query, QueryBoolean } from '../schemas.js';
 
 const PREFIXES = [
   { prefix: '/v1/data', op: 'data', hide: false },
@@ -38,7 +38,7 @@ const Listing_ = Type.Object(
   { description: 'A directory (X-Data-Type: directory). Folders come before files, never on the same page; empty arrays are omitted.' },
 );
 
-const GetQuery = ClientQuery({
+const GetQuery = Query({
   marker: MarkerQuery,
   limit: LimitQuery('Entries per page'),
   acl: QueryBoolean("true: add the collection's read ACL to the listing."),
@@ -198,7 +198,7 @@ export async function dataRoutes(app: Api, s: ApiServices): Promise<void> {
         'x-wildcard': WILDCARDS.delete,
         summary: 'Delete a file, or a folder (?force=true when it is not empty); answers the number of files deleted.',
         description: PATH_DOC,
-        querystring: ClientQuery({ force: QueryBoolean('true: delete a folder with its contents.') }),
+        querystring: Query({ force: QueryBoolean('true: delete a folder with its contents.') }),
         response: { 200: Type.Object({ result: Type.Object({ deleted: Type.Integer() }) }), ...errorResponses(...DATA_ERRORS, 409) },
       }),
       handler: async (req) => {

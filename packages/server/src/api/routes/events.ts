@@ -6,7 +6,7 @@
 import { Type } from 'typebox';
 import type { Delivery, KafkaCluster } from '../../domain/events/model.js';
 import { DEFAULT_FLOW_TIMEOUT_S } from '../../domain/events/model.js';
-import type { FlowView } from '../../domain/events/event-service.js';
+import { type FlowView, QUEUE_URL_PATTERN } from '../../domain/events/event-service.js';
 import { parsePageRequest } from '../../domain/pagination.js';
 import { principalOf } from '../auth.js';
 import { type Api, type ApiServices, requestUrl } from '../context.js';
@@ -250,7 +250,10 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       params: AlgoParams,
       body: Type.Object({
         source_type: Type.Literal('sqs'),
-        source_uri: Type.String({ description: 'The queue URL.' }),
+        source_uri: Type.String({
+          pattern: QUEUE_URL_PATTERN,
+          description: 'The queue URL; a host other than AWS SQS only when ALGOHOST_SQS_ENDPOINT_ALLOW allows it (403 otherwise).',
+        }),
         credentials: Type.Union([
           Type.Object({ role_arn: Type.String({ description: 'An IAM role the node assumes.' }) }),
           Type.Object({

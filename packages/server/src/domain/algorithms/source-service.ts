@@ -52,6 +52,10 @@ export class SourceService {
     const wanted = sourceRef(ref);
     const algorithm = await this.algorithms.readable(p, ownerName, name);
     const names = { owner: algorithm.ownerName, name: algorithm.name };
+    // Characters a ref may hold, in a shape git never gives a ref (`-x`, `a..b`): no such ref.
+    if (wanted !== undefined && !COMMIT_SHA.test(wanted) && !REF_NAME.test(wanted)) {
+      throw Errors.sourceRefNotFound({ ...names, ref: wanted });
+    }
     const commit = await this.repositories.resolveCommit(algorithm.id, wanted);
     if (!commit) throw wanted === undefined ? Errors.readmeNotFound(names) : Errors.sourceRefNotFound({ ...names, ref: wanted });
     const file = await this.repositories.readRootFile(algorithm.id, commit, README_NAMES, README_MAX_BYTES);
@@ -69,6 +73,10 @@ function commitLimit(value: unknown): number {
   return n;
 }
 
+/** What a `ref` may be made of (the OpenAPI document states it); its shape is checked by REF_NAME. */
+export const REF_CHARACTERS = '^[A-Za-z0-9._/@+-]{1,200}$';
+/** `?limit=` of the commit list: 1 to MAX_COMMITS in decimal. */
+export const COMMIT_LIMIT_PATTERN = '^0*(?:[1-9][0-9]?|100)$';
 /** A full or abbreviated commit SHA. */
 const COMMIT_SHA = /^[0-9a-fA-F]{4,64}$/;
 /**
@@ -82,10 +90,9 @@ const REF_NAME = /^(?![-./])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\/\.)(?!.*(?:\.loc
 export function sourceRef(value: unknown): string | undefined {
   if (value === undefined || value === '') return undefined;
   if (typeof value !== 'string') throw invalid('ref must be a string');
-  if (COMMIT_SHA.test(value)) return value;
-  if (!REF_NAME.test(value)) {
+  if (!new RegExp(REF_CHARACTERS).test(value)) {
     throw invalid(
-      `ref "${value.slice(0, 200)}" is not a commit SHA or a branch or tag name (letters, digits, ".", "_", "-", "/", "@", "+"; not starting with "-" or ".")`,
+      `ref "${value.slice(0, 200)}" is not a commit SHA or a branch or tag name (1–200 letters, digits, ".", "_", "-", "/", "@", "+")`,
     );
   }
   return value;

@@ -43,6 +43,8 @@ const MAX_BROKERS = 32;
 const MAX_PEM_BYTES = 64 * 1024;
 const MAX_CREDENTIAL = 1024;
 /** SQS queue URLs at AWS: https://sqs.<region>.amazonaws.com/<account>/<queue> (also the legacy <region>.queue form). */
+/** The shape of an SQS queue URL (the OpenAPI document states it): scheme, host, account, queue. */
+export const QUEUE_URL_PATTERN = '^https?://[A-Za-z0-9.-]{1,253}(?::[0-9]{1,5})?/[0-9]{12}/[A-Za-z0-9_-]{1,80}(?:\\.fifo)?$';
 const AWS_SQS_URL =
   /^https:\/\/(?:sqs\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?|([a-z0-9-]+)\.queue\.amazonaws\.com)\/\d{12}\/[A-Za-z0-9_-]{1,80}(?:\.fifo)?$/;
 const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
@@ -510,16 +512,19 @@ export class EventService {
   private parseQueueUrl(value: unknown): string {
     if (typeof value !== 'string' || value.length > 2048) throw invalid('source_uri must be the queue URL');
     if (AWS_SQS_URL.test(value)) return value;
-    let url: URL;
+    if (!new RegExp(QUEUE_URL_PATTERN).test(value)) {
+      throw invalid(`source_uri "${value}" is not a queue URL: give https://sqs.<region>.amazonaws.com/<account>/<queue>`);
+    }
+    let url: URL | undefined;
     try {
       url = new URL(value);
     } catch {
-      throw invalid(`source_uri "${value}" is not a URL: give the queue URL (https://sqs.<region>.amazonaws.com/<account>/<queue>)`);
+      url = undefined;
     }
-    const allowed = this.settings.sqsEndpointAllow.some((h) => h === url.host || h === url.hostname);
-    const path = /^\/\d{12}\/[A-Za-z0-9_-]{1,80}(?:\.fifo)?$/.test(url.pathname);
-    if (!allowed || !path || url.username || url.password || url.search || url.hash || !/^https?:$/.test(url.protocol)) {
-      throw invalid(
+    // Of the queue URL's shape, but not one this cluster may reach: a refusal of policy.
+    const allowed = url && this.settings.sqsEndpointAllow.some((h) => h === url.host || h === url.hostname);
+    if (!url || !allowed || url.username || url.password || url.search || url.hash) {
+      throw forbidden(
         `source_uri "${value}" is not an SQS queue URL this cluster may reach: use https://sqs.<region>.amazonaws.com/<account>/<queue>` +
           ' (other endpoints only when the operator allows their host in ALGOHOST_SQS_ENDPOINT_ALLOW)',
       );
