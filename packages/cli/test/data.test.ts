@@ -302,7 +302,7 @@ describe('algo data commands against a running server', () => {
     assertOneLineFailure(await run(['cat', 'data://.my/docs/./hello.txt']), /"\." is not allowed in a data path/);
     assertOneLineFailure(await run(['cat', 'data://.my/docs//hello.txt']), /empty name in data path/);
     assertOneLineFailure(await run(['ls', 'data://.nonsense/x']), /unknown data space "\.nonsense"/);
-    assertOneLineFailure(await run(['mkdir', `data://.my/docs/${'n'.repeat(300)}`]), /at most 255 bytes/);
+    assertOneLineFailure(await run(['mkdir', `data://.my/docs/${'n'.repeat(300)}`]), /1–255 characters/);
     assertOneLineFailure(
       await run(['ls', 's3://bucket/x']),
       /this server does not support the s3:\/\/ connector yet: GET \/v1\/connector\/s3\/bucket\/x answered 404/,

@@ -130,7 +130,7 @@ describe('algo whoami, search, commits, readme, admin status', () => {
     const template = json<{ sha: string }[]>(await run(['commits', 'alice/Hello', '--json']))[1]!.sha;
     const old = json(await run(['readme', 'alice/Hello', '--ref', template, '--json']));
     assert.equal(old.commit, template);
-    assertOneLineFailure(await run(['readme', 'alice/Hello', '--ref', '--output=/tmp/x']), /not a commit SHA or a branch or tag name/);
+    assertOneLineFailure(await run(['readme', 'alice/Hello', '--ref', '--output=/tmp/x']), /ref must match pattern/);
     assertOneLineFailure(await run(['readme', 'alice/Hello', '--ref', 'nope']), /no commit, branch or tag "nope"/);
   });
 

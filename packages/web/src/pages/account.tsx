@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { CreatedApiKey, Identity } from '@algohost/client';
+import type { Capability, CreatedApiKey, Identity } from '@algohost/client';
 import type { SignedIn } from '../session.js';
 import { Busy, ConfirmButton, CopyBlock, ErrorText, Field, Show, Time, useAction, useLoad, useTitle } from '../ui.js';
 
@@ -174,7 +174,7 @@ function Keys({ session }: { session: SignedIn }) {
   const [caps, setCaps] = useState<string[]>(CAPABILITIES.map(([id]) => id));
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const create = useAction(async () => {
-    setCreated(await c.keys.create(me, { description: description || undefined, capabilities: caps }));
+    setCreated(await c.keys.create(me, { description: description || undefined, capabilities: caps as Capability[] }));
     setDescription('');
     keys.reload();
   });

@@ -109,7 +109,7 @@ function Users({ session }: { session: SignedIn }) {
   const problem = nameProblem(username, 30);
   const create = useAction(async () => {
     setCreated(null);
-    await c.users.create({ username, email: email || null, fullname: fullname || null, ...(password ? { password } : {}) });
+    await c.users.create({ username, email, ...(fullname ? { fullname } : {}), ...(password ? { password } : {}) });
     setCreated(username);
     setUsername('');
     setEmail('');

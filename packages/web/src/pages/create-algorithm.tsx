@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Algorithm, Environment } from '@algohost/client';
+import type { Algorithm, AlgorithmInput, Environment } from '@algohost/client';
 import { cloneCommand, KEY_PLACEHOLDER } from '../git-help.js';
 import { Link, useLocation } from '../router.js';
 import { myOrganizations, type SignedIn } from '../session.js';
@@ -57,13 +57,14 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
     const algorithm = await c.algorithms.create(owner, {
       name,
       details: { label: label || null, summary: summary || null },
+      // The selects offer only values of the API's enums.
       settings: {
         algorithm_environment: environment,
         license,
         source_visibility: visibility,
         network_access: network,
         pipeline_enabled: pipelines,
-      },
+      } as AlgorithmInput['settings'],
     });
     setCreated(algorithm);
   });

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Invitation } from '@algohost/client';
+import type { Invitation, OrganizationInput } from '@algohost/client';
 import { Link, navigate } from '../router.js';
 import { refreshMe, type SignedIn } from '../session.js';
 import { Busy, ConfirmButton, ErrorText, Field, Show, Time, useAction, useLoad, useTitle } from '../ui.js';
@@ -86,7 +86,8 @@ function CreateOrganization({ session }: { session: SignedIn }) {
       org_contact_name: contact || null,
       org_email: email || null,
       org_url: url || null,
-      ...(type ? { type_id: type } : {}),
+      // The select offers only the types GET /v1/organization/types lists.
+      ...(type ? { type_id: type as NonNullable<OrganizationInput['type_id']> } : {}),
     });
     await refreshMe();
     navigate(`/organizations/${name}`);

@@ -1,3 +1,4 @@
+import type { AlgorithmUpdate } from '@algohost/client';
 import { useState } from 'preact/hooks';
 import { navigate } from '../../router.js';
 import { Busy, ConfirmButton, ErrorText, Field, useAction } from '../../ui.js';
@@ -19,7 +20,13 @@ export function SettingsTab({ session, algorithm: a, reload }: TabProps) {
     setSaved(false);
     await c.algorithms.patch(a.owner, a.name, {
       details: { label, summary, tagline },
-      settings: { license, source_visibility: visibility, network_access: network, pipeline_enabled: pipelines },
+      // The selects offer only values of the API's enums.
+      settings: {
+        license,
+        source_visibility: visibility,
+        network_access: network,
+        pipeline_enabled: pipelines,
+      } as AlgorithmUpdate['settings'],
     });
     setSaved(true);
     reload();
