@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Capability, CreatedApiKey, Identity } from '@algohost/client';
 import type { SignedIn } from '../session.js';
+import { AccountScm } from './account-scm.js';
 import { Busy, ConfirmButton, CopyBlock, ErrorText, Field, Show, Time, useAction, useLoad, useTitle } from '../ui.js';
 
 export const CAPABILITIES: [string, string][] = [
@@ -10,7 +11,7 @@ export const CAPABILITIES: [string, string][] = [
   ['write_data', 'Write hosted data'],
 ];
 
-/** Profile, password, API keys, and the place for source-code-management authorizations. */
+/** Profile, password, API keys, and the source-code-management authorizations. */
 export function AccountPage({ session }: { session: SignedIn }) {
   useTitle('Account');
   // whoami carries the account's own profile (GET /v1/users/{name} is an admin's lookup); read
@@ -24,17 +25,7 @@ export function AccountPage({ session }: { session: SignedIn }) {
       </Show>
       <Password session={session} />
       <Keys session={session} />
-      <section aria-labelledby="scm">
-        <h2 id="scm">Source Code Management</h2>
-        <div class="placeholder">
-          <p>
-            Here you will authorize an external source-control provider that a cluster admin configured, so that new algorithms can keep
-            their source there instead of in algohost's own Git server (you confirm before algohost is authorized), and see each
-            configuration's authorization status.
-          </p>
-          <p>No external source-control configuration is available on this cluster yet.</p>
-        </div>
-      </section>
+      <AccountScm session={session} />
     </>
   );
 }

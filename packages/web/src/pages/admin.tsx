@@ -4,6 +4,7 @@ import { Link } from '../router.js';
 import type { SignedIn } from '../session.js';
 import { Busy, ConfirmButton, ErrorText, Field, Show, Time, useAction, useLoad, useTitle } from '../ui.js';
 import { AdminEvents } from './admin-events.js';
+import { AdminScm } from './admin-scm.js';
 import { nameProblem } from './create-algorithm.js';
 
 const SECTIONS: [string, string][] = [
@@ -36,18 +37,7 @@ export function AdminPage({ session, section }: { session: SignedIn; section: st
       {section === 'users' && <Users session={session} />}
       {section === 'organizations' && <Organizations session={session} />}
       {section === 'environments' && <Environments session={session} />}
-      {section === 'scm' && (
-        <section aria-labelledby="scm">
-          <h2 id="scm">Source control configurations</h2>
-          <div class="placeholder">
-            <p>
-              Here an admin will add external source-control providers (a hosted Git service and others, with their OAuth client), enable
-              them to back algorithms, and list them with the configuration ids users authorize in their account settings.
-            </p>
-            <p>External source control is not available on this cluster yet.</p>
-          </div>
-        </section>
-      )}
+      {section === 'scm' && <AdminScm session={session} />}
       {section === 'events' && <AdminEvents session={session} />}
       {!SECTIONS.some(([id]) => id === section) && <p>No such section.</p>}
     </>

@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Algorithm, AlgorithmInput, Environment } from '@algohost/client';
+import type { Algorithm, AlgorithmInput, Environment, ScmConfig } from '@algohost/client';
 import { cloneCommand, KEY_PLACEHOLDER } from '../git-help.js';
 import { Link, useLocation } from '../router.js';
 import { myOrganizations, type SignedIn } from '../session.js';
 import { Busy, CopyBlock, ErrorText, Field, Show, useAction, useLoad, useTitle } from '../ui.js';
+import { scmLabel } from './account-scm.js';
 
 /** The API's naming rule (docs/compatibility.md §1), checked here so the form says it at once. */
 export function nameProblem(name: string, max = 100): string | null {
@@ -12,6 +13,19 @@ export function nameProblem(name: string, max = 100): string | null {
   if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) return 'Only letters, digits and underscores (no spaces: the label may have them).';
   if (name.length > max) return `At most ${max} characters.`;
   return null;
+}
+
+/** The provider's repository naming rule as the API states it. */
+function repositoryProblem(name: string): string | null {
+  if (!name) return 'A repository name is required.';
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name)) return 'Letters, digits, "_", "." and "-" only, at most 100 characters.';
+  if (/^\.+$/.test(name) || /\.git$/i.test(name)) return 'Not only dots, and not ending in ".git".';
+  return null;
+}
+
+/** Rule 3, said where it matters: which configuration the user authorized. */
+function unauthorizedText(config: ScmConfig): string {
+  return `algohost is not authorized at ${scmLabel(config)} for your account (you never authorized this configuration, revoked it, or the provider no longer accepts the token). Several configurations can point at the same provider: check under Account that the one you authorized is ${scmLabel(config)} (id ${config.id}), and authorize it there.`;
 }
 
 export const LICENSES: [string, string][] = [
@@ -40,6 +54,24 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
   const [network, setNetwork] = useState('isolated');
   const [pipelines, setPipelines] = useState(false);
   const [created, setCreated] = useState<Algorithm | null>(null);
+  const scms = useLoad(async () => (await c.scms.list()).filter((x) => x.enabled), [session]);
+  const [scm, setScm] = useState('');
+  const [repoOwner, setRepoOwner] = useState('');
+  const [repoName, setRepoName] = useState('');
+  const [commitMessage, setCommitMessage] = useState('');
+  useEffect(() => {
+    if (!scm && scms.data?.length) setScm((scms.data.find((x) => x.default) ?? scms.data[0]!).id);
+  }, [scms.data]);
+  const external = scms.data?.find((x) => x.id === scm && x.provider !== 'internal');
+  // Endpoint 1 for the chosen configuration: who the token acts as, and where it may create repositories.
+  const token = useLoad(() => (external ? c.scms.tokenStatus(external.id) : Promise.resolve(null)), [external?.id]);
+  const repoOwners =
+    token.data?.authorization_status === 'authorized'
+      ? [token.data.scm_username, ...token.data.scm_organizations.filter((o) => o.access_level === 'MEMBER').map((o) => o.scm_org_username)]
+      : [];
+  useEffect(() => {
+    if (!repoOwners.includes(repoOwner)) setRepoOwner(repoOwners[0] ?? '');
+  }, [token.data]);
 
   useEffect(() => {
     if (!language && languages.data?.length) setLanguage(languages.data.find((l) => l.name === 'python3')?.name ?? languages.data[0]!.name);
@@ -53,7 +85,16 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
   const problem = nameProblem(name);
   const closedNeedsApl =
     visibility === 'closed' && license !== 'apl' ? 'Closed source needs the apl license; choose open source for another license.' : null;
+  const repoProblem = external ? repositoryProblem(repoName || name) : null;
   const create = useAction(async () => {
+    if (external) {
+      // Asked again now: the provider may have stopped accepting the token since the page loaded.
+      const status = await c.scms.tokenStatus(external.id);
+      if (status.authorization_status !== 'authorized') {
+        token.reload();
+        throw new Error(unauthorizedText(external));
+      }
+    }
     const algorithm = await c.algorithms.create(owner, {
       name,
       details: { label: label || null, summary: summary || null },
@@ -65,9 +106,47 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
         network_access: network,
         pipeline_enabled: pipelines,
       } as AlgorithmInput['settings'],
+      ...(external
+        ? {
+            source: {
+              scm: external.id,
+              repository_owner: repoOwner,
+              repository_name: repoName || name,
+              initial_commit_message: commitMessage.trim() || `Create ${name} from the algohost template`,
+            },
+          }
+        : {}),
     });
     setCreated(algorithm);
   });
+
+  if (created?.source) {
+    const src = created.source;
+    return (
+      <section>
+        <h1>
+          {created.owner}/{created.name} is ready
+        </h1>
+        <p class="success" role="status">
+          Its repository {src.repository_owner}/{src.repository_name} at {scmLabel(src.scm)} holds the environment's template code. Clone it
+          from there, edit, and push: every push builds here.
+        </p>
+        <p>
+          <a href={src.repository_web_url} rel="noreferrer">
+            Open {src.repository_owner}/{src.repository_name} at {src.scm.name}
+          </a>
+        </p>
+        <h2>Clone it</h2>
+        <CopyBlock text={src.repository_https_url} label="HTTPS clone URL" />
+        <CopyBlock text={src.repository_ssh_url} label="SSH clone URL" />
+        <div class="actions">
+          <Link class="button" href={`/algorithms/${created.owner}/${created.name}`}>
+            Open the algorithm
+          </Link>
+        </div>
+      </section>
+    );
+  }
 
   if (created) {
     const dir = created.name;
@@ -114,7 +193,7 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
         onSubmit={(e) => {
           e.preventDefault();
           setTouched(true);
-          if (!problem && !closedNeedsApl && environment) void create.run();
+          if (!problem && !closedNeedsApl && !repoProblem && environment && (!external || repoOwner)) void create.run();
         }}
       >
         <div class="grid-2">
@@ -247,9 +326,88 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
               <input type="checkbox" name="pipelines" checked={pipelines} onChange={(e) => setPipelines(e.currentTarget.checked)} />
               Pipelines: may call other algorithms and hosted data as the caller
             </label>
-            <p class="hint">Source is hosted by algohost's own Git server.</p>
           </div>
         </div>
+        <fieldset>
+          <legend>Source</legend>
+          <Show loaded={scms} label="the source-control configurations">
+            {(list) => (
+              <>
+                {list.map((x) => (
+                  <label class="check" key={x.id}>
+                    <input type="radio" name="scm" value={x.id} checked={scm === x.id} onChange={() => setScm(x.id)} />
+                    {x.provider === 'internal' ? "This service: algohost's own Git server" : `A repository at ${scmLabel(x)}`}
+                  </label>
+                ))}
+              </>
+            )}
+          </Show>
+          {external && (
+            <Show loaded={token} label={`your authorization at ${scmLabel(external)}`}>
+              {(status) =>
+                status === null || token.loading ? (
+                  <p class="muted" aria-busy="true">
+                    Asking {external.name} about your authorization…
+                  </p>
+                ) : status.authorization_status !== 'authorized' ? (
+                  <div class="notice" data-testid="scm-unauthorized">
+                    <p>{unauthorizedText(external)}</p>
+                    <p>
+                      <Link href="/account">Authorize it under Account</Link>
+                    </p>
+                  </div>
+                ) : (
+                  <div class="grid-2">
+                    <div>
+                      <Field
+                        label="Repository owner"
+                        hint={`Your account ${status.scm_username} or an organization where you may create repositories.`}
+                      >
+                        {(p) => (
+                          <select {...p} value={repoOwner} onChange={(e) => setRepoOwner(e.currentTarget.value)}>
+                            {repoOwners.map((o) => (
+                              <option key={o} value={o}>
+                                {o}
+                              </option>
+                            ))}
+                          </select>
+                        )}
+                      </Field>
+                      <Field
+                        label="Repository name"
+                        hint={`Created at ${external.name}; it must not exist there yet. Empty: the algorithm's name.`}
+                        error={touched ? repoProblem : null}
+                      >
+                        {(p) => (
+                          <input
+                            {...p}
+                            value={repoName}
+                            placeholder={name}
+                            onInput={(e) => setRepoName(e.currentTarget.value)}
+                            autoComplete="off"
+                            spellcheck={false}
+                          />
+                        )}
+                      </Field>
+                    </div>
+                    <div>
+                      <Field label="Initial commit message" hint="The first commit, holding the environment's template code.">
+                        {(p) => (
+                          <input
+                            {...p}
+                            value={commitMessage}
+                            placeholder={`Create ${name || 'the algorithm'} from the algohost template`}
+                            onInput={(e) => setCommitMessage(e.currentTarget.value)}
+                          />
+                        )}
+                      </Field>
+                    </div>
+                  </div>
+                )
+              }
+            </Show>
+          )}
+        </fieldset>
         <ErrorText error={create.error} />
         <div class="actions">
           <Busy type="submit" busy={create.busy}>

@@ -1,0 +1,169 @@
+/**
+ * External source control in a real browser against a real node and the real Gitea that
+ * scripts/with-services.sh starts (ALGOHOST_TEST_SERVICES=gitea; npm test does): the admin adds
+ * the Gitea configuration with an OAuth application registered in Gitea (its secret write-only);
+ * a user sees the wizard explain an unauthorized configuration, authorizes it under Account
+ * (the confirmation naming the service, Gitea's own sign-in and consent pages, back to the
+ * account page with the outcome and the Gitea username), creates an algorithm whose repository
+ * the wizard creates at Gitea, follows the Source tab's link to it, syncs it, and revokes.
+ */
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { ForgeUser } from '../../server/test/support/forge.js';
+import { GITEA_URL, giteaForge, giteaSkipReason } from '../../server/test/support/gitea-forge.js';
+import { assertNoPageErrors, checkPage, signIn, signInWithKey, startUi, type Ui } from './support/ui.js';
+
+const tag = crypto.randomBytes(3).toString('hex');
+
+describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason }, () => {
+  let ui: Ui;
+  let alice: Awaited<ReturnType<Ui['user']>>;
+  let admin: Page;
+  let page: Page;
+  let ada: ForgeUser;
+  let app: { oauth: { client_id: string; client_secret: string } };
+  const host = GITEA_URL ? new URL(GITEA_URL).host : '';
+  const label = `Gitea at ${host}`;
+
+  before(async () => {
+    const forge = giteaForge();
+    ui = await startUi();
+    alice = await ui.user('alice');
+    ada = await forge.createUser(`ada_${tag}`);
+    // The OAuth application is registered in Gitea as an admin would, through its API.
+    app = (await forge.registerOAuthApp(`${ui.srv.url}/v1/scms/oauth/callback`)) as typeof app;
+    admin = await ui.newPage();
+    await signInWithKey(admin, ui.srv.adminKey);
+    page = await ui.newPage();
+    await signIn(page, 'alice', alice.password);
+  });
+  after(() => ui?.stop());
+
+  test('admin: adds the Gitea configuration; the client secret is write-only', async () => {
+    await admin.goto('/admin/scm');
+    await admin.getByRole('heading', { name: 'Add a source-control provider' }).waitFor();
+    await admin.getByLabel('Provider', { exact: true }).selectOption('gitea');
+    await admin.getByLabel('Web address').fill(GITEA_URL!);
+    await admin.getByLabel('OAuth client id').fill(app.oauth.client_id);
+    await admin.getByLabel('OAuth client secret').fill(app.oauth.client_secret);
+    await admin.getByRole('button', { name: 'Add provider' }).click();
+    await admin.getByText(`${label} added.`).waitFor();
+    const row = admin.getByTestId('scm-config').filter({ has: admin.getByRole('heading', { name: label }) });
+    await row.getByText('enabled', { exact: true }).waitFor();
+    assert.equal(await admin.getByLabel('OAuth client secret').inputValue(), '', 'the form forgets the secret');
+    assert.ok(!(await admin.content()).includes(app.oauth.client_secret), 'the secret is nowhere in the page');
+
+    // Disabled, it is offered to no user; enabled again for the rest of the test.
+    await row.getByRole('button', { name: `Disable ${host}` }).click();
+    await row.getByText('disabled', { exact: true }).waitFor();
+    await row.getByRole('button', { name: `Enable ${host}` }).click();
+    await row.getByText('enabled', { exact: true }).waitFor();
+    await checkPage(admin, 'admin-scm');
+    assertNoPageErrors(admin);
+  });
+
+  test('the wizard explains an unauthorized configuration and links to Account', async () => {
+    await page.goto('/create');
+    await page.getByRole('radio', { name: `A repository at ${label}` }).check();
+    const why = page.getByTestId('scm-unauthorized');
+    await why.waitFor();
+    assert.match(await why.innerText(), /not authorized at Gitea at .* check under Account that the one you authorized is Gitea at/s);
+    assert.equal(await page.getByLabel('Repository owner').count(), 0);
+    await checkPage(page, 'create-scm-unauthorized');
+    await why.getByRole('link', { name: 'Authorize it under Account' }).click();
+    await page.getByRole('heading', { name: 'Account settings' }).waitFor();
+    assertNoPageErrors(page);
+  });
+
+  test('account: authorize after confirming, through Gitea sign-in and consent, back with the Gitea username', async () => {
+    await page.goto('/account');
+    const row = page.getByTestId('scm-config').filter({ has: page.getByRole('heading', { name: label }) });
+    await row.getByText('unauthorized', { exact: true }).waitFor();
+    await row.getByRole('button', { name: `Authorize ${label}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Authorize ${label}?` });
+    await dialog.getByText(`let algohost act as your account at the external service ${label}`).waitFor();
+    // Cancelling goes nowhere.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal(new URL(page.url()).pathname, '/account');
+
+    await row.getByRole('button', { name: `Authorize ${label}` }).click();
+    await dialog.getByRole('button', { name: `Continue to ${host}` }).click();
+    // Gitea's own pages: sign in, then grant.
+    await page.waitForURL((u) => u.origin === GITEA_URL);
+    await page.locator('input[name="user_name"]').fill(ada.name);
+    await page.locator('input[name="password"]').fill(ada.password);
+    await page.locator('form.ui.form button.primary, form button[type="submit"]').first().click();
+    await page.locator('#authorize-app, button[name="granted"][value="true"]').first().click();
+    await page.waitForURL((u) => u.origin === ui.srv.url && u.pathname === '/account');
+    const query = new URL(page.url()).searchParams;
+    assert.equal(query.get('scm_status'), 'authorized');
+
+    await page.getByTestId('scm-outcome').getByText(`${label} is authorized.`).waitFor();
+    await row.getByText(`as ${ada.name}`).waitFor();
+    await row.getByText('authorized', { exact: true }).waitFor();
+    await checkPage(page, 'account-scm-authorized');
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+    await page.getByTestId('scm-outcome').waitFor({ state: 'detached' });
+    assert.equal(new URL(page.url()).search, '');
+    assertNoPageErrors(page);
+  });
+
+  test('the wizard creates the algorithm with its repository at Gitea; the Source tab links there and syncs', async () => {
+    await page.goto('/create');
+    await page.getByLabel('Name', { exact: true }).fill('Hosted');
+    await page.getByLabel('Label').fill('Hosted at Gitea');
+    await page.getByRole('radio', { name: `A repository at ${label}` }).check();
+    const owner = page.getByLabel('Repository owner');
+    await owner.waitFor();
+    assert.equal(await owner.inputValue(), ada.name);
+    // A name the provider cannot take is said at once.
+    await page.getByLabel('Repository name').fill('bad name');
+    await page.getByRole('button', { name: 'Create algorithm' }).click();
+    await page.getByText('Letters, digits, "_", "." and "-" only').waitFor();
+    await page.getByLabel('Repository name').fill(`hosted-${tag}`);
+    await page.getByLabel('Initial commit message').fill('Start from the template');
+    await checkPage(page, 'create-scm');
+    await page.getByRole('button', { name: 'Create algorithm' }).click();
+    await page.getByRole('heading', { name: 'alice/Hosted is ready' }).waitFor();
+    const repoLink = page.getByRole('link', { name: `Open ${ada.name}/hosted-${tag} at ${host}` });
+    assert.equal(await repoLink.getAttribute('href'), `${GITEA_URL}/${ada.name}/hosted-${tag}`);
+    await checkPage(page, 'create-scm-done');
+
+    // The same repository name again: the API's refusal (it exists at Gitea) beside the button.
+    await page.goto('/create');
+    await page.getByLabel('Name', { exact: true }).fill('HostedAgain');
+    await page.getByRole('radio', { name: `A repository at ${label}` }).check();
+    await page.getByLabel('Repository owner').waitFor();
+    await page.getByLabel('Repository name').fill(`hosted-${tag}`);
+    await page.getByRole('button', { name: 'Create algorithm' }).click();
+    const refusal = page.locator('form > [role="alert"]');
+    await refusal.waitFor();
+    assert.match(await refusal.innerText(), /exists/i);
+
+    await page.goto('/algorithms/alice/Hosted/source');
+    await page.getByRole('heading', { name: `Repository at ${label}` }).waitFor();
+    const link = page.getByRole('link', { name: `${ada.name}/hosted-${tag} at ${host}` });
+    assert.equal(await link.getAttribute('href'), `${GITEA_URL}/${ada.name}/hosted-${tag}`);
+    await page.getByTestId('scm-connection').getByText('active', { exact: false }).first().waitFor();
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    await page.getByRole('status').filter({ hasText: 'Sync:' }).waitFor();
+    await checkPage(page, 'algorithm-source-scm');
+    assertNoPageErrors(page);
+  });
+
+  test('account: revoke after confirming; the provider is asked again and says unauthorized', async () => {
+    await page.goto('/account');
+    const row = page.getByTestId('scm-config').filter({ has: page.getByRole('heading', { name: label }) });
+    await row.getByText(`as ${ada.name}`).waitFor();
+    await row.getByRole('button', { name: `Revoke ${label}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Revoke ${label}` });
+    await dialog.getByRole('button', { name: `Revoke ${label}` }).click();
+    await row.getByText('unauthorized', { exact: true }).waitFor();
+    assert.equal(await row.getByRole('button', { name: `Revoke ${label}` }).count(), 0);
+    await checkPage(page, 'account-scm-revoked');
+    assertNoPageErrors(page);
+  });
+});
