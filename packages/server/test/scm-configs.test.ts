@@ -146,6 +146,17 @@ for (const database of DATABASES) {
       assertError(await api.get('/v1/scms'), 401);
     });
 
+    test('the OAuth callback bounds its query: a huge code or description is a 400, never a 431 before any route', async () => {
+      // 4-byte characters, 12 bytes each percent-encoded: past the schema's limits, still under Node's header limit.
+      const emoji = (n: number) => encodeURIComponent('\u{1F60D}'.repeat(n));
+      assertError(await api.get(`/v1/scms/oauth/callback?state=s&code=${emoji(501)}`), 400);
+      assertError(await api.get(`/v1/scms/oauth/callback?state=&code=${emoji(501)}`), 400);
+      assertError(await api.get(`/v1/scms/oauth/callback?state=s&error=x&error_description=${emoji(301)}`), 400);
+      // At the limits, every field at once still reaches the route: an unknown state is 404.
+      const full = `state=${emoji(200)}&code=${emoji(500)}&error=${emoji(100)}&error_description=${emoji(300)}`;
+      assertError(await api.get(`/v1/scms/oauth/callback?${full}`), 404);
+    });
+
     test('token status: unknown configuration 404, never authorized → unauthorized, internal → the account itself', async () => {
       assertError(await api.post('/v1/scms/00000000-0000-4000-8000-000000000000/token/status', { key: user.key }), 404, 9001);
       const made = await create({

@@ -69,7 +69,10 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
     await page.getByRole('radio', { name: `A repository at ${label}` }).check();
     const why = page.getByTestId('scm-unauthorized');
     await why.waitFor();
-    assert.match(await why.innerText(), /not authorized at Gitea at .* check under Account that the one you authorized is Gitea at/s);
+    assert.match(
+      await why.innerText(),
+      /Token status unauthorized: algohost is not authorized at Gitea at .* check under Account that the one you authorized is Gitea at/s,
+    );
     assert.equal(await page.getByLabel('Repository owner').count(), 0);
     await checkPage(page, 'create-scm-unauthorized');
     await why.getByRole('link', { name: 'Authorize it under Account' }).click();

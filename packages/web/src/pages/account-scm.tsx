@@ -5,7 +5,7 @@
  * consent page; the server's callback brings the browser back to /account with the outcome in
  * the query (`scm`, `scm_status`, `scm_error`), which is shown here once.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ScmConfig } from '@algohost/client';
 import { navigate, useLocation } from '../router.js';
 import type { SignedIn } from '../session.js';
@@ -31,6 +31,10 @@ export function AccountScm({ session }: { session: SignedIn }) {
   const outcome = query.get('scm_status');
   const returnedConfig = configs.data?.find((c) => c.id === returned);
   const returnedName = returnedConfig ? scmLabel(returnedConfig) : 'the source-control provider';
+  // Back from the provider: the outcome is at the bottom of a long page, so bring it into view.
+  useEffect(() => {
+    if (returned && outcome) document.getElementById('scm')?.scrollIntoView();
+  }, [returned, outcome]);
   return (
     <section aria-labelledby="scm">
       <h2 id="scm">Source Code Management</h2>

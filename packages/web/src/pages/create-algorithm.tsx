@@ -25,7 +25,7 @@ function repositoryProblem(name: string): string | null {
 
 /** Rule 3, said where it matters: which configuration the user authorized. */
 function unauthorizedText(config: ScmConfig): string {
-  return `algohost is not authorized at ${scmLabel(config)} for your account (you never authorized this configuration, revoked it, or the provider no longer accepts the token). Several configurations can point at the same provider: check under Account that the one you authorized is ${scmLabel(config)} (id ${config.id}), and authorize it there.`;
+  return `Token status unauthorized: algohost is not authorized at ${scmLabel(config)} for your account (you never authorized this configuration, revoked it, or the provider no longer accepts the token). Several configurations can point at the same provider: check under Account that the one you authorized is ${scmLabel(config)} (id ${config.id}), and authorize it there.`;
 }
 
 export const LICENSES: [string, string][] = [

@@ -139,11 +139,15 @@ export function scmRoutes(app: Api, s: ApiServices): void {
       tags: ['scm'],
       summary:
         'Where the provider sends the browser back (the OAuth redirect URI to register): stores the tokens and redirects to the page the flow started from.',
+      // Bounded so that even a query of 4-byte characters at every limit (12 bytes each once
+      // percent-encoded) stays under Node's 16 KiB request-header limit: longer values are a
+      // clear 400 from the schema, never a 431 before any route sees them. Providers' codes are
+      // tens of characters and their error codes short tokens.
       querystring: Type.Object({
-        code: Type.Optional(Type.String({ maxLength: 2000 })),
+        code: Type.Optional(Type.String({ maxLength: 500 })),
         state: Type.String({ minLength: 1, maxLength: 200, description: 'The state algohost sent to the provider.' }),
-        error: Type.Optional(Type.String()),
-        error_description: Type.Optional(Type.String()),
+        error: Type.Optional(Type.String({ maxLength: 100 })),
+        error_description: Type.Optional(Type.String({ maxLength: 300 })),
       }),
       response: { 302: Type.Null(), ...errorResponses(400, 403, 404) },
     },

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Algorithm, ScmConnectionStatus, ScmSyncResult } from '@algohost/client';
 import { cloneCommand, KEY_PLACEHOLDER } from '../../git-help.js';
 import type { SignedIn } from '../../session.js';
-import { Busy, CopyBlock, ErrorText, Show, StatusBadge, Time, useAction, useLoad } from '../../ui.js';
+import { Busy, CopyBlock, ErrorText, Show, Time, useAction, useLoad } from '../../ui.js';
 import { scmLabel } from '../account-scm.js';
 import type { TabProps } from '../algorithm.js';
 
@@ -94,7 +94,9 @@ function ExternalSource({
           <dl class="kv" data-testid="scm-connection">
             <dt>Status</dt>
             <dd>
-              <StatusBadge status={s.scm_connection_status === 'active' ? 'succeeded' : 'failed'} /> {s.scm_connection_status}:{' '}
+              <span class={`badge ${s.scm_connection_status === 'active' ? 'status-succeeded' : 'status-failed'}`}>
+                {s.scm_connection_status}
+              </span>{' '}
               {CONNECTION[s.scm_connection_status]}
             </dd>
             <dt>Last delivery</dt>
@@ -104,20 +106,24 @@ function ExternalSource({
           </dl>
         )}
       </Show>
-      <p class="hint">
-        If the provider's webhooks cannot reach algohost, sync by hand: algohost fetches main and builds a commit it has not built.
-      </p>
-      <Busy type="button" class="secondary" busy={sync.busy} onClick={() => void sync.run()}>
-        Sync now
-      </Busy>
-      <ErrorText error={sync.error} />
-      {synced && (
-        <p class="success" role="status">
-          Sync: {synced.result}
-          {synced.commit_sha ? ` (commit ${synced.commit_sha.slice(0, 8)})` : ''}
-          {synced.build ? ` · build ${synced.build.status}` : ''}
+      <div class="sync">
+        <p class="hint">
+          If the provider's webhooks cannot reach algohost, sync by hand: algohost fetches main and builds a commit it has not built.
         </p>
-      )}
+        <Busy type="button" class="secondary" busy={sync.busy} onClick={() => void sync.run()}>
+          Sync now
+        </Busy>
+        <ErrorText error={sync.error} />
+        {synced && (
+          <p class="success" role="status">
+            Sync: {synced.result}
+            {synced.commit_sha && !synced.result.includes(synced.commit_sha.slice(0, 8))
+              ? ` (commit ${synced.commit_sha.slice(0, 8)})`
+              : ''}
+            {synced.build ? ` · build ${synced.build.status}` : ''}
+          </p>
+        )}
+      </div>
     </section>
   );
 }
