@@ -74,6 +74,13 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
       /Token status unauthorized: algohost is not authorized at Gitea at .* check under Account that the one you authorized is Gitea at/s,
     );
     assert.equal(await page.getByLabel('Repository owner').count(), 0);
+    // Creating anyway: the wizard asks the provider again, explains, and creates nothing.
+    await page.getByLabel('Name', { exact: true }).fill('TooEarly');
+    await page.getByRole('button', { name: 'Create algorithm' }).click();
+    const refusal = page.locator('form > [role="alert"]');
+    await refusal.waitFor();
+    assert.match(await refusal.innerText(), /^Token status unauthorized: .*authorize it there\.$/s);
+    assert.equal((await ui.api.get('/v1/algorithms/alice/TooEarly', { key: alice.key })).status, 404);
     await checkPage(page, 'create-scm-unauthorized');
     await why.getByRole('link', { name: 'Authorize it under Account' }).click();
     await page.getByRole('heading', { name: 'Account settings' }).waitFor();
@@ -152,7 +159,11 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
     assert.equal(await link.getAttribute('href'), `${GITEA_URL}/${ada.name}/hosted-${tag}`);
     await page.getByTestId('scm-connection').getByText('active', { exact: false }).first().waitFor();
     await page.getByRole('button', { name: 'Sync now' }).click();
-    await page.getByRole('status').filter({ hasText: 'Sync:' }).waitFor();
+    const synced = page.getByRole('status').filter({ hasText: 'Sync:' });
+    const failed = page.locator('.sync [role="alert"]');
+    await synced.or(failed).waitFor();
+    assert.equal(await failed.count(), 0, `the sync failed: ${await failed.allInnerTexts()}`);
+    assert.match(await synced.innerText(), /^Sync: /);
     await checkPage(page, 'algorithm-source-scm');
     assertNoPageErrors(page);
   });

@@ -101,16 +101,18 @@ export const giteaProvider: ScmProvider = {
     return String(res.body.id);
   },
 
+  // Read from Git's refs, not /branches/{name}: Gitea fills its branch table from a queue after a
+  // push, and until then answers that endpoint with a 500 (a sync right after the repository's
+  // first commit met it). The refs endpoint lists every ref starting with the name given.
   async branchHead(e, token, owner, name, branch) {
-    const res = await providerFetch<{ commit?: { id?: string } }>(
-      NAME,
-      api(e, `/repos/${enc(owner)}/${enc(name)}/branches/${enc(branch)}`),
-      {
-        token,
-        accept: [404],
-      },
-    );
-    return res.status === 404 ? undefined : res.body.commit?.id;
+    type Ref = { ref?: string; object?: { sha?: string } };
+    const res = await providerFetch<Ref | Ref[]>(NAME, api(e, `/repos/${enc(owner)}/${enc(name)}/git/refs/heads/${enc(branch)}`), {
+      token,
+      accept: [404],
+    });
+    if (res.status === 404) return undefined;
+    const refs = Array.isArray(res.body) ? res.body : [res.body];
+    return refs.find((r) => r.ref === `refs/heads/${branch}`)?.object?.sha;
   },
 
   // Gitea takes an OAuth2 access token as the password of Git over HTTP.

@@ -32,9 +32,10 @@ export function AccountScm({ session }: { session: SignedIn }) {
   const returnedConfig = configs.data?.find((c) => c.id === returned);
   const returnedName = returnedConfig ? scmLabel(returnedConfig) : 'the source-control provider';
   // Back from the provider: the outcome is at the bottom of a long page, so bring it into view.
+  const listed = configs.data !== undefined;
   useEffect(() => {
-    if (returned && outcome) document.getElementById('scm')?.scrollIntoView();
-  }, [returned, outcome]);
+    if (returned && outcome && listed) document.getElementById('scm')?.scrollIntoView();
+  }, [returned, outcome, listed]);
   return (
     <section aria-labelledby="scm">
       <h2 id="scm">Source Code Management</h2>

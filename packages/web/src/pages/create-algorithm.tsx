@@ -87,6 +87,7 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
     visibility === 'closed' && license !== 'apl' ? 'Closed source needs the apl license; choose open source for another license.' : null;
   const repoProblem = external ? repositoryProblem(repoName || name) : null;
   const create = useAction(async () => {
+    let ownerAtProvider = repoOwner;
     if (external) {
       // Asked again now: the provider may have stopped accepting the token since the page loaded.
       const status = await c.scms.tokenStatus(external.id);
@@ -94,6 +95,7 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
         token.reload();
         throw new Error(unauthorizedText(external));
       }
+      ownerAtProvider ||= status.scm_username;
     }
     const algorithm = await c.algorithms.create(owner, {
       name,
@@ -110,7 +112,7 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
         ? {
             source: {
               scm: external.id,
-              repository_owner: repoOwner,
+              repository_owner: ownerAtProvider,
               repository_name: repoName || name,
               initial_commit_message: commitMessage.trim() || `Create ${name} from the algohost template`,
             },
@@ -193,7 +195,8 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
         onSubmit={(e) => {
           e.preventDefault();
           setTouched(true);
-          if (!problem && !closedNeedsApl && !repoProblem && environment && (!external || repoOwner)) void create.run();
+          // An unauthorized configuration still submits: create asks the provider again and explains.
+          if (!problem && !closedNeedsApl && !repoProblem && environment) void create.run();
         }}
       >
         <div class="grid-2">
