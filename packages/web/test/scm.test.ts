@@ -44,6 +44,8 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
   test('admin: adds the Gitea configuration; the client secret is write-only', async () => {
     await admin.goto('/admin/scm');
     await admin.getByRole('heading', { name: 'Add a source-control provider' }).waitFor();
+    // The callback to register at the provider, on the server's public URL.
+    await admin.getByText(`${ui.srv.url}/v1/scms/oauth/callback`, { exact: true }).waitFor();
     await admin.getByLabel('Provider', { exact: true }).selectOption('gitea');
     await admin.getByLabel('Web address').fill(GITEA_URL!);
     await admin.getByLabel('OAuth client id').fill(app.oauth.client_id);
@@ -79,7 +81,7 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
     await page.getByRole('button', { name: 'Create algorithm' }).click();
     const refusal = page.locator('form > [role="alert"]');
     await refusal.waitFor();
-    assert.match(await refusal.innerText(), /^Token status unauthorized: .*authorize it there\.$/s);
+    assert.match(await refusal.innerText(), /^Nothing was created: Gitea at .* says algohost is not authorized for your account/);
     assert.equal((await ui.api.get('/v1/algorithms/alice/TooEarly', { key: alice.key })).status, 404);
     await checkPage(page, 'create-scm-unauthorized');
     await why.getByRole('link', { name: 'Authorize it under Account' }).click();
@@ -100,6 +102,7 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
     assert.equal(new URL(page.url()).pathname, '/account');
 
     await row.getByRole('button', { name: `Authorize ${label}` }).click();
+    await checkPage(page, 'account-scm-confirm');
     await dialog.getByRole('button', { name: `Continue to ${host}` }).click();
     // Gitea's own pages: sign in, then grant.
     await page.waitForURL((u) => u.origin === GITEA_URL);
@@ -179,5 +182,31 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
     assert.equal(await row.getByRole('button', { name: `Revoke ${label}` }).count(), 0);
     await checkPage(page, 'account-scm-revoked');
     assertNoPageErrors(page);
+  });
+
+  test('admin: a configuration that backs an algorithm is not deleted (the API says why); an unused one is', async () => {
+    await admin.goto('/admin/scm');
+    const gitea = admin.getByTestId('scm-config').filter({ has: admin.getByRole('heading', { name: label }) });
+    await gitea.getByRole('button', { name: `Delete ${host}` }).click();
+    let dialog = admin.getByRole('dialog', { name: `Delete ${host}` });
+    await dialog.getByLabel(`Type ${host} to confirm`).fill(host);
+    await dialog.getByRole('button', { name: `Delete ${host}` }).click();
+    await dialog.getByRole('alert').waitFor();
+    assert.match(await dialog.getByRole('alert').innerText(), /algorithm/i);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    await admin.getByLabel('Provider', { exact: true }).selectOption('github');
+    await admin.getByLabel('Web address').fill('https://github.example.test');
+    await admin.getByLabel('OAuth client id').fill('unused-client');
+    await admin.getByLabel('OAuth client secret').fill('unused-secret');
+    await admin.getByRole('button', { name: 'Add provider' }).click();
+    const unused = admin.getByTestId('scm-config').filter({ has: admin.getByRole('heading', { name: 'GitHub at github.example.test' }) });
+    await unused.getByRole('button', { name: 'Delete github.example.test' }).click();
+    dialog = admin.getByRole('dialog', { name: 'Delete github.example.test' });
+    await dialog.getByLabel('Type github.example.test to confirm').fill('github.example.test');
+    await dialog.getByRole('button', { name: 'Delete github.example.test' }).click();
+    await unused.waitFor({ state: 'detached' });
+    await gitea.waitFor();
+    assertNoPageErrors(admin);
   });
 });

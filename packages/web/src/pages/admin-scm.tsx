@@ -29,7 +29,10 @@ export function AdminScm({ session }: { session: SignedIn }) {
   const [enabled, setEnabled] = useState(true);
   const [makeDefault, setMakeDefault] = useState(false);
   const [created, setCreated] = useState<string | null>(null);
-  const callback = `${location.origin}/v1/scms/oauth/callback`;
+  // The internal SCM's address is the server's public URL, the one the callback is built on
+  // (which may differ from the address this browser used).
+  const publicUrl = configs.data?.find((x) => x.provider === 'internal')?.urls.web ?? location.origin;
+  const callback = `${publicUrl}/v1/scms/oauth/callback`;
   const create = useAction(async () => {
     setCreated(null);
     const config = await c.scms.create({

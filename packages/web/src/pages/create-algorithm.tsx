@@ -93,7 +93,8 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
       const status = await c.scms.tokenStatus(external.id);
       if (status.authorization_status !== 'authorized') {
         token.reload();
-        throw new Error(unauthorizedText(external));
+        // The Source section above now explains it in full.
+        throw new Error(`Nothing was created: ${scmLabel(external)} says algohost is not authorized for your account (see Source).`);
       }
       ownerAtProvider ||= status.scm_username;
     }
