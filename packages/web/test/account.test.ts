@@ -45,7 +45,7 @@ describe('web UI: account, organizations, admin', () => {
     assert.equal(await page.getByLabel('Company', { exact: true }).inputValue(), 'Wonderland');
     page.off('request', onRequest);
     assert.deepEqual(writes, []);
-    await page.getByText('Here you will authorize an external source-control provider').waitFor();
+    await page.getByText('No external source-control configuration is enabled on this cluster.').waitFor();
 
     const password = page.getByRole('region', { name: 'Password' });
     await page.getByLabel('Current password').fill('wrong');
@@ -193,7 +193,9 @@ describe('web UI: account, organizations, admin', () => {
     assert.ok((await admin.getByRole('cell', { name: 'GPU', exact: true }).count()) > 0);
     await checkPage(admin, 'admin-environments');
     await admin.getByRole('link', { name: 'Source control' }).click();
-    await admin.getByText('Here an admin will add external source-control providers').waitFor();
+    // Configurations are tested with a real Gitea in scm.test.ts: here the form and the internal SCM.
+    await admin.getByRole('heading', { name: 'Add a source-control provider' }).waitFor();
+    await admin.getByRole('heading', { name: "algohost's own Git server" }).waitFor();
     await admin.getByRole('link', { name: 'Event Flows' }).click();
     // Without Kafka (tested in events.test.ts): the connection form and the empty list.
     await admin.getByRole('heading', { name: 'Connect a Kafka cluster' }).waitFor();
