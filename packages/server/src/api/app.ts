@@ -8,6 +8,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installAuth } from './auth.js';
 import { installCors } from './cors.js';
+import { installRateLimits, type RateLimitOptions } from './rate-limits.js';
 import type { Api, ApiServices } from './context.js';
 import { frameworkError, installErrorHandling, installJsonParser } from './errors.js';
 import { SHARED_SCHEMAS } from './schemas.js';
@@ -44,6 +45,8 @@ export interface ApiOptions {
   server?: http.Server;
   /** The built web UI served at `/` (api/web-app.ts); unset: no UI, unknown paths are 404s. */
   webDir?: string;
+  /** Request-rate limits per address and per credential (api/rate-limits.ts); unset: none. */
+  rateLimits?: RateLimitOptions;
 }
 
 export interface HttpTimeouts {
@@ -132,6 +135,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   for (const schema of [...SHARED_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
   installJsonParser(app);
   installErrorHandling(app, opts.bodyLimit);
+  if (opts.rateLimits) installRateLimits(app, opts.rateLimits);
   // After the error handler (the preflight route it adds keeps the handler set before it), before
   // authentication (preflights carry no key).
   await installCors(app, opts.corsOrigins ?? []);

@@ -115,6 +115,50 @@ export const ConfigSchema = Type.Object({
     default: 3600,
     describe: 'Lifetime in seconds of the JWTs issued by POST /v1/auth/token (web UI sessions).',
   }),
+  rateLimitWindowSeconds: setting(Type.Integer({ minimum: 1 }), {
+    env: 'ALGOHOST_RATE_LIMIT_WINDOW',
+    flag: '--rate-limit-window',
+    default: 60,
+    describe: 'Window in seconds of the request-rate limits (ALGOHOST_RATE_LIMIT_PER_KEY, ALGOHOST_RATE_LIMIT_PER_ADDRESS).',
+  }),
+  rateLimitPerKey: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_RATE_LIMIT_PER_KEY',
+    flag: '--rate-limit-per-key',
+    default: 300_000,
+    describe:
+      'Requests one API key (or the account of a session) may make per window on this node; past it 429 with Retry-After (default 300,000 a minute, above what one node serves; 0 = no limit).',
+  }),
+  rateLimitPerAddress: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_RATE_LIMIT_PER_ADDRESS',
+    flag: '--rate-limit-per-address',
+    default: 600_000,
+    describe:
+      'Requests one client address may make per window on this node, authenticated or not; past it 429 with Retry-After (0 = no limit). Behind a reverse proxy every client has its address.',
+  }),
+  signInFailuresPerAccount: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_SIGNIN_FAILURES_PER_ACCOUNT',
+    flag: '--signin-failures-per-account',
+    default: 5,
+    describe: 'Failed sign-ins (POST /v1/auth/token) of one account name before further attempts wait ALGOHOST_SIGNIN_DELAY (0 = never).',
+  }),
+  signInFailuresPerAddress: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_SIGNIN_FAILURES_PER_ADDRESS',
+    flag: '--signin-failures-per-address',
+    default: 20,
+    describe: 'Failed sign-ins from one client address, whatever the names, before further attempts from it wait (0 = never).',
+  }),
+  signInDelaySeconds: setting(Type.Integer({ minimum: 1 }), {
+    env: 'ALGOHOST_SIGNIN_DELAY',
+    flag: '--signin-delay',
+    default: 1,
+    describe: 'Seconds a sign-in waits after the allowed failures; doubled by each further failure, up to ALGOHOST_SIGNIN_MAX_DELAY.',
+  }),
+  signInMaxDelaySeconds: setting(Type.Integer({ minimum: 1 }), {
+    env: 'ALGOHOST_SIGNIN_MAX_DELAY',
+    flag: '--signin-max-delay',
+    default: 900,
+    describe: 'Longest wait, in seconds, imposed on sign-ins after repeated failures.',
+  }),
   bodyLimitBytes: setting(Type.Integer({ minimum: 0 }), {
     env: 'ALGOHOST_BODY_LIMIT',
     flag: '--body-limit',

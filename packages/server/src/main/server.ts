@@ -66,6 +66,11 @@ export async function startServer(config: Config, logOptions: { level: string } 
       timeouts,
       server,
       webDir: config.webDir,
+      rateLimits: {
+        windowSeconds: config.rateLimitWindowSeconds,
+        perKey: config.rateLimitPerKey,
+        perAddress: config.rateLimitPerAddress,
+      },
     });
     // Idle and trickling clients must not use up the process's descriptors (see
     // api/connection-limits.ts); the caps count the API socket's connections too.

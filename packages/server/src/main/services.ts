@@ -52,6 +52,7 @@ import { FlowPublisher } from '../domain/events/publishing.js';
 import { SecretBox } from '../domain/events/secret-box.js';
 import { SqlEventStore } from '../storage/event-store.js';
 import { FlowWorkers } from '../events/flow-workers.js';
+import { SignInThrottle } from '../domain/accounts/sign-in-throttle.js';
 import { KafkaProducers } from '../events/kafka/producers.js';
 import { PlatformaticKafkaAdmin } from '../events/kafka/kafka-admin.js';
 import type { WorkerLog } from '../events/kafka/subscriber.js';
@@ -173,6 +174,15 @@ export async function buildServices(
     clock,
     sessionTtlSeconds: config.sessionTtlSeconds,
     onSessionEnd: (session) => data.sessionEnded(session),
+    signInThrottle: new SignInThrottle(
+      {
+        failuresPerAccount: config.signInFailuresPerAccount,
+        failuresPerAddress: config.signInFailuresPerAddress,
+        delaySeconds: config.signInDelaySeconds,
+        maxDelaySeconds: config.signInMaxDelaySeconds,
+      },
+      clock,
+    ),
   });
 
   const links = { publicUrl: node.publicUrl };
