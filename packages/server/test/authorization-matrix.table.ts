@@ -275,6 +275,7 @@ export const TABLE: Record<string, Row> = {
 
   // Cluster administration.
   'admin.status': row(MANAGE, () => ({ path: '/v1/admin/status' }), rule.adminOnly()),
+  'admin.audit.list': row(MANAGE, () => ({ path: '/v1/admin/audit?action=key' }), rule.adminOnly()),
   'eventCluster.create': row(
     MANAGE,
     (c) => ({ path: '/v1/admin/event-clusters', body: { name: c.unique('k'), bootstrap_servers: ['127.0.0.1:9'] } }),

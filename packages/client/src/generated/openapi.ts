@@ -565,6 +565,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/admin/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The audit log, newest first: account, key, organization and membership changes, algorithm settings, collection ACLs, event-cluster administration, sign-ins (admins). */
+    get: operations['admin.audit.list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/admin/event-clusters': {
     parameters: {
       query?: never;
@@ -1078,6 +1095,27 @@ export interface components {
       listenerOwner: string;
       /** @description The role ARN or access key id (SQS); cluster:<name> (Kafka). Never a secret. */
       credentials: string;
+    };
+    AuditEntry: {
+      id: string;
+      /** @description When, ISO 8601. */
+      at: string;
+      /** @description The account that acted (for a sign-in, the name tried); null if none. */
+      actor: string | null;
+      /** @description admin_key, key, session, call_key, or password (a sign-in). */
+      credential: string | null;
+      /** @description The operation id (key.create, organization.members.add…). */
+      action: string;
+      /** @description The request path. */
+      target: string;
+      /** @description The HTTP status it was answered (2xx, 403, or a sign-in’s 401/429). */
+      status: number;
+      /** @description The client address. */
+      address: string | null;
+      /** @description The request body without secrets (`body`) and the id of what it made (`id`). */
+      details: {
+        [key: string]: unknown;
+      };
     };
   };
   responses: never;
@@ -4514,6 +4552,75 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ClusterStatus'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'admin.audit.list': {
+    parameters: {
+      query?: {
+        /** @description Page size, 1–1000 (default 50); 5003 otherwise. */
+        limit?: string;
+        /** @description The marker of the previous page, unchanged (base64url; 5002 otherwise). */
+        marker?: string;
+        /** @description Only this account’s actions. */
+        actor?: string;
+        /** @description An operation id, or a dotted prefix of them (`key`). */
+        action?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            marker: string | null;
+            next_link: string | null;
+            results: components['schemas']['AuditEntry'][];
+          };
         };
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */

@@ -6,6 +6,7 @@ import type http from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { installAudit } from './audit.js';
 import { installAuth } from './auth.js';
 import { installCors } from './cors.js';
 import { installRateLimits, type RateLimitOptions } from './rate-limits.js';
@@ -22,7 +23,7 @@ import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { userRoutes } from './routes/users.js';
 import { sourceRoutes } from './routes/source.js';
-import { adminRoutes } from './routes/admin.js';
+import { ADMIN_SCHEMAS, adminRoutes } from './routes/admin.js';
 import { webAppRoutes } from './web-app.js';
 import { EVENT_SCHEMAS, eventRoutes } from './routes/events.js';
 
@@ -132,7 +133,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
     frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  for (const schema of [...SHARED_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [...SHARED_SCHEMAS, ...EVENT_SCHEMAS, ...ADMIN_SCHEMAS]) app.addSchema(schema);
   installJsonParser(app);
   installErrorHandling(app, opts.bodyLimit);
   if (opts.rateLimits) installRateLimits(app, opts.rateLimits);
@@ -140,6 +141,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   // authentication (preflights carry no key).
   await installCors(app, opts.corsOrigins ?? []);
   installAuth(app, services.keys);
+  installAudit(app, services.audit);
 
   await app.register(swagger, {
     openapi: {

@@ -15,6 +15,8 @@ import { UserService } from '../domain/accounts/user-service.js';
 import { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
 import { SourceService } from '../domain/algorithms/source-service.js';
 import { ClusterStatusService } from '../domain/cluster/status-service.js';
+import { AuditService } from '../domain/audit/audit-service.js';
+import { SqlAuditStore } from '../storage/audit-store.js';
 import { Catalog } from '../domain/catalog/catalog.js';
 import type { CatalogData } from '../domain/catalog/model.js';
 import { BuildService } from '../domain/builds/build-service.js';
@@ -345,6 +347,7 @@ export async function buildServices(
     algorithms,
     source: new SourceService({ algorithms, repositories }),
     cluster,
+    audit: new AuditService(new SqlAuditStore(db), clock),
     catalog,
     builds,
     versions,

@@ -198,6 +198,19 @@ export interface EventDeliveriesTable {
   created_at: string;
 }
 
+export interface AuditLogTable {
+  id: string;
+  at: string;
+  actor: string | null;
+  actor_id: string | null;
+  credential: string | null;
+  action: string;
+  target: string;
+  status: number;
+  address: string | null;
+  details: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   memberships: MembershipsTable;
@@ -214,4 +227,5 @@ export interface Database {
   kafka_clusters: KafkaClustersTable;
   event_flows: EventFlowsTable;
   event_deliveries: EventDeliveriesTable;
+  audit_log: AuditLogTable;
 }
