@@ -292,6 +292,18 @@ export const ConfigSchema = Type.Object({
     flag: '--environment-memory',
     describe: 'Runner memory per environment in MiB, overriding ALGOHOST_RUNNER_MEMORY: "java17=3072,python311=1024".',
   }),
+  metricsToken: optional(Type.String({ minLength: 16 }), {
+    env: 'ALGOHOST_METRICS_TOKEN',
+    flag: '--metrics-token',
+    describe:
+      'A secret (16 characters or more) a Prometheus scraper sends as "Authorization: Bearer <token>" to read /metrics. Unset: /metrics answers admin credentials only.',
+  }),
+  metricsAddress: optional(Type.String({ pattern: '^(?:\\[[0-9A-Fa-f:.]+\\]|[^:\\s\\[\\]]+):[0-9]{1,5}$' }), {
+    env: 'ALGOHOST_METRICS_ADDRESS',
+    flag: '--metrics-address',
+    describe:
+      'host:port on which to serve /metrics instead of the API port (e.g. 10.0.0.5:9464, a network only the scraper reaches); the token still applies when set.',
+  }),
   corsOrigins: optional(Type.String(), {
     env: 'ALGOHOST_CORS_ORIGINS',
     flag: '--cors-origins',
