@@ -6,7 +6,7 @@
  * Recorded: successes, refusals of an authenticated caller (403), and every sign-in outcome;
  * not unauthenticated or malformed requests, which anyone could send by the million.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditService } from '../domain/audit/audit-service.js';
 
 /** The operations (OpenAPI operation ids) the log records. */
@@ -48,27 +48,34 @@ const SECRET_FIELD = /password|secret|token|tls_ca|sasl|credentials/i;
 const MAX_DETAILS = 4096;
 
 export function installAudit(app: FastifyInstance, audit: AuditService): void {
-  app.addHook('onSend', async (req, reply, payload) => {
-    const action = (req.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
-    if (!action || !AUDITED_OPERATIONS.has(action)) return payload;
-    const status = reply.statusCode;
-    const signIn = action === 'session.create';
-    const success = status >= 200 && status < 300;
-    if (!signIn && !success && !(status === 403 && req.principal)) return payload;
-    try {
-      await audit.record({
-        ...actorOf(req, signIn),
-        action,
-        target: req.url.split('?')[0]!,
-        status,
-        address: req.ip,
-        details: detailsOf(req, signIn, success ? payload : undefined),
-      });
-    } catch (err) {
-      req.log.error({ err, action }, 'audit: the entry could not be written');
-    }
-    return payload;
+  // Only on the audited routes, decided once when each route is added: the call path and the
+  // other routes carry no hook at all.
+  app.addHook('onRoute', (route) => {
+    const action = (route.schema as { operationId?: string } | undefined)?.operationId;
+    if (!action || !AUDITED_OPERATIONS.has(action)) return;
+    const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
+    route.onSend = [...own, (req: FastifyRequest, reply: FastifyReply, payload: unknown) => record(audit, action, req, reply, payload)];
   });
+}
+
+async function record(audit: AuditService, action: string, req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const status = reply.statusCode;
+  const signIn = action === 'session.create';
+  const success = status >= 200 && status < 300;
+  if (!signIn && !success && !(status === 403 && req.principal)) return payload;
+  try {
+    await audit.record({
+      ...actorOf(req, signIn),
+      action,
+      target: req.url.split('?')[0]!,
+      status,
+      address: req.ip,
+      details: detailsOf(req, signIn, success ? payload : undefined),
+    });
+  } catch (err) {
+    req.log.error({ err, action }, 'audit: the entry could not be written');
+  }
+  return payload;
 }
 
 function actorOf(req: FastifyRequest, signIn: boolean): { actor: string | null; actorId: string | null; credential: string | null } {
