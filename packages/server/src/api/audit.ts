@@ -69,7 +69,8 @@ async function record(audit: AuditService, action: string, req: FastifyRequest, 
       action,
       target: req.url.split('?')[0]!,
       status,
-      address: req.ip,
+      // None on the API socket of algorithm sandboxes.
+      address: req.ip || null,
       details: detailsOf(req, signIn, success ? payload : undefined),
     });
   } catch (err) {

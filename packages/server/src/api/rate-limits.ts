@@ -56,6 +56,9 @@ export function installRateLimits(app: FastifyInstance, opts: RateLimitOptions):
     const byAddress = new FixedWindows(opts.perAddress, windowMs);
     // Global and added before the routes: it runs before each route's own authentication hook.
     app.addHook('onRequest', (req, _reply, done) => {
+      // No address: the API socket inside algorithm sandboxes, whose per-call keys count
+      // against their caller's account instead.
+      if (!req.ip) return done();
       const wait = byAddress.take(req.ip, Date.now());
       done(wait === undefined ? undefined : refuse(`address ${req.ip}`, opts.perAddress, wait));
     });
