@@ -124,14 +124,14 @@ export const ConfigSchema = Type.Object({
   rateLimitPerKey: setting(Type.Integer({ minimum: 0 }), {
     env: 'ALGOHOST_RATE_LIMIT_PER_KEY',
     flag: '--rate-limit-per-key',
-    default: 300_000,
+    default: 600_000,
     describe:
-      'Requests one API key (or the account of a session) may make per window on this node; past it 429 with Retry-After (default 300,000 a minute, above what one node serves; 0 = no limit).',
+      'Requests one API key (or the account of a session) may make per window on this node; past it 429 with Retry-After (default 600,000 a minute: 10,000 a second, more than a node on two cores serves flat out; 0 = no limit).',
   }),
   rateLimitPerAddress: setting(Type.Integer({ minimum: 0 }), {
     env: 'ALGOHOST_RATE_LIMIT_PER_ADDRESS',
     flag: '--rate-limit-per-address',
-    default: 600_000,
+    default: 1_200_000,
     describe:
       'Requests one client address may make per window on this node, authenticated or not; past it 429 with Retry-After (0 = no limit). Behind a reverse proxy every client has its address.',
   }),
