@@ -40,7 +40,7 @@ describe('security headers on every answer', () => {
     fs.mkdirSync(path.join(webDir, 'assets'));
     fs.writeFileSync(path.join(webDir, 'assets', 'app-1234.js'), 'console.log(1)');
     srv = await startTestServer({
-      env: { ALGOHOST_WEB_DIR: webDir, ALGOHOST_RATE_LIMIT_PER_KEY: '1000', ALGOHOST_RATE_LIMIT_WINDOW: '3600' },
+      env: { ALGOHOST_WEB_DIR: webDir, ALGOHOST_RATE_LIMIT_PER_KEY: '50', ALGOHOST_RATE_LIMIT_WINDOW: '3600' },
     });
     api = client(srv.url);
     alice = await createUser(api, srv.adminKey, 'alice');
