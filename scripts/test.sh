@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test command (README, .ci/run): installs what is missing (and builds the web UI),
-# checks types, lint, unused code (knip), shell scripts (shellcheck), format, OpenAPI drift and
-# the web UI's JavaScript budget, then runs every test with PostgreSQL started alongside.
+# checks types, lint, unused code (knip), shell scripts (shellcheck), format, OpenAPI drift, the
+# production dependencies' advisories (npm audit) and the web UI's JavaScript budget, then runs
+# every test with PostgreSQL started alongside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,7 @@ echo "== unused files, exports and dependencies"; npm run --silent knip
 echo "== shell scripts"; git ls-files -z --cached --others --exclude-standard '*.sh' .ci/run | xargs -0 shellcheck
 echo "== format"; npm run --silent format:check
 echo "== openapi drift"; npm run --silent openapi:check
+echo "== production dependencies (npm audit --omit=dev)"; node --import tsx scripts/audit-dependencies.ts
 echo "== web UI JavaScript budget"; node --import tsx scripts/check-web-bundle.ts
 echo "== tests"
 exec bash scripts/with-services.sh bash scripts/run-tests.sh "$@"

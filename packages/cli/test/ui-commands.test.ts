@@ -1,6 +1,6 @@
 /**
  * The commands of what the web UI shows, against a real server with a real push: `algo whoami`,
- * `algo search`, `algo commits`, `algo readme` and `algo admin status` (text, --json, and
+ * `algo search`, `algo commits`, `algo readme`, `algo admin status` and `algo admin audit` (text, --json, and
  * failures as one line).
  */
 import assert from 'node:assert/strict';
@@ -147,5 +147,20 @@ describe('algo whoami, search, commits, readme, admin status', () => {
     const asJson = json(await run(['admin', 'status', '--profile', 'admin', '--json']));
     assert.equal(asJson.blob_store, 'disk');
     assertOneLineFailure(await run(['admin', 'status']), /needs an admin/);
+  });
+
+  test('admin audit: the log as a table or JSON, filtered by actor and action; a user gets one line', async () => {
+    // The algorithms alice made in before() and the key the admin made for her are in the log.
+    const table = await run(['admin', 'audit', '--profile', 'admin', '--actor', 'alice']);
+    assertOk(table, 'admin audit');
+    assert.match(table.stdout, /^WHEN +ACTOR +CREDENTIAL +ACTION +STATUS +TARGET +ADDRESS$/m);
+    assert.match(table.stdout, /^\S+ +alice +key +algorithm\.create +200 +\/v1\/algorithms\/alice +127\.0\.0\.1$/m);
+    const keys = json<{ actor: string; action: string }[]>(
+      await run(['admin', 'audit', '--profile', 'admin', '--action', 'key', '--json']),
+    );
+    assert.ok(keys.length >= 1 && keys.every((e) => e.action.startsWith('key.')), JSON.stringify(keys));
+    assert.equal(json<unknown[]>(await run(['admin', 'audit', '--profile', 'admin', '--limit', '1', '--json'])).length, 1);
+    assertOneLineFailure(await run(['admin', 'audit']), /reading the audit log needs an admin/);
+    assertOneLineFailure(await run(['admin', 'audit', '--profile', 'admin', '--action', 'key%']), /action|pattern/);
   });
 });

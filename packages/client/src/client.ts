@@ -58,6 +58,8 @@ import type {
   AcceptedInvitation,
   Page,
   PageOptions,
+  AuditEntry,
+  AuditOptions,
   PublishInput,
   Readme,
   ScmConfig,
@@ -135,6 +137,13 @@ export class AlgohostClient {
   /** Cluster health (admins): version, database, blob store, builds, warm runners, calls per minute, uptime. */
   adminStatus(): Promise<ClusterStatus> {
     return this.transport.json('GET', '/v1/admin/status');
+  }
+
+  /** One page of the audit log (admins), newest first: who did what to what, with what outcome. */
+  adminAudit(opts: AuditOptions = {}): Promise<Page<AuditEntry>> {
+    return this.transport.json('GET', '/v1/admin/audit', {
+      query: { ...pageQuery(opts), actor: opts.actor || undefined, action: opts.action || undefined },
+    });
   }
 
   /**

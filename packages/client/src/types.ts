@@ -76,6 +76,7 @@ export type QueueFlowInput = RequestBody<'eventFlow.create'>;
 export type EventFlowUpdate = RequestBody<'eventFlow.update'>;
 export type EventDelivery = Schemas['EventDelivery'];
 export type EventListener = Schemas['EventListener'];
+export type AuditEntry = Schemas['AuditEntry'];
 
 /** docs/compatibility.md §1: every listing that pages. */
 export interface Page<T> {
@@ -87,6 +88,12 @@ export interface Page<T> {
 export interface PageOptions {
   limit?: number;
   marker?: string;
+}
+
+/** The audit log: only one account's actions, only one action or a dotted prefix of them (`key`). */
+export interface AuditOptions extends PageOptions {
+  actor?: string;
+  action?: string;
 }
 
 /** Explore: `query` is found in the owner, name, label or summary, ignoring case (at most 100 characters). */

@@ -65,7 +65,8 @@ describe('the call API (Python fixture)', () => {
     const second = await call(`alice/Hello/${sha}`, { body: 'x' });
     assert.equal(second.body.metadata.cold_start, false);
     for (const k of ['queue_ms', 'start_ms', 'run_ms']) assert.equal(typeof second.body.metadata[k], 'number', k);
-    const metrics = await fetch(`${srv.url}/metrics`).then((r) => r.text());
+    // /metrics answers admins (or the metrics token): api/metrics-route.ts.
+    const metrics = await fetch(`${srv.url}/metrics`, { headers: { authorization: `Simple ${srv.adminKey}` } }).then((r) => r.text());
     assert.match(metrics, /algohost_calls_total [1-9]/);
     assert.match(metrics, /algohost_warm_calls_total [1-9]/);
     assert.match(metrics, /algohost_cold_starts_total [1-9]/);

@@ -195,7 +195,7 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
     assert.equal(direct.body.result.got, 'direct');
     const again = await readTopic(KAFKA!, topic('out'), 3);
     assert.ok(again.some((r) => JSON.parse(r.value).got === 'direct'));
-    const metrics = await api.get('/metrics');
+    const metrics = await api.get('/metrics', { key: srv.adminKey });
     assert.match(metrics.text, new RegExp(`algohost_event_delivery_seconds_count\\{flow="${sub}",outcome="succeeded"\\} 2`));
   });
 

@@ -5,7 +5,7 @@
  * Allow for other methods, authentication enforced, created resources found, deleted ones gone.
  * Requests go as alice, who owns a built and published algorithm, a collection and an async
  * call's result (support/world.ts), with a fixed seed and a bounded number of examples per
- * operation; bench/fuzz-api.ts runs longer with a random seed.
+ * operation; bench/fuzz-long.ts runs longer with a random seed.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -128,12 +128,17 @@ describe('the web UI at /', () => {
     }
   });
 
-  test('/v1, /git and /metrics are untouched: the API keeps its JSON 404, without the app headers', async () => {
+  test('/v1, /git and /metrics are untouched: the API keeps its JSON 404 and its own CSP, not the app’s', async () => {
     for (const p of ['/v1/nothing-here', '/v1', '/v1/', '/v1/algorithms/alice/hello/nope']) {
       const res = await api.get(p);
       assertError(res, 404);
       assert.match(res.body.error.message, /no such endpoint/, p);
-      assert.equal(res.headers.get('content-security-policy'), null, p);
+      // The API's own policy (api/security-headers.ts), not the app's.
+      assert.equal(
+        res.headers.get('content-security-policy'),
+        "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        p,
+      );
     }
     // A page of the app takes GET only: another method is 405 naming them (RFC 9110 §15.5.6).
     const post = await api.post('/algorithms/alice/hello', { body: {} });
@@ -141,10 +146,10 @@ describe('the web UI at /', () => {
     assert.equal(post.headers.get('allow'), 'GET, HEAD');
     const known = await api.get('/v1/algorithm-environments/edge/languages');
     assertError(known, 401);
-    const metrics = await api.get('/metrics');
+    const metrics = await api.get('/metrics', { key: srv.adminKey });
     assert.equal(metrics.status, 200);
     assert.match(metrics.text, /algohost_calls_total/);
-    assertError(await api.get('/metrics/more'), 404);
+    assertError(await api.get('/metrics/more', { key: srv.adminKey }), 404);
     for (const p of ['/git', '/git/alice/hello', '/git/alice/hello.git/info/refs?service=git-upload-pack']) {
       const res = await api.get(p);
       assert.notEqual(res.status, 200, p);

@@ -6,8 +6,12 @@ import type http from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { installAudit } from './audit.js';
+import { installSecurityHeaders } from './security-headers.js';
+import { metricsRoute, type MetricsOptions } from './metrics-route.js';
 import { installAuth } from './auth.js';
 import { installCors } from './cors.js';
+import { installRateLimits, type RateLimitOptions } from './rate-limits.js';
 import type { Api, ApiServices } from './context.js';
 import { frameworkError, installErrorHandling, installJsonParser } from './errors.js';
 import { SHARED_SCHEMAS } from './schemas.js';
@@ -21,7 +25,7 @@ import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { userRoutes } from './routes/users.js';
 import { sourceRoutes } from './routes/source.js';
-import { adminRoutes } from './routes/admin.js';
+import { ADMIN_SCHEMAS, adminRoutes } from './routes/admin.js';
 import { scmRoutes, scmWebhookRoutes } from './routes/scms.js';
 import { webAppRoutes } from './web-app.js';
 import { EVENT_SCHEMAS, eventRoutes } from './routes/events.js';
@@ -45,6 +49,12 @@ export interface ApiOptions {
   server?: http.Server;
   /** The built web UI served at `/` (api/web-app.ts); unset: no UI, unknown paths are 404s. */
   webDir?: string;
+  /** Headers every answer carries (api/security-headers.ts); unset: none. */
+  securityHeaders?: Record<string, string>;
+  /** Who may read /metrics on the API port (api/metrics-route.ts); unset: admins only. */
+  metrics?: MetricsOptions;
+  /** Request-rate limits per address and per credential (api/rate-limits.ts); unset: none. */
+  rateLimits?: RateLimitOptions;
 }
 
 export interface HttpTimeouts {
@@ -130,13 +140,17 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
     frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  for (const schema of [...SHARED_SCHEMAS, ...EVENT_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [...SHARED_SCHEMAS, ...EVENT_SCHEMAS, ...ADMIN_SCHEMAS]) app.addSchema(schema);
   installJsonParser(app);
   installErrorHandling(app, opts.bodyLimit);
+  // First of the hooks: even a 429 or a 401 carries them.
+  if (opts.securityHeaders) installSecurityHeaders(app, opts.securityHeaders);
+  if (opts.rateLimits) installRateLimits(app, opts.rateLimits);
   // After the error handler (the preflight route it adds keeps the handler set before it), before
   // authentication (preflights carry no key).
   await installCors(app, opts.corsOrigins ?? []);
   installAuth(app, services.keys);
+  installAudit(app, services.audit);
 
   await app.register(swagger, {
     openapi: {
@@ -177,9 +191,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   await app.register(async (scope) => scmWebhookRoutes(scope, services));
   await app.register(async (scope) => callRoutes(scope, services, { inputBudgetBytes: opts.callInputBudgetBytes ?? 0 }));
   await app.register(async (scope) => dataRoutes(scope, services));
-  app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>
-    reply.type('text/plain; version=0.0.4').send(await services.metrics()),
-  );
+  metricsRoute(app, services, opts.metrics ?? {});
   if (opts.webDir !== undefined) await webAppRoutes(app, opts.webDir);
   return app;
 }

@@ -59,6 +59,11 @@ function cachedKeyOf(req: FastifyRequest, keys: KeyService): Principal | undefin
   return keys.cachedKey(header.slice(space + 1).trim());
 }
 
+/** The principal of a request's credential, for a route that authenticates on its own terms (`/metrics`). */
+export function authenticateRequest(req: FastifyRequest, keys: KeyService): Promise<Principal> {
+  return authenticate(req, keys);
+}
+
 async function authenticate(req: FastifyRequest, keys: KeyService): Promise<Principal> {
   const header = req.headers.authorization?.trim();
   if (!header) {

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
 import type { SourceService } from '../domain/algorithms/source-service.js';
 import type { ClusterStatusService } from '../domain/cluster/status-service.js';
+import type { AuditService } from '../domain/audit/audit-service.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
 import type { OrganizationService } from '../domain/accounts/organization-service.js';
 import type { UserService } from '../domain/accounts/user-service.js';
@@ -28,6 +29,8 @@ export interface ApiServices {
   source: SourceService;
   /** The admin status of this node and cluster. */
   cluster: ClusterStatusService;
+  /** The log of administrative and security-relevant actions (api/audit.ts records them). */
+  audit: AuditService;
   catalog: Catalog;
   builds: BuildService;
   versions: VersionService;

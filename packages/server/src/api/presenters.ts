@@ -1,4 +1,5 @@
 /** Domain objects → the JSON shapes of the API (docs/compatibility.md §9.5, §3 and §6). */
+import type { AuditEntry } from '../domain/audit/audit-service.js';
 import type { Account, ApiKey, Invitation } from '../domain/accounts/model.js';
 import type { AlgorithmView } from '../domain/algorithms/algorithm-service.js';
 import type { AlgorithmSource } from '../domain/algorithms/ports.js';
@@ -260,4 +261,18 @@ export function pageJson<T, R>(page: Page<T>, toJson: (item: T) => R, selfUrl: s
     nextLink = url.toString();
   }
   return { marker: next, next_link: nextLink, results: page.items.map(toJson) };
+}
+
+export function auditEntryJson(e: AuditEntry) {
+  return {
+    id: e.id,
+    at: e.at,
+    actor: e.actor,
+    credential: e.credential,
+    action: e.action,
+    target: e.target,
+    status: e.status,
+    address: e.address,
+    details: e.details,
+  };
 }

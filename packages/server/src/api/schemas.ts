@@ -13,8 +13,9 @@ export const ErrorBody = Type.Object(
   { $id: 'Error', description: 'Every failure: a numeric code (docs/compatibility.md §1) and a message.' },
 );
 
+/** The error answers of a route; every route may also answer 429 (api/rate-limits.ts). */
 export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, Type.Ref('Error')])) as Record<number, TSchema>;
+  Object.fromEntries([...new Set([...statuses, 429])].map((s) => [s, Type.Ref('Error')])) as Record<number, TSchema>;
 
 /** The usual failures of an authenticated route. */
 export const AUTH_ERRORS = [400, 401, 403] as const;

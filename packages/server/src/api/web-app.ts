@@ -12,7 +12,8 @@
  *   hides a `/`, `\` or NUL, before any file is looked at; a file is served only when its real
  *   path (symbolic links resolved) lies inside the folder; folders are never listed.
  * - The app's answers carry a strict Content-Security-Policy (no inline script or style, no
- *   framing, no plugins), `nosniff` and `no-referrer`. The API's JSON answers do not need them.
+ *   framing, no plugins), `nosniff` and `no-referrer`; it replaces the stricter policy every
+ *   other answer carries (api/security-headers.ts), which would not let the app load its files.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';

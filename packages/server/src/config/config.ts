@@ -115,6 +115,50 @@ export const ConfigSchema = Type.Object({
     default: 3600,
     describe: 'Lifetime in seconds of the JWTs issued by POST /v1/auth/token (web UI sessions).',
   }),
+  rateLimitWindowSeconds: setting(Type.Integer({ minimum: 1 }), {
+    env: 'ALGOHOST_RATE_LIMIT_WINDOW',
+    flag: '--rate-limit-window',
+    default: 60,
+    describe: 'Window in seconds of the request-rate limits (ALGOHOST_RATE_LIMIT_PER_KEY, ALGOHOST_RATE_LIMIT_PER_ADDRESS).',
+  }),
+  rateLimitPerKey: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_RATE_LIMIT_PER_KEY',
+    flag: '--rate-limit-per-key',
+    default: 600_000,
+    describe:
+      'Requests one API key (or the account of a session) may make per window on this node; past it 429 with Retry-After (default 600,000 a minute: 10,000 a second, more than a node on two cores serves flat out; 0 = no limit).',
+  }),
+  rateLimitPerAddress: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_RATE_LIMIT_PER_ADDRESS',
+    flag: '--rate-limit-per-address',
+    default: 1_200_000,
+    describe:
+      'Requests one client address may make per window on this node, authenticated or not; past it 429 with Retry-After (0 = no limit). Behind a reverse proxy every client has its address.',
+  }),
+  signInFailuresPerAccount: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_SIGNIN_FAILURES_PER_ACCOUNT',
+    flag: '--signin-failures-per-account',
+    default: 5,
+    describe: 'Failed sign-ins (POST /v1/auth/token) of one account name before further attempts wait ALGOHOST_SIGNIN_DELAY (0 = never).',
+  }),
+  signInFailuresPerAddress: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_SIGNIN_FAILURES_PER_ADDRESS',
+    flag: '--signin-failures-per-address',
+    default: 20,
+    describe: 'Failed sign-ins from one client address, whatever the names, before further attempts from it wait (0 = never).',
+  }),
+  signInDelaySeconds: setting(Type.Integer({ minimum: 1 }), {
+    env: 'ALGOHOST_SIGNIN_DELAY',
+    flag: '--signin-delay',
+    default: 1,
+    describe: 'Seconds a sign-in waits after the allowed failures; doubled by each further failure, up to ALGOHOST_SIGNIN_MAX_DELAY.',
+  }),
+  signInMaxDelaySeconds: setting(Type.Integer({ minimum: 1 }), {
+    env: 'ALGOHOST_SIGNIN_MAX_DELAY',
+    flag: '--signin-max-delay',
+    default: 900,
+    describe: 'Longest wait, in seconds, imposed on sign-ins after repeated failures.',
+  }),
   bodyLimitBytes: setting(Type.Integer({ minimum: 0 }), {
     env: 'ALGOHOST_BODY_LIMIT',
     flag: '--body-limit',
@@ -247,6 +291,18 @@ export const ConfigSchema = Type.Object({
     env: 'ALGOHOST_ENVIRONMENT_MEMORY',
     flag: '--environment-memory',
     describe: 'Runner memory per environment in MiB, overriding ALGOHOST_RUNNER_MEMORY: "java17=3072,python311=1024".',
+  }),
+  metricsToken: optional(Type.String({ minLength: 16 }), {
+    env: 'ALGOHOST_METRICS_TOKEN',
+    flag: '--metrics-token',
+    describe:
+      'A secret (16 characters or more) a Prometheus scraper sends as "Authorization: Bearer <token>" to read /metrics. Unset: /metrics answers admin credentials only.',
+  }),
+  metricsAddress: optional(Type.String({ pattern: '^(?:\\[[0-9A-Fa-f:.]+\\]|[^:\\s\\[\\]]+):[0-9]{1,5}$' }), {
+    env: 'ALGOHOST_METRICS_ADDRESS',
+    flag: '--metrics-address',
+    describe:
+      'host:port on which to serve /metrics instead of the API port (e.g. 10.0.0.5:9464, a network only the scraper reaches); the token still applies when set.',
   }),
   corsOrigins: optional(Type.String(), {
     env: 'ALGOHOST_CORS_ORIGINS',

@@ -189,6 +189,14 @@ export const Errors = {
   tooManyCallsInFlight: def('limit', C.invalidRequest, (p: { account: string; max: number }) => {
     return `too many calls in flight for ${p.account}: at most ${p.max} at once`;
   }),
+  /** A credential or an address past its request-rate limit (api/rate-limits.ts). */
+  tooManyRequests: def('limit', C.invalidRequest, (p: { who: string; limit: number; windowSeconds: number }) => {
+    return `too many requests from ${p.who}: at most ${p.limit} per ${p.windowSeconds} s; retry after the Retry-After seconds`;
+  }),
+  /** Sign-ins refused for a while after repeated wrong passwords (domain/accounts/sign-in-throttle.ts). */
+  signInThrottled: def('limit', C.invalidRequest, (p: { seconds: number }) => {
+    return `too many failed sign-ins; try again in ${p.seconds} s`;
+  }),
   /** A call input over the cap; `bytes` when its size is known. */
   inputTooLarge: def('too_large', C.invalidRequest, (p: { limit: number; bytes?: number }) => {
     return `input${p.bytes === undefined ? '' : ` of ${p.bytes} bytes`} exceeds the limit of 10 MiB (${p.limit} bytes)`;

@@ -10,6 +10,8 @@ import type { Api } from '../api/context.js';
 import { gitRoutes } from '../git/smart-http.js';
 import { JobRunner } from '../jobs/job-runner.js';
 import { Errors } from '../domain/errors.js';
+import { securityHeaders, setSecurityHeaders } from '../api/security-headers.js';
+import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { bootstrapAdmin, buildServices, checkSettings, VERSION, type BootstrapResult, type Services } from './services.js';
 
 export interface RunningServer {
@@ -19,6 +21,8 @@ export interface RunningServer {
   connections: ConnectionGuard;
   services: Services;
   bootstrap: BootstrapResult;
+  /** Where /metrics is served when ALGOHOST_METRICS_ADDRESS is set. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -51,6 +55,8 @@ export async function startServer(config: Config, logOptions: { level: string } 
     await closeServer(server);
     throw err;
   }
+  const headers = securityHeaders(publicUrl);
+  let metricsServer: MetricsServer | undefined;
   try {
     const bootstrap = await bootstrapAdmin(services, config);
     const app = await buildApi(services, {
@@ -66,6 +72,13 @@ export async function startServer(config: Config, logOptions: { level: string } 
       timeouts,
       server,
       webDir: config.webDir,
+      securityHeaders: headers,
+      metrics: { ...(config.metricsToken ? { token: config.metricsToken } : {}), elsewhere: config.metricsAddress !== undefined },
+      rateLimits: {
+        windowSeconds: config.rateLimitWindowSeconds,
+        perKey: config.rateLimitPerKey,
+        perAddress: config.rateLimitPerAddress,
+      },
     });
     // Idle and trickling clients must not use up the process's descriptors (see
     // api/connection-limits.ts); the caps count the API socket's connections too.
@@ -89,6 +102,15 @@ export async function startServer(config: Config, logOptions: { level: string } 
       }),
     );
     await app.ready();
+    if (config.metricsAddress !== undefined) {
+      metricsServer = await startMetricsServer({
+        address: config.metricsAddress,
+        token: config.metricsToken,
+        render: () => services.metrics(),
+        headers,
+        onError: (err) => app.log.error({ err }, 'metrics: rendering failed'),
+      });
+    }
     server.off('request', answerStarting);
     server.on('request', (req, res) => app.routing(req, res));
     logger.info(`algohost listening on ${url}`);
@@ -117,6 +139,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
       ['async call results', () => services.asyncCalls.drain()],
       ['API socket', () => new Promise((resolve) => socketServer.close(resolve))],
       ['HTTP server', () => app.close().then(() => closeServer(server))],
+      ['metrics server', async () => metricsServer?.close()],
       ['connection guard', async () => guard.stop()],
       ['blob store', () => services.blobs.close()],
       ['database', () => services.db.destroy()],
@@ -128,6 +151,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
       connections: guard,
       services,
       bootstrap,
+      ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
       close: () =>
         (closing ??= (async () => {
           let failure: unknown;
@@ -143,6 +167,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
         })()),
     };
   } catch (err) {
+    await metricsServer?.close();
     await services.db.destroy();
     await closeServer(server);
     throw err;
@@ -151,6 +176,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
 
 /** Requests that arrive while the node is starting: retry shortly. */
 function answerStarting(_req: http.IncomingMessage, res: http.ServerResponse): void {
+  setSecurityHeaders(res, securityHeaders(''));
   const body = JSON.stringify({ error: { code: Errors.unavailable.code, message: 'the server is starting; retry shortly' } });
   res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' }).end(body);
 }

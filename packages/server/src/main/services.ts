@@ -15,6 +15,8 @@ import { UserService } from '../domain/accounts/user-service.js';
 import { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
 import { SourceService } from '../domain/algorithms/source-service.js';
 import { ClusterStatusService } from '../domain/cluster/status-service.js';
+import { AuditService } from '../domain/audit/audit-service.js';
+import { SqlAuditStore } from '../storage/audit-store.js';
 import { Catalog } from '../domain/catalog/catalog.js';
 import type { CatalogData } from '../domain/catalog/model.js';
 import { BuildService } from '../domain/builds/build-service.js';
@@ -52,6 +54,7 @@ import { FlowPublisher } from '../domain/events/publishing.js';
 import { SecretBox } from '../domain/events/secret-box.js';
 import { SqlEventStore } from '../storage/event-store.js';
 import { FlowWorkers } from '../events/flow-workers.js';
+import { SignInThrottle } from '../domain/accounts/sign-in-throttle.js';
 import { KafkaProducers } from '../events/kafka/producers.js';
 import { PlatformaticKafkaAdmin } from '../events/kafka/kafka-admin.js';
 import type { WorkerLog } from '../events/kafka/subscriber.js';
@@ -203,6 +206,15 @@ export async function buildServices(
     clock,
     sessionTtlSeconds: config.sessionTtlSeconds,
     onSessionEnd: (session) => data.sessionEnded(session),
+    signInThrottle: new SignInThrottle(
+      {
+        failuresPerAccount: config.signInFailuresPerAccount,
+        failuresPerAddress: config.signInFailuresPerAddress,
+        delaySeconds: config.signInDelaySeconds,
+        maxDelaySeconds: config.signInMaxDelaySeconds,
+      },
+      clock,
+    ),
   });
 
   const links = { publicUrl: node.publicUrl };
@@ -376,6 +388,7 @@ export async function buildServices(
     algorithms,
     source: new SourceService({ algorithms, repositories }),
     cluster,
+    audit: new AuditService(new SqlAuditStore(db), clock),
     catalog,
     builds,
     versions,

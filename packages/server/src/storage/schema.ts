@@ -257,6 +257,19 @@ export interface ScmWebhookDeliveriesTable {
   received_at: string;
 }
 
+export interface AuditLogTable {
+  id: string;
+  at: string;
+  actor: string | null;
+  actor_id: string | null;
+  credential: string | null;
+  action: string;
+  target: string;
+  status: number;
+  address: string | null;
+  details: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   memberships: MembershipsTable;
@@ -278,4 +291,5 @@ export interface Database {
   scm_oauth_states: ScmOAuthStatesTable;
   algorithm_sources: AlgorithmSourcesTable;
   scm_webhook_deliveries: ScmWebhookDeliveriesTable;
+  audit_log: AuditLogTable;
 }

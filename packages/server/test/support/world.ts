@@ -38,6 +38,8 @@ export interface World {
   asyncRequestId: string;
   language: string;
   environmentSpecificationId: string;
+  /** The id of the environment Hello is built in (new algorithms of the sweeps use it too). */
+  environmentId: string;
 }
 
 export interface WorldOptions {
@@ -108,6 +110,7 @@ export async function seedWorld(srv: TestServer, opts: WorldOptions = {}): Promi
     asyncRequestId,
     language: language.name,
     environmentSpecificationId: language.specificationId,
+    environmentId: envId,
   };
 }
 

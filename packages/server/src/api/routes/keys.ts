@@ -73,7 +73,7 @@ export function keyRoutes(app: Api, s: ApiServices): void {
       },
     },
     handler: async (req) => {
-      const session = await s.keys.signIn(req.body.username, req.body.password);
+      const session = await s.keys.signIn(req.body.username, req.body.password, req.ip || undefined);
       return { token: session.token, token_type: 'Bearer' as const, expires_at: session.expiresAt.toISOString() };
     },
   });

@@ -137,6 +137,8 @@ export function scmRoutes(app: Api, s: ApiServices): void {
     schema: {
       operationId: 'scm.oauthCallback',
       tags: ['scm'],
+      // The browser arrives from the provider with no credential: the state and the cookie decide.
+      security: [],
       summary:
         'Where the provider sends the browser back (the OAuth redirect URI to register): stores the tokens and redirects to the page the flow started from.',
       // Bounded so that even a query of 4-byte characters at every limit (12 bytes each once
@@ -223,6 +225,8 @@ export function scmWebhookRoutes(app: Api, s: ApiServices): void {
     schema: {
       operationId: 'scm.webhook',
       tags: ['scm'],
+      // The provider signs each delivery with the algorithm's webhook secret: no credential.
+      security: [],
       summary:
         'Push webhooks from the provider of an externally hosted algorithm: signed with the secret algohost registered (unsigned, forged, replayed and stale deliveries refused); fetches the pushed commit and builds it.',
       params: Type.Object({ algorithmId: Type.String() }),

@@ -6,6 +6,7 @@ import { CALL_KEY_CAPABILITIES, isAdmin, type Principal, requireAccountCredentia
 import { type Account, type ApiKey, CAPABILITIES, type Capability, type KeyKind } from './model.js';
 import type { AccountStore, ClusterSettingsStore, KeyStore } from './ports.js';
 import { generateApiKey, hashApiKey, signJwt, verifyJwt, verifyPassword } from './secrets.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
 
 export interface KeyInput {
   kind?: unknown;
@@ -45,6 +46,8 @@ export interface KeyServiceDeps {
   sessionTtlSeconds: number;
   /** Called with the session id when a request tree ends (its outermost call key is revoked). */
   onSessionEnd?: (session: string) => void;
+  /** Slows repeated failed sign-ins; none: sign-ins are never delayed. */
+  signInThrottle?: SignInThrottle;
 }
 
 /**
@@ -65,6 +68,7 @@ export class KeyService {
   private readonly settings: ClusterSettingsStore;
   private readonly clock: Clock;
   private readonly sessionTtlSeconds: number;
+  private readonly signInThrottle: SignInThrottle | undefined;
 
   constructor(deps: KeyServiceDeps) {
     this.accounts = deps.accounts;
@@ -73,6 +77,7 @@ export class KeyService {
     this.clock = deps.clock;
     this.sessionTtlSeconds = deps.sessionTtlSeconds;
     this.onSessionEnd = deps.onSessionEnd ?? (() => {});
+    this.signInThrottle = deps.signInThrottle;
   }
 
   async create(p: Principal, accountName: string, input: KeyInput): Promise<CreatedKey> {
@@ -203,11 +208,18 @@ export class KeyService {
     return principal;
   }
 
-  async signIn(username: unknown, password: unknown): Promise<Session> {
+  /** `address`: the client's, for slowing repeated failures from one place. */
+  async signIn(username: unknown, password: unknown, address?: string): Promise<Session> {
     if (typeof username !== 'string' || typeof password !== 'string') throw invalid('username and password are required strings');
+    // Before the password is checked: while blocked, a right guess looks like a wrong one.
+    this.signInThrottle?.check(username, address);
     const account = await this.accounts.findByName(username);
     const ok = account?.kind === 'user' && account.passwordHash !== null && (await verifyPassword(password, account.passwordHash));
-    if (!ok || !account) throw unauthenticated('wrong username or password');
+    if (!ok || !account) {
+      this.signInThrottle?.failed(username, address);
+      throw unauthenticated('wrong username or password');
+    }
+    this.signInThrottle?.succeeded(username);
     const now = Math.floor(this.clock().getTime() / 1000);
     const exp = now + this.sessionTtlSeconds;
     const token = await signJwt({ sub: account.id, name: account.name, iat: now, exp }, await this.secret());
