@@ -143,5 +143,26 @@ for (const database of DATABASES) {
       assertError(await api.get('/v1/admin/audit?action=key%25', { key: srv.adminKey }), 400);
       assertError(await api.get('/v1/admin/audit?limit=0', { key: srv.adminKey }), 400);
     });
+
+    test("SCM administration is logged without the OAuth application's secret", async () => {
+      const made = await api.post('/v1/admin/scms', {
+        key: srv.adminKey,
+        body: {
+          provider: 'gitea',
+          urls: { web: 'https://forge.example.org' },
+          oauth: { client_id: 'app', client_secret: 'oauth-app-secret' },
+        },
+      });
+      assert.equal(made.status, 200, made.text);
+      const disabled = await api.patch(`/v1/admin/scms/${made.body.id as string}`, { key: srv.adminKey, body: { enabled: false } });
+      assert.equal(disabled.status, 200, disabled.text);
+      const { results } = await audit('?action=scm');
+      assert.deepEqual(
+        results.map((e) => `${e.actor ?? '-'} ${e.action} ${e.status}`),
+        ['admin scm.update 200', 'admin scm.create 200'],
+      );
+      assert.deepEqual(results[0]!.details.body, { enabled: false });
+      assert.ok(!JSON.stringify(results).includes('oauth-app-secret'), 'an OAuth client secret was logged');
+    });
   });
 }

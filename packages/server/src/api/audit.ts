@@ -1,7 +1,7 @@
 /**
  * Records the audited operations in the audit log (domain/audit/): account, key, organization
- * and membership changes, algorithm settings, collection ACLs, event-cluster administration and
- * sign-ins. Written in `onSend`, before the answer leaves, so an action a client saw answered is
+ * and membership changes, algorithm settings, collection ACLs, event-cluster and SCM
+ * administration, SCM authorizations and sign-ins. Written in `onSend`, before the answer leaves, so an action a client saw answered is
  * already in the log; a failure to write is logged and does not fail the action (it happened).
  * Recorded: successes, refusals of an authenticated caller (403), and every sign-in outcome;
  * not unauthenticated or malformed requests, which anyone could send by the million.
@@ -40,6 +40,12 @@ export const AUDITED_OPERATIONS: ReadonlySet<string> = new Set([
   'eventFlow.create',
   'eventFlow.update',
   'eventFlow.delete',
+  'scm.create',
+  'scm.update',
+  'scm.delete',
+  'scm.authorize',
+  'scm.revoke',
+  'scm.sync',
 ]);
 
 /** Body fields never copied into the log (passwords, secrets, CA certificates, tokens). */
