@@ -1,7 +1,7 @@
 /** Gitea (and Forgejo): OAuth2 with PKCE, REST API v1 (`{web}/api/v1`), webhooks signed like GitHub's. */
 import type { ProviderEndpoint, ScmProvider } from '../domain/scm/ports.js';
 import { readHubWebhook } from './hub-webhook.js';
-import { enc, providerFetch, tokenRequest } from './http.js';
+import { enc, providerFetch, tokenRequest, consentUrl } from './http.js';
 
 const NAME = 'Gitea';
 const api = (e: ProviderEndpoint, path: string) => `${e.urls.api}${path}`;
@@ -11,20 +11,17 @@ export const giteaProvider: ScmProvider = {
   pkce: true,
   defaultApiUrl: (web) => `${web.toString().replace(/\/+$/, '')}/api/v1`,
 
-  authorizeUrl(e, p) {
-    const url = new URL(`${e.urls.web}/login/oauth/authorize`);
-    url.search = new URLSearchParams({
-      client_id: e.clientId,
-      redirect_uri: p.redirectUri,
-      response_type: 'code',
-      state: p.state,
-    }).toString();
-    if (p.codeChallenge) {
-      url.searchParams.set('code_challenge', p.codeChallenge);
-      url.searchParams.set('code_challenge_method', 'S256');
-    }
-    return url.toString();
-  },
+  authorizeUrl: (e, p) =>
+    consentUrl(
+      `${e.urls.web}/login/oauth/authorize`,
+      {
+        client_id: e.clientId,
+        redirect_uri: p.redirectUri,
+        response_type: 'code',
+        state: p.state,
+      },
+      p.codeChallenge,
+    ),
 
   exchangeCode: (e, p) =>
     tokenRequest(NAME, `${e.urls.web}/login/oauth/access_token`, {

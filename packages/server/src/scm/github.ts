@@ -5,7 +5,7 @@
  */
 import type { ProviderEndpoint, ScmProvider } from '../domain/scm/ports.js';
 import { readHubWebhook } from './hub-webhook.js';
-import { basic, enc, providerFetch, tokenRequest } from './http.js';
+import { basic, enc, providerFetch, tokenRequest, consentUrl } from './http.js';
 
 const NAME = 'GitHub';
 const api = (e: ProviderEndpoint, path: string) => `${e.urls.api}${path}`;
@@ -16,21 +16,18 @@ export const githubProvider: ScmProvider = {
   pkce: true,
   defaultApiUrl: (web) => (web.hostname === 'github.com' ? 'https://api.github.com' : `${web.toString().replace(/\/+$/, '')}/api/v3`),
 
-  authorizeUrl(e, p) {
-    const url = new URL(`${e.urls.web}/login/oauth/authorize`);
-    url.search = new URLSearchParams({
-      client_id: e.clientId,
-      redirect_uri: p.redirectUri,
-      state: p.state,
-      // Private repositories, their webhooks, and which organizations the user belongs to.
-      scope: 'repo admin:repo_hook read:org',
-    }).toString();
-    if (p.codeChallenge) {
-      url.searchParams.set('code_challenge', p.codeChallenge);
-      url.searchParams.set('code_challenge_method', 'S256');
-    }
-    return url.toString();
-  },
+  authorizeUrl: (e, p) =>
+    consentUrl(
+      `${e.urls.web}/login/oauth/authorize`,
+      {
+        client_id: e.clientId,
+        redirect_uri: p.redirectUri,
+        state: p.state,
+        // Private repositories, their webhooks, and which organizations the user belongs to.
+        scope: 'repo admin:repo_hook read:org',
+      },
+      p.codeChallenge,
+    ),
 
   exchangeCode: (e, p) =>
     tokenRequest(NAME, `${e.urls.web}/login/oauth/access_token`, {

@@ -4,7 +4,7 @@
  */
 import type { ProviderEndpoint, ScmProvider } from '../domain/scm/ports.js';
 import { pushOf } from './hub-webhook.js';
-import { enc, header, jsonObject, providerFetch, secretMatches, tokenRequest } from './http.js';
+import { enc, header, jsonObject, providerFetch, secretMatches, tokenRequest, consentUrl } from './http.js';
 
 const NAME = 'GitLab';
 const api = (e: ProviderEndpoint, path: string) => `${e.urls.api}${path}`;
@@ -19,21 +19,18 @@ export const gitlabProvider: ScmProvider = {
   pkce: true,
   defaultApiUrl: (web) => `${web.toString().replace(/\/+$/, '')}/api/v4`,
 
-  authorizeUrl(e, p) {
-    const url = new URL(`${e.urls.web}/oauth/authorize`);
-    url.search = new URLSearchParams({
-      client_id: e.clientId,
-      redirect_uri: p.redirectUri,
-      response_type: 'code',
-      state: p.state,
-      scope: 'api',
-    }).toString();
-    if (p.codeChallenge) {
-      url.searchParams.set('code_challenge', p.codeChallenge);
-      url.searchParams.set('code_challenge_method', 'S256');
-    }
-    return url.toString();
-  },
+  authorizeUrl: (e, p) =>
+    consentUrl(
+      `${e.urls.web}/oauth/authorize`,
+      {
+        client_id: e.clientId,
+        redirect_uri: p.redirectUri,
+        response_type: 'code',
+        state: p.state,
+        scope: 'api',
+      },
+      p.codeChallenge,
+    ),
 
   exchangeCode: (e, p) =>
     tokenRequest(NAME, `${e.urls.web}/oauth/token`, {

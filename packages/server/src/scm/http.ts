@@ -159,3 +159,17 @@ function describe(body: unknown): string {
   }
   return String(body).slice(0, 300) || '(no body)';
 }
+
+/**
+ * The provider's consent page: its address with the authorization-code query, plus the PKCE
+ * challenge (S256) when the flow has one (RFC 7636; every provider here accepts the two fields).
+ */
+export function consentUrl(address: string, query: Record<string, string>, codeChallenge: string | undefined): string {
+  const url = new URL(address);
+  url.search = new URLSearchParams(query).toString();
+  if (codeChallenge) {
+    url.searchParams.set('code_challenge', codeChallenge);
+    url.searchParams.set('code_challenge_method', 'S256');
+  }
+  return url.toString();
+}
