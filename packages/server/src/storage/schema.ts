@@ -198,6 +198,12 @@ export interface EventDeliveriesTable {
   created_at: string;
 }
 
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  expires_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   memberships: MembershipsTable;
@@ -214,4 +220,5 @@ export interface Database {
   kafka_clusters: KafkaClustersTable;
   event_flows: EventFlowsTable;
   event_deliveries: EventDeliveriesTable;
+  leases: LeasesTable;
 }
