@@ -85,178 +85,211 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, tries
   throw new Error(`timed out waiting for ${what}`);
 }
 
-describe('cluster mode: one API node and two workers', { skip: missing.length ? `needs ${missing.join(', ')} (scripts/with-services.sh)` : false }, () => {
-  let apiNode: Node;
-  let workers: Node[] = [];
-  let shared: string;
-  let dropDb: () => Promise<void>;
-  let api: Client;
-  let alice: TestUser;
-  let adminKey: string;
-  let sha: string;
-  const trees: string[] = [];
+describe(
+  'cluster mode: one API node and two workers',
+  { skip: missing.length ? `needs ${missing.join(', ')} (scripts/with-services.sh)` : false },
+  () => {
+    let apiNode: Node;
+    let workers: Node[] = [];
+    let shared: string;
+    let dropDb: () => Promise<void>;
+    let api: Client;
+    let alice: TestUser;
+    let adminKey: string;
+    let sha: string;
+    const trees: string[] = [];
+    let clusterEnv: Record<string, string>;
 
-  async function pythonTree(name: string, source: string): Promise<string> {
-    const tree = await makeTempDir('algohost-cluster-tree-');
-    trees.push(tree);
-    fs.mkdirSync(path.join(tree, 'src'));
-    fs.writeFileSync(path.join(tree, 'requirements.txt'), '');
-    fs.writeFileSync(path.join(tree, 'src', `${name}.py`), source);
-    return tree;
-  }
-
-  before(async () => {
-    const db = await createPostgresDatabase();
-    dropDb = db.drop;
-    shared = await makeTempDir('algohost-cluster-shared-');
-    adminKey = generateApiKey();
-    const env = {
-      ALGOHOST_DATABASE_URL: db.url,
-      ALGOHOST_NATS_URL: NATS_URL!,
-      ALGOHOST_BLOB_STORE: 's3',
-      ALGOHOST_S3_ENDPOINT: S3_ENDPOINT!,
-      ALGOHOST_S3_BUCKET: `algohost-${crypto.randomBytes(4).toString('hex')}`,
-      ALGOHOST_S3_ACCESS_KEY_ID: 'test',
-      ALGOHOST_S3_SECRET_ACCESS_KEY: 'test',
-      // The only directory the nodes share: the Git volume (and the build logs on it).
-      ALGOHOST_REPOSITORY_DIR: path.join(shared, 'repositories'),
-      ALGOHOST_BUILD_LOG_DIR: path.join(shared, 'build-logs'),
-      ALGOHOST_ADMIN_KEY: adminKey,
-      ALGOHOST_CLUSTER_KEY: crypto.randomBytes(32).toString('base64'),
-      ALGOHOST_WORK_ACK_WAIT: '3',
-      ALGOHOST_LOG_LEVEL: 'info',
-      ALGOHOST_BUILD_CACHE_DIR: BUILD_CACHE_DIR,
-      ALGOHOST_BUILD_CACHE_SHARED: 'true',
-    };
-    // The API node first: it makes the bucket, the schema and the admin account.
-    apiNode = await startNode('api', { ...env, ALGOHOST_ROLE: 'api' });
-    workers = await Promise.all([startNode('worker1', { ...env, ALGOHOST_ROLE: 'worker' }), startNode('worker2', { ...env, ALGOHOST_ROLE: 'worker' })]);
-    api = client(apiNode.url);
-    alice = await createUser(api, adminKey, 'alice');
-    const tree = await pythonTree(
-      'Echo',
-      'import sys\n\ndef apply(input):\n    if isinstance(input, dict) and "big" in input:\n        return "x" * input["big"]\n    if isinstance(input, str) and len(input) > 1000:\n        return len(input)\n    return {"echo": input}\n',
-    );
-    sha = await createAndBuild(apiNode.url, api, alice, 'alice', 'Echo', tree, { environment: 'python311' });
-  });
-
-  after(async () => {
-    await Promise.all([apiNode, ...workers].filter(Boolean).map((n) => stopNode(n)));
-    await dropDb?.();
-    for (const t of [shared, ...trees]) if (t) fs.rmSync(t, { recursive: true, force: true });
-  });
-
-  test('both workers announce themselves in the JetStream KV bucket', async () => {
-    const nc = await connect({ servers: NATS_URL! });
-    try {
-      const kv = await new Kvm(nc).open('algohost_workers');
-      const ids = await until('two workers in the KV bucket', async () => {
-        const keys: string[] = [];
-        for await (const k of await kv.keys()) keys.push(k);
-        return keys.length >= 2 ? keys : undefined;
-      });
-      assert.equal(ids.length, 2);
-      const entry = (await kv.get(ids[0]!))!.json<{ id: string; warmRunners: number }>();
-      assert.equal(entry.id, ids[0]);
-      assert.equal(typeof entry.warmRunners, 'number');
-    } finally {
-      await nc.close();
+    async function pythonTree(name: string, source: string): Promise<string> {
+      const tree = await makeTempDir('algohost-cluster-tree-');
+      trees.push(tree);
+      fs.mkdirSync(path.join(tree, 'src'));
+      fs.writeFileSync(path.join(tree, 'requirements.txt'), '');
+      fs.writeFileSync(path.join(tree, 'src', `${name}.py`), source);
+      return tree;
     }
-  });
 
-  test('the build ran on a worker: its log is readable through the API node', async () => {
-    const builds = await api.get('/v1/algorithms/alice/Echo/builds', { key: alice.key });
-    const build = builds.body.results[0];
-    assert.equal(build.status, 'succeeded');
-    const logs = await api.get(`/v1/algorithms/alice/Echo/builds/${build.build_id}/logs`, { key: alice.key });
-    assert.equal(logs.status, 200, logs.text);
-    assert.match(logs.body.logs, /Storing the artifact in the blob store/);
-    assert.match(logs.body.logs, /Build succeeded/);
-  });
-
-  test('sync calls through the API node run on the workers, warm after the first', async () => {
-    const first = await api.post(`/v1/algo/alice/Echo/${sha}`, { key: alice.key, body: { a: 1 } });
-    assert.equal(first.status, 200, first.text);
-    assert.deepEqual(first.body.result, { echo: { a: 1 } });
-    const second = await api.post(`/v1/algo/alice/Echo/${sha}`, { key: alice.key, body: 'again' });
-    assert.deepEqual(second.body.result, { echo: 'again' });
-    assert.equal(second.body.metadata.cold_start, false, 'the second call reaches the worker that has the build warm');
-  });
-
-  test('a 10 MiB input and a 15 MB output travel through NATS whole', async () => {
-    const input = 'y'.repeat(10 * 1024 * 1024 - 10);
-    const big = await request(apiNode.url, 'POST', `/v1/algo/alice/Echo/${sha}`, {
-      key: alice.key,
-      raw: JSON.stringify(input),
-      headers: { 'content-type': 'application/json' },
+    before(async () => {
+      const db = await createPostgresDatabase();
+      dropDb = db.drop;
+      shared = await makeTempDir('algohost-cluster-shared-');
+      adminKey = generateApiKey();
+      const env = (clusterEnv = {
+        ALGOHOST_DATABASE_URL: db.url,
+        ALGOHOST_NATS_URL: NATS_URL!,
+        ALGOHOST_BLOB_STORE: 's3',
+        ALGOHOST_S3_ENDPOINT: S3_ENDPOINT!,
+        ALGOHOST_S3_BUCKET: `algohost-${crypto.randomBytes(4).toString('hex')}`,
+        ALGOHOST_S3_ACCESS_KEY_ID: 'test',
+        ALGOHOST_S3_SECRET_ACCESS_KEY: 'test',
+        // The only directory the nodes share: the Git volume (and the build logs on it).
+        ALGOHOST_REPOSITORY_DIR: path.join(shared, 'repositories'),
+        ALGOHOST_BUILD_LOG_DIR: path.join(shared, 'build-logs'),
+        ALGOHOST_ADMIN_KEY: adminKey,
+        ALGOHOST_CLUSTER_KEY: crypto.randomBytes(32).toString('base64'),
+        ALGOHOST_WORK_ACK_WAIT: '3',
+        ALGOHOST_LOG_LEVEL: 'info',
+        ALGOHOST_BUILD_CACHE_DIR: BUILD_CACHE_DIR,
+        ALGOHOST_BUILD_CACHE_SHARED: 'true',
+      });
+      // The API node first: it makes the bucket, the schema and the admin account.
+      apiNode = await startNode('api', { ...env, ALGOHOST_ROLE: 'api' });
+      workers = await Promise.all([
+        startNode('worker1', { ...env, ALGOHOST_ROLE: 'worker' }),
+        startNode('worker2', { ...env, ALGOHOST_ROLE: 'worker' }),
+      ]);
+      api = client(apiNode.url);
+      alice = await createUser(api, adminKey, 'alice');
+      const tree = await pythonTree(
+        'Echo',
+        'import sys\n\ndef apply(input):\n    if isinstance(input, dict) and "big" in input:\n        return "x" * input["big"]\n    if isinstance(input, str) and len(input) > 1000:\n        return len(input)\n    return {"echo": input}\n',
+      );
+      sha = await createAndBuild(apiNode.url, api, alice, 'alice', 'Echo', tree, { environment: 'python311' });
     });
-    assert.equal(big.status, 200, big.text.slice(0, 500));
-    assert.equal(big.body.result, input.length);
-    const out = await api.post(`/v1/algo/alice/Echo/${sha}`, { key: alice.key, body: { big: 14_999_000 } });
-    assert.equal(out.status, 200, out.text.slice(0, 500));
-    assert.equal(out.body.result.length, 14_999_000);
-  });
 
-  test('an async call runs on a worker and its result is read through the API node', async () => {
-    const res = await api.post(`/v1/algo/alice/Echo/${sha}?output=void`, { key: alice.key, body: { later: true } });
-    assert.equal(res.status, 200, res.text);
-    const done = await until('the async result', async () => {
-      const s = await api.get(`/v1/algo/requests/${res.body.request_id}`, { key: alice.key });
-      return s.body.status === 'completed' ? s.body : undefined;
+    after(async () => {
+      await Promise.all([apiNode, ...workers].filter(Boolean).map((n) => stopNode(n)));
+      await dropDb?.();
+      for (const t of [shared, ...trees]) if (t) fs.rmSync(t, { recursive: true, force: true });
     });
-    assert.deepEqual(done.result, { echo: { later: true } });
-  });
 
-  test('publish, then call the version', async () => {
-    const published = await api.post('/v1/algorithms/alice/Echo/versions', {
-      key: alice.key,
-      body: { version_info: { version_type: 'minor' }, settings: { algorithm_callability: 'private' } },
+    test('both workers announce themselves in the JetStream KV bucket', async () => {
+      const nc = await connect({ servers: NATS_URL! });
+      try {
+        const kv = await new Kvm(nc).open('algohost_workers');
+        const ids = await until('two workers in the KV bucket', async () => {
+          const keys: string[] = [];
+          for await (const k of await kv.keys()) keys.push(k);
+          return keys.length >= 2 ? keys : undefined;
+        });
+        assert.equal(ids.length, 2);
+        const entry = (await kv.get(ids[0]!))!.json<{ id: string; warmRunners: number }>();
+        assert.equal(entry.id, ids[0]);
+        assert.equal(typeof entry.warmRunners, 'number');
+      } finally {
+        await nc.close();
+      }
     });
-    assert.equal(published.status, 200, published.text);
-    const version = published.body.version_info.semantic_version as string;
-    const call = await api.post(`/v1/algo/alice/Echo/${version}`, { key: alice.key, body: 'v' });
-    assert.equal(call.status, 200, call.text);
-    assert.deepEqual(call.body.result, { echo: 'v' });
-    assert.equal(call.body.metadata.algorithm_version, version);
-  });
 
-  test('a worker killed in the middle of an async call: the call completes once, on the other worker', async () => {
-    const tree = await pythonTree('Sleepy', 'import time\n\ndef apply(input):\n    time.sleep(input["sleep"])\n    return {"slept": input["sleep"]}\n');
-    const sleepySha = await createAndBuild(apiNode.url, api, alice, 'alice', 'Sleepy', tree, { environment: 'python311' });
-    const warmOf = async (n: Node) => {
-      // Each worker answers the API too (its runners use it); its status counts its own runners.
-      const status = await request(n.url, 'GET', '/v1/admin/status', { key: adminKey });
-      return status.body.runners.warm as number;
-    };
-    const before = await Promise.all(workers.map(warmOf));
-    const res = await api.post(`/v1/algo/alice/Sleepy/${sleepySha}?output=void`, { key: alice.key, body: { sleep: 6 } });
-    assert.equal(res.status, 200, res.text);
-    // The worker that took it has one more warm runner (the Sleepy runner, busy with the call).
-    const victim = await until('the worker running the call', async () => {
-      const now = await Promise.all(workers.map(warmOf));
-      const i = now.findIndex((w, k) => w > before[k]!);
-      return i < 0 ? undefined : workers[i]!;
+    test('the build ran on a worker: its log is readable through the API node', async () => {
+      const builds = await api.get('/v1/algorithms/alice/Echo/builds', { key: alice.key });
+      const build = builds.body.results[0];
+      assert.equal(build.status, 'succeeded');
+      const logs = await api.get(`/v1/algorithms/alice/Echo/builds/${build.build_id}/logs`, { key: alice.key });
+      assert.equal(logs.status, 200, logs.text);
+      assert.match(logs.body.logs, /Storing the artifact in the blob store/);
+      assert.match(logs.body.logs, /Build succeeded/);
     });
-    await stopNode(victim, 'SIGKILL');
-    const survivor = workers.find((w) => w !== victim)!;
-    workers = [survivor];
-    const done = await until(
-      'the call to complete on the other worker',
-      async () => {
+
+    test('sync calls through the API node run on the workers, warm after the first', async () => {
+      const first = await api.post(`/v1/algo/alice/Echo/${sha}`, { key: alice.key, body: { a: 1 } });
+      assert.equal(first.status, 200, first.text);
+      assert.deepEqual(first.body.result, { echo: { a: 1 } });
+      const second = await api.post(`/v1/algo/alice/Echo/${sha}`, { key: alice.key, body: 'again' });
+      assert.deepEqual(second.body.result, { echo: 'again' });
+      assert.equal(second.body.metadata.cold_start, false, 'the second call reaches the worker that has the build warm');
+    });
+
+    test('a 10 MiB input and a 15 MB output travel through NATS whole', async () => {
+      const input = 'y'.repeat(10 * 1024 * 1024 - 10);
+      const big = await request(apiNode.url, 'POST', `/v1/algo/alice/Echo/${sha}`, {
+        key: alice.key,
+        raw: JSON.stringify(input),
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(big.status, 200, big.text.slice(0, 500));
+      assert.equal(big.body.result, input.length);
+      const out = await api.post(`/v1/algo/alice/Echo/${sha}`, { key: alice.key, body: { big: 14_999_000 } });
+      assert.equal(out.status, 200, out.text.slice(0, 500));
+      assert.equal(out.body.result.length, 14_999_000);
+    });
+
+    test('an async call runs on a worker and its result is read through the API node', async () => {
+      const res = await api.post(`/v1/algo/alice/Echo/${sha}?output=void`, { key: alice.key, body: { later: true } });
+      assert.equal(res.status, 200, res.text);
+      const done = await until('the async result', async () => {
         const s = await api.get(`/v1/algo/requests/${res.body.request_id}`, { key: alice.key });
         return s.body.status === 'completed' ? s.body : undefined;
-      },
-      1200,
-    );
-    assert.deepEqual(done.result, { slept: 6 }, JSON.stringify(done));
-    // Acknowledged once: nothing of it is left in the work queue.
-    const nc = await connect({ servers: NATS_URL! });
-    try {
-      const info = await (await jetstreamManager(nc)).consumers.info('ALGOHOST_WORK', 'async-calls');
-      assert.equal(info.num_pending, 0);
-      assert.equal(info.num_ack_pending, 0);
-    } finally {
-      await nc.close();
-    }
-  });
-});
+      });
+      assert.deepEqual(done.result, { echo: { later: true } });
+    });
+
+    test('publish, then call the version', async () => {
+      const published = await api.post('/v1/algorithms/alice/Echo/versions', {
+        key: alice.key,
+        body: { version_info: { version_type: 'minor' }, settings: { algorithm_callability: 'private' } },
+      });
+      assert.equal(published.status, 200, published.text);
+      const version = published.body.version_info.semantic_version as string;
+      const call = await api.post(`/v1/algo/alice/Echo/${version}`, { key: alice.key, body: 'v' });
+      assert.equal(call.status, 200, call.text);
+      assert.deepEqual(call.body.result, { echo: 'v' });
+      assert.equal(call.body.metadata.algorithm_version, version);
+    });
+
+    test('a worker killed in the middle of an async call: the call completes once, on the other worker', async () => {
+      const tree = await pythonTree(
+        'Sleepy',
+        'import time\n\ndef apply(input):\n    time.sleep(input["sleep"])\n    return {"slept": input["sleep"]}\n',
+      );
+      const sleepySha = await createAndBuild(apiNode.url, api, alice, 'alice', 'Sleepy', tree, { environment: 'python311' });
+      const warmOf = async (n: Node) => {
+        // Each worker answers the API too (its runners use it); its status counts its own runners.
+        const status = await request(n.url, 'GET', '/v1/admin/status', { key: adminKey });
+        return status.body.runners.warm as number;
+      };
+      const before = await Promise.all(workers.map(warmOf));
+      const res = await api.post(`/v1/algo/alice/Sleepy/${sleepySha}?output=void`, { key: alice.key, body: { sleep: 6 } });
+      assert.equal(res.status, 200, res.text);
+      // The worker that took it has one more warm runner (the Sleepy runner, busy with the call).
+      const victim = await until('the worker running the call', async () => {
+        const now = await Promise.all(workers.map(warmOf));
+        const i = now.findIndex((w, k) => w > before[k]!);
+        return i < 0 ? undefined : workers[i]!;
+      });
+      await stopNode(victim, 'SIGKILL');
+      const survivor = workers.find((w) => w !== victim)!;
+      workers = [survivor];
+      const done = await until(
+        'the call to complete on the other worker',
+        async () => {
+          const s = await api.get(`/v1/algo/requests/${res.body.request_id}`, { key: alice.key });
+          return s.body.status === 'completed' ? s.body : undefined;
+        },
+        1200,
+      );
+      assert.deepEqual(done.result, { slept: 6 }, JSON.stringify(done));
+      // Acknowledged once: nothing of it is left in the work queue.
+      const nc = await connect({ servers: NATS_URL! });
+      try {
+        const info = await (await jetstreamManager(nc)).consumers.info('ALGOHOST_WORK', 'async-calls');
+        assert.equal(info.num_pending, 0);
+        assert.equal(info.num_ack_pending, 0);
+      } finally {
+        await nc.close();
+      }
+    });
+
+    test('a worker started later fetches the artifact from the blob store on its first cold start', async () => {
+      const late = await startNode('worker3', { ...clusterEnv, ALGOHOST_ROLE: 'worker' });
+      workers.push(late);
+      // The other worker leaves cleanly: every call now has to run on the new one.
+      await stopNode(workers.shift()!);
+      const algorithm = await api.get('/v1/algorithms/alice/Echo', { key: alice.key });
+      const manifest = path.join(late.dataDir, 'builds', 'artifacts', algorithm.body.id, 'python311', sha, 'manifest.json');
+      assert.equal(fs.existsSync(manifest), false);
+      const call = await api.post(`/v1/algo/alice/Echo/${sha}`, { key: alice.key, body: 'fetched' });
+      assert.equal(call.status, 200, call.text);
+      assert.deepEqual(call.body.result, { echo: 'fetched' });
+      assert.equal(call.body.metadata.cold_start, true);
+      assert.equal(fs.existsSync(manifest), true, 'the artifact was unpacked on the new worker');
+    });
+
+    test('with no worker left, a sync call is refused at once with 503', async () => {
+      await stopNode(workers.shift()!);
+      const call = await api.post(`/v1/algo/alice/Echo/${sha}`, { key: alice.key, body: 'nobody' });
+      assert.equal(call.status, 503, call.text);
+      assert.match(call.body.error.message, /no worker is connected/);
+    });
+  },
+);

@@ -92,7 +92,8 @@ export class BlobArtifactStore {
       await this.tar(['-x', '-f', file, '-C', out]);
       const relArtifact = path.relative(path.dirname(this.builder.dirs.artifacts), dir);
       const top = await fs.promises.readdir(out);
-      if (top.some((n) => n !== 'artifacts' && n !== 'layers')) throw new Error(`artifact ${key} from the blob store holds more than itself`);
+      if (top.some((n) => n !== 'artifacts' && n !== 'layers'))
+        throw new Error(`artifact ${key} from the blob store holds more than itself`);
       // The layer first, so the artifact never appears without it.
       const layers = path.join(out, 'layers');
       if (await exists(layers)) {

@@ -70,12 +70,12 @@ export class NatsRuntime implements AlgorithmRuntime {
     const opts = { timeout: timeoutMs + START_ALLOWANCE_MS };
     let reply: Msg;
     try {
-      reply = await this.ask(SUBJECTS.run(target.artifact), data, opts).then(
-        (r) => r ?? this.ask(SUBJECTS.runAny, data, opts),
-      ).then((r) => {
-        if (!r) throw Errors.unavailable('no worker is connected to this cluster; start one (ALGOHOST_ROLE=worker) and call again');
-        return r;
-      });
+      reply = await this.ask(SUBJECTS.run(target.artifact), data, opts)
+        .then((r) => r ?? this.ask(SUBJECTS.runAny, data, opts))
+        .then((r) => {
+          if (!r) throw Errors.unavailable('no worker is connected to this cluster; start one (ALGOHOST_ROLE=worker) and call again');
+          return r;
+        });
     } catch (err) {
       if (err instanceof DomainError) throw err;
       throw new RuntimeFailure('SystemExit', `the worker running this call did not answer (${(err as Error).message}); call again`);

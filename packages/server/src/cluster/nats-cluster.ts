@@ -14,7 +14,15 @@
  */
 import crypto from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  RetentionPolicy,
+  StorageType,
+} from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 
 export const STREAM = 'ALGOHOST_WORK';

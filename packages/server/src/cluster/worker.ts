@@ -189,4 +189,3 @@ export class ClusterWorker {
     }
   }
 }
-

@@ -209,18 +209,23 @@ export async function buildServices(
   // Cluster mode: artifacts go to the blob store after a build and come from it on a worker's
   // first cold start of them (pool is made just below; only called once calls arrive).
   const artifacts: BlobArtifactStore | undefined = nats
-    ? new BlobArtifactStore(blobs, builder, { cacheBytes: config.artifactCacheMiB * 1024 * 1024, warm: (): Set<string> => pool.warmArtifacts() }, log)
+    ? new BlobArtifactStore(
+        blobs,
+        builder,
+        { cacheBytes: config.artifactCacheMiB * 1024 * 1024, warm: (): Set<string> => pool.warmArtifacts() },
+        log,
+      )
     : undefined;
   const runners = new RunnerFactory(
     supervisor,
     builder,
     {
-    memoryBytes: config.runnerMemoryMiB * 1024 * 1024,
-    memoryBytesByEnvironment: environmentMemory,
-    pids: config.runnerPids,
-    cpus: config.runnerCpus > 0 ? config.runnerCpus : undefined,
-    outputLimitBytes: 15 * 1000 * 1000,
-    startTimeoutMs: 10 * 60 * 1000,
+      memoryBytes: config.runnerMemoryMiB * 1024 * 1024,
+      memoryBytesByEnvironment: environmentMemory,
+      pids: config.runnerPids,
+      cpus: config.runnerCpus > 0 ? config.runnerCpus : undefined,
+      outputLimitBytes: 15 * 1000 * 1000,
+      startTimeoutMs: 10 * 60 * 1000,
     },
     artifacts && ((key) => artifacts.ensure(key)),
   );
