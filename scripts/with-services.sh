@@ -7,14 +7,14 @@
 # (ALGOHOST_TEST_NATS_URL; its payload limit raised to carry 10 MiB inputs and 15 MB outputs
 # whole) and one S3-compatible server (ALGOHOST_TEST_S3_ENDPOINT, moto's server mode).
 # Usage: scripts/with-services.sh CMD…
-# ALGOHOST_TEST_SERVICES (default "postgres,kafka,sqs") picks fewer: the brokers' JVMs take
+# ALGOHOST_TEST_SERVICES (default "postgres,kafka,sqs,nats,s3") picks fewer: the brokers' JVMs take
 # 3-6 s and a few hundred MB each. Their jars come from scripts/install-test-deps.sh; without
 # them the brokers are not started and the tests that need them say so and skip.
 set -euo pipefail
 # shellcheck source=scripts/lib/brokers.sh
 source "$(dirname "$0")/lib/brokers.sh"
 
-services=",${ALGOHOST_TEST_SERVICES:-postgres,kafka,sqs},"
+services=",${ALGOHOST_TEST_SERVICES:-postgres,kafka,sqs,nats,s3},"
 wants() { [[ $services == *",$1,"* ]]; }
 
 pgbin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
