@@ -227,6 +227,29 @@ describe(
       assert.equal(call.body.metadata.algorithm_version, version);
     });
 
+    test('pipelines on a worker: a sync call through the API node calls another algorithm and uses hosted data', async () => {
+      const caller = await createAndBuild(apiNode.url, api, alice, 'alice', 'Caller', path.join(REPO, 'test/fixtures/pipeline/python'), {
+        environment: 'python311',
+        settings: { pipeline_enabled: true },
+      });
+      const piped = await api.post(`/v1/algo/alice/Caller/${caller}`, {
+        key: alice.key,
+        body: { algo: `alice/Echo/${sha}`, input: 'pipes' },
+      });
+      assert.equal(piped.status, 200, piped.text);
+      assert.deepEqual(piped.body.result, { ok: true, result: { echo: 'pipes' } });
+      const data = await api.post(`/v1/algo/alice/Caller/${caller}`, {
+        key: alice.key,
+        body: { data: 'data://.my/PipeCluster', text: 'from a worker' },
+      });
+      assert.equal(data.status, 200, data.text);
+      assert.equal(data.body.result.text, 'from a worker', data.text);
+      // Written on a worker, read through the API node: the data lives in PostgreSQL and S3.
+      const blob = await fetch(`${apiNode.url}/v1/data/alice/PipeCluster/blob.bin`, { headers: { authorization: `Simple ${alice.key}` } });
+      assert.equal(blob.status, 200);
+      assert.deepEqual([...new Uint8Array(await blob.arrayBuffer())], [0, 255, 1, 128]);
+    });
+
     test('a worker killed in the middle of an async call: the call completes once, on the other worker', async () => {
       const tree = await pythonTree(
         'Sleepy',

@@ -10,6 +10,8 @@ import type { BuildEvent, BuildEvents } from '../domain/builds/build-events.js';
 import type { AsyncDispatch, AsyncJob } from '../domain/calls/async-calls.js';
 import { type AlgorithmRuntime, type Execution, type PipeRequest, type RunTarget, RuntimeFailure } from '../domain/calls/ports.js';
 import { DomainError, Errors } from '../domain/errors.js';
+import type { Capability } from '../domain/accounts/model.js';
+import type { CallContext, Principal } from '../domain/auth/principal.js';
 import { decodeFrame, encodeFrame } from './frames.js';
 import { type NatsCluster, SUBJECTS } from './nats-cluster.js';
 
@@ -42,6 +44,15 @@ export interface RunMessage {
   timeoutMs: number;
   request: Omit<PipeRequest, 'json'>;
   hasJson: boolean;
+  /** For pipeline_enabled algorithms: whom the call's key (request.api_key) acts for. */
+  callKey?: CallKeyRef;
+}
+
+/** A call key's principal by reference (the worker reads the account itself). */
+export interface CallKeyRef {
+  accountId: string;
+  capabilities: Capability[];
+  call?: CallContext;
 }
 
 /** A worker's answer to a sync call. */
@@ -61,11 +72,19 @@ const START_ALLOWANCE_MS = 60_000;
  * have the build warm (a queue group per artifact), else to any worker, which starts a runner.
  */
 export class NatsRuntime implements AlgorithmRuntime {
-  constructor(private readonly cluster: NatsCluster) {}
+  constructor(
+    private readonly cluster: NatsCluster,
+    /** The API node's live call keys (KeyService.callKeyPrincipal). */
+    private readonly callKeys: (secret: string) => Principal | undefined,
+  ) {}
 
   async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
     const { json, ...rest } = request;
     const message: RunMessage = { target, timeoutMs, request: rest, hasJson: json !== undefined };
+    const key = request.api_key === undefined ? undefined : this.callKeys(request.api_key);
+    if (key) {
+      message.callKey = { accountId: key.account.id, capabilities: [...key.capabilities], ...(key.call ? { call: key.call } : {}) };
+    }
     const data = encodeFrame(message, json);
     const opts = { timeout: timeoutMs + START_ALLOWANCE_MS };
     let reply: Msg;

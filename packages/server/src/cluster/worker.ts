@@ -15,7 +15,7 @@ import type { BuildService, DispatchOutcome } from '../domain/builds/build-servi
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import { type AlgorithmRuntime, type PipeRequest, RuntimeFailure } from '../domain/calls/ports.js';
 import { DomainError } from '../domain/errors.js';
-import type { RunMessage, RunReply } from './dispatch.js';
+import type { CallKeyRef, RunMessage, RunReply } from './dispatch.js';
 import { decodeAsyncJob } from './dispatch.js';
 import { decodeFrame, encodeFrame } from './frames.js';
 import { CONSUMERS, type NatsCluster, STREAM, SUBJECTS } from './nats-cluster.js';
@@ -32,6 +32,8 @@ export interface ClusterWorkerDeps {
   asyncCalls: AsyncCallService;
   /** This node's runner pool. */
   runtime: AlgorithmRuntime;
+  /** Makes an API node's call key valid here for one call (KeyService.adoptCallKey); undefined when its account is gone. */
+  adoptCallKey: (secret: string, ref: CallKeyRef, ttlMs: number) => Promise<(() => void) | undefined>;
   /** The artifacts this node has warm runners of (the pool's), for routing sync calls here. */
   warmArtifacts: () => Set<string>;
   /** Facts for the presence entry: runners, calls and builds in progress. */
@@ -161,7 +163,13 @@ export class ClusterWorker {
       const { meta, bytes } = decodeFrame<RunMessage>(data);
       artifact = meta.target.artifact;
       const request: PipeRequest = meta.hasJson ? { ...meta.request, json: bytes } : meta.request;
-      reply = { ok: await this.deps.runtime.execute(meta.target, request, meta.timeoutMs) };
+      const forget =
+        meta.callKey && request.api_key ? await this.deps.adoptCallKey(request.api_key, meta.callKey, meta.timeoutMs + 60_000) : undefined;
+      try {
+        reply = { ok: await this.deps.runtime.execute(meta.target, request, meta.timeoutMs) };
+      } finally {
+        forget?.();
+      }
     } catch (err) {
       if (err instanceof RuntimeFailure) reply = { failure: { errorType: err.errorType, message: err.message } };
       else if (err instanceof DomainError) {

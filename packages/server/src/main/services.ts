@@ -283,7 +283,7 @@ export async function buildServices(
     access,
     catalog,
     // An API node sends each call to a worker over NATS; every other node runs it here.
-    runtime: metrics.timedRuntime(nats && !runsWork ? new NatsRuntime(nats) : pool),
+    runtime: metrics.timedRuntime(nats && !runsWork ? new NatsRuntime(nats, (secret) => keys.callKeyPrincipal(secret)) : pool),
     keys,
     settings: {
       maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
@@ -344,6 +344,16 @@ export async function buildServices(
           builds,
           asyncCalls,
           runtime: metrics.timedRuntime(pool),
+          adoptCallKey: async (secret, ref, ttlMs) => {
+            const account = await accounts.findById(ref.accountId);
+            if (!account) return undefined;
+            const { capabilities, call } = ref;
+            return keys.adoptCallKey(
+              secret,
+              { account, via: 'call_key', capabilities: new Set(capabilities), keyId: null, ...(call ? { call } : {}) },
+              ttlMs,
+            );
+          },
           warmArtifacts: () => pool.warmArtifacts(),
           load: () => ({ warmRunners: pool.warmRunners() }),
           settings: {
