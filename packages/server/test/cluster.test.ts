@@ -22,6 +22,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { createAndBuild } from './support/algorithms.js';
 import { createUser, type TestUser } from './support/fixtures.js';
+import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
 import { client, request, type Client } from './support/http.js';
 import { BUILD_CACHE_DIR, createPostgresDatabase, makeTempDir } from './support/server.js';
 import { generateApiKey } from '../src/domain/accounts/secrets.js';
@@ -50,7 +51,7 @@ async function startNode(name: string, env: Record<string, string>): Promise<Nod
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log: string[] = [];
-  const url = await new Promise<string>((resolve, reject) => {
+  const listening = new Promise<string>((resolve, reject) => {
     const onLine = (d: Buffer) => {
       for (const line of d.toString().split('\n')) {
         if (!line) continue;
@@ -62,7 +63,11 @@ async function startNode(name: string, env: Record<string, string>): Promise<Nod
     };
     child.stdout!.on('data', onLine);
     child.stderr!.on('data', onLine);
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) while starting:\n${log.slice(-30).join('\n')}`)));
+    child.once('close', (code) => reject(new Error(`${name} exited (${code}) while starting:\n${log.slice(-30).join('\n')}`)));
+  });
+  const url = await listening.catch(async (err: unknown) => {
+    await fs.promises.rm(dataDir, { recursive: true, force: true });
+    throw err;
   });
   return { name, url, dataDir, child, log };
 }
@@ -168,6 +173,31 @@ describe(
         assert.equal(typeof entry.warmRunners, 'number');
       } finally {
         await nc.close();
+      }
+    });
+
+    test('a node refuses to start against a nats-server that cannot carry a 15 MB output (exit 2, what to set)', async () => {
+      const dir = await makeTempDir('algohost-small-nats-');
+      trees.push(dir);
+      // Debian's nats-server with its default max_payload (1 MB); -p -1 picks a free port.
+      const nats = spawn('nats-server', ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let out = '';
+          nats.stderr!.on('data', (d: Buffer) => {
+            out += d.toString();
+            const m = /Listening for client connections on (127\.0\.0\.1:\d+)/.exec(out);
+            if (m) resolve(`nats://${m[1]}`);
+          });
+          nats.once('exit', () => reject(new Error(`nats-server exited: ${out}`)));
+        });
+        await assert.rejects(startNode('small', { ...clusterEnv, ALGOHOST_ROLE: 'worker', ALGOHOST_NATS_URL: url }), (err: Error) => {
+          assert.match(err.message, /exited \(2\)/);
+          assert.match(err.message, /set max_payload to at least 16MB/);
+          return true;
+        });
+      } finally {
+        nats.kill();
       }
     });
 
@@ -308,8 +338,50 @@ describe(
       assert.equal(fs.existsSync(manifest), true, 'the artifact was unpacked on the new worker');
     });
 
+    test('a worker killed in the middle of a build: the build completes on another worker, never stays running', async () => {
+      workers.push(await startNode('worker4', { ...clusterEnv, ALGOHOST_ROLE: 'worker' }));
+      // A large module takes the byte-compiling step a few seconds: long enough to be cut off.
+      const tree = await pythonTree('Slow', 'def apply(input):\n    return "slow"\n');
+      fs.writeFileSync(path.join(tree, 'src', 'big.py'), Array.from({ length: 300_000 }, (_, i) => `v${i} = ${i} * 2\n`).join(''));
+      const created = await api.post('/v1/algorithms/alice', { key: alice.key, body: { name: 'Slow', settings: {} } });
+      assert.equal(created.status, 200, created.text);
+      const { dir } = await clone(gitUrl(apiNode.url, alice.name, alice.key, 'alice', 'Slow'));
+      let buildId: string;
+      try {
+        replaceWorkingFiles(dir, tree);
+        const push = await commitAndPush(dir, 'slow');
+        buildId = announcedBuildId(push.stderr)!;
+        assert.ok(buildId, push.stderr);
+      } finally {
+        await removeClone(dir);
+      }
+      // The worker building it has the build's work directory.
+      const building = await until('a worker building it', async () => {
+        for (const w of workers) {
+          const work = await fs.promises.readdir(path.join(w.dataDir, 'builds', 'work')).catch(() => []);
+          if (work.some((n) => n.startsWith('b-'))) return w;
+        }
+        return undefined;
+      });
+      await stopNode(building, 'SIGKILL');
+      workers = workers.filter((w) => w !== building);
+      const build = await until(
+        'the build to finish',
+        async () => {
+          const b = await api.get(`/v1/algorithms/alice/Slow/builds/${buildId}`, { key: alice.key });
+          return b.body.status === 'succeeded' || b.body.status === 'failed' ? b.body : undefined;
+        },
+        1800,
+      );
+      const logs = await api.get(`/v1/algorithms/alice/Slow/builds/${buildId}/logs`, { key: alice.key });
+      assert.equal(build.status, 'succeeded', logs.text);
+      assert.match(logs.body.logs, /the worker running this build stopped; it is retried/);
+      const call = await api.post(`/v1/algo/alice/Slow/${build.commit_sha}`, { key: alice.key, body: 1 });
+      assert.equal(call.body.result, 'slow', call.text);
+    });
+
     test('with no worker left, a sync call is refused at once with 503', async () => {
-      await stopNode(workers.shift()!);
+      while (workers.length) await stopNode(workers.shift()!);
       const call = await api.post(`/v1/algo/alice/Echo/${sha}`, { key: alice.key, body: 'nobody' });
       assert.equal(call.status, 503, call.text);
       assert.match(call.body.error.message, /no worker is connected/);
