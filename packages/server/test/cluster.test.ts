@@ -104,6 +104,7 @@ describe(
     let sha: string;
     const trees: string[] = [];
     let clusterEnv: Record<string, string>;
+    let sleepySha: string;
 
     async function pythonTree(name: string, source: string): Promise<string> {
       const tree = await makeTempDir('algohost-cluster-tree-');
@@ -285,7 +286,7 @@ describe(
         'Sleepy',
         'import time\n\ndef apply(input):\n    time.sleep(input["sleep"])\n    return {"slept": input["sleep"]}\n',
       );
-      const sleepySha = await createAndBuild(apiNode.url, api, alice, 'alice', 'Sleepy', tree, { environment: 'python311' });
+      sleepySha = await createAndBuild(apiNode.url, api, alice, 'alice', 'Sleepy', tree, { environment: 'python311' });
       const warmOf = async (n: Node) => {
         // Each worker answers the API too (its runners use it); its status counts its own runners.
         const status = await request(n.url, 'GET', '/v1/admin/status', { key: adminKey });
@@ -323,11 +324,40 @@ describe(
       }
     });
 
+    test('a worker killed in the middle of a sync call: the caller gets SystemExit, not a wait for its timeout', async () => {
+      const [only] = workers;
+      const pending = api.post(`/v1/algo/alice/Sleepy/${sleepySha}`, { key: alice.key, body: { sleep: 120 } });
+      // The worker shows the call in its presence entry (renewed every few seconds).
+      const nc = await connect({ servers: NATS_URL! });
+      try {
+        const kv = await new Kvm(nc).open('algohost_workers');
+        await until(
+          'the call in flight on the worker',
+          async () => {
+            for await (const k of await kv.keys()) {
+              const e = (await kv.get(k))?.json<{ pid: number; callsInFlight: number }>();
+              if (e && e.pid === only!.child.pid && e.callsInFlight > 0) return true;
+            }
+            return undefined;
+          },
+          300,
+        );
+      } finally {
+        await nc.close();
+      }
+      await stopNode(only!, 'SIGKILL');
+      workers = [];
+      const res = await pending;
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.error?.error_type, 'SystemExit', res.text);
+      assert.match(res.body.error.message, /stopped answering/);
+    });
+
     test('a worker started later fetches the artifact from the blob store on its first cold start', async () => {
       const late = await startNode('worker3', { ...clusterEnv, ALGOHOST_ROLE: 'worker' });
-      workers.push(late);
-      // The other worker leaves cleanly: every call now has to run on the new one.
-      await stopNode(workers.shift()!);
+      // Any other worker leaves cleanly: every call now has to run on the new one.
+      for (const w of workers) await stopNode(w);
+      workers = [late];
       const algorithm = await api.get('/v1/algorithms/alice/Echo', { key: alice.key });
       const manifest = path.join(late.dataDir, 'builds', 'artifacts', algorithm.body.id, 'python311', sha, 'manifest.json');
       assert.equal(fs.existsSync(manifest), false);

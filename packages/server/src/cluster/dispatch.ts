@@ -3,7 +3,7 @@
  * JetStream messages (the publish resolves once the stream stored them), sync calls as NATS
  * requests (NatsRuntime), and where it hears live build output from.
  */
-import { RequestError, type Msg } from '@nats-io/transport-node';
+import type { Msg } from '@nats-io/transport-node';
 import type { Build } from '../domain/builds/model.js';
 import type { BuildDispatch } from '../domain/builds/build-service.js';
 import type { BuildEvent, BuildEvents } from '../domain/builds/build-events.js';
@@ -62,21 +62,42 @@ export type RunReply =
   | { error: { kind: DomainError['kind']; code: number; message: string; details?: DomainError['details']; id?: string } };
 
 /**
- * Beyond the call's own timeout, how long a caller waits for a worker to start a runner and
- * answer; past it the worker is taken for gone and the caller gets SystemExit, not a hang.
+ * A worker sends an empty message to the caller this often while it runs a call (and its final
+ * answer at the end); a caller that hears nothing for SILENCE_MS takes the worker for gone
+ * (killed, cut off, or NATS restarted) and answers SystemExit instead of waiting out the timeout.
  */
-const START_ALLOWANCE_MS = 60_000;
+export const HEARTBEAT_MS = 2000;
+const SILENCE_MS = 3 * HEARTBEAT_MS;
+
+interface Pending {
+  resolve(msg: Msg | undefined): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
 
 /**
- * The AlgorithmRuntime of an API node: each call is one NATS request, first to the workers that
+ * The AlgorithmRuntime of an API node: each call is one NATS message, first to the workers that
  * have the build warm (a queue group per artifact), else to any worker, which starts a runner.
+ * Answers (heartbeats and the result) come back on one subscription of this node's own inbox
+ * prefix, one reply subject per call.
  */
 export class NatsRuntime implements AlgorithmRuntime {
+  private readonly inbox: string;
+  private readonly pending = new Map<string, Pending>();
+  private next = 0;
+
   constructor(
     private readonly cluster: NatsCluster,
     /** The API node's live call keys (KeyService.callKeyPrincipal). */
     private readonly callKeys: (secret: string) => Principal | undefined,
-  ) {}
+  ) {
+    this.inbox = `_INBOX.algohost.${cluster.nodeId}`;
+    cluster.nc.subscribe(`${this.inbox}.*`, {
+      callback: (err, msg) => {
+        if (!err) this.answer(msg);
+      },
+    });
+  }
 
   async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
     const { json, ...rest } = request;
@@ -86,19 +107,8 @@ export class NatsRuntime implements AlgorithmRuntime {
       message.callKey = { accountId: key.account.id, capabilities: [...key.capabilities], ...(key.call ? { call: key.call } : {}) };
     }
     const data = encodeFrame(message, json);
-    const opts = { timeout: timeoutMs + START_ALLOWANCE_MS };
-    let reply: Msg;
-    try {
-      reply = await this.ask(SUBJECTS.run(target.artifact), data, opts)
-        .then((r) => r ?? this.ask(SUBJECTS.runAny, data, opts))
-        .then((r) => {
-          if (!r) throw Errors.unavailable('no worker is connected to this cluster; start one (ALGOHOST_ROLE=worker) and call again');
-          return r;
-        });
-    } catch (err) {
-      if (err instanceof DomainError) throw err;
-      throw new RuntimeFailure('SystemExit', `the worker running this call did not answer (${(err as Error).message}); call again`);
-    }
+    const reply = (await this.ask(SUBJECTS.run(target.artifact), data)) ?? (await this.ask(SUBJECTS.runAny, data));
+    if (!reply) throw Errors.unavailable('no worker is connected to this cluster; start one (ALGOHOST_ROLE=worker) and call again');
     const { meta } = decodeFrame<RunReply>(reply.data);
     if ('ok' in meta) return meta.ok;
     if ('failure' in meta) throw new RuntimeFailure(meta.failure.errorType, meta.failure.message);
@@ -106,14 +116,42 @@ export class NatsRuntime implements AlgorithmRuntime {
     throw new DomainError(e.kind, e.code, e.message, e.details, e.id);
   }
 
-  /** The reply, or undefined when nobody listens on the subject. */
-  private async ask(subject: string, data: Uint8Array, opts: { timeout: number }): Promise<Msg | undefined> {
-    try {
-      return await this.cluster.nc.request(subject, data, opts);
-    } catch (err) {
-      if (err instanceof RequestError && err.isNoResponders()) return undefined;
-      throw err;
+  /** The final answer, or undefined when nobody listens on the subject. */
+  private ask(subject: string, data: Uint8Array): Promise<Msg | undefined> {
+    const token = String(this.next++);
+    return new Promise((resolve, reject) => {
+      const entry: Pending = { resolve, reject, timer: this.silence(token) };
+      this.pending.set(token, entry);
+      this.cluster.nc.publish(subject, data, { reply: `${this.inbox}.${token}` });
+    });
+  }
+
+  private silence(token: string): NodeJS.Timeout {
+    return setTimeout(() => {
+      const p = this.pending.get(token);
+      if (!p) return;
+      this.pending.delete(token);
+      p.reject(new RuntimeFailure('SystemExit', 'the worker running this call stopped answering (it stopped, or lost NATS); call again'));
+    }, SILENCE_MS);
+  }
+
+  private answer(msg: Msg): void {
+    const token = msg.subject.slice(this.inbox.length + 1);
+    const p = this.pending.get(token);
+    if (!p) return;
+    clearTimeout(p.timer);
+    // NATS answers a message nobody subscribes to with an empty 503 status message.
+    if (msg.data.length === 0 && msg.headers?.code === 503) {
+      this.pending.delete(token);
+      return p.resolve(undefined);
     }
+    // A heartbeat: the worker is still at it.
+    if (msg.data.length === 0) {
+      p.timer = this.silence(token);
+      return;
+    }
+    this.pending.delete(token);
+    p.resolve(msg);
   }
 }
 

@@ -10,12 +10,12 @@
  */
 import os from 'node:os';
 import type { JsMsg, Consumer } from '@nats-io/jetstream';
-import type { Subscription } from '@nats-io/transport-node';
+import { Empty, type Subscription } from '@nats-io/transport-node';
 import type { BuildService, DispatchOutcome } from '../domain/builds/build-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import { type AlgorithmRuntime, type PipeRequest, RuntimeFailure } from '../domain/calls/ports.js';
 import { DomainError } from '../domain/errors.js';
-import type { CallKeyRef, RunMessage, RunReply } from './dispatch.js';
+import { type CallKeyRef, HEARTBEAT_MS, type RunMessage, type RunReply } from './dispatch.js';
 import { decodeAsyncJob } from './dispatch.js';
 import { decodeFrame, encodeFrame } from './frames.js';
 import { CONSUMERS, type NatsCluster, STREAM, SUBJECTS } from './nats-cluster.js';
@@ -73,6 +73,7 @@ export class ClusterWorker {
     const entry = {
       id: cluster.nodeId,
       host: os.hostname(),
+      pid: process.pid,
       startedAt: this.startedAt,
       gpu: settings.gpu,
       callsInFlight: this.callsInFlight,
@@ -149,7 +150,12 @@ export class ClusterWorker {
       queue: 'workers',
       callback: (err, msg) => {
         if (err) return;
-        void this.run(msg.data).then((reply) => msg.respond(reply));
+        // Heartbeats while the call runs tell the caller this worker is alive (see NatsRuntime).
+        const beat = setInterval(() => msg.respond(Empty), HEARTBEAT_MS);
+        void this.run(msg.data).then((reply) => {
+          clearInterval(beat);
+          msg.respond(reply);
+        });
       },
     });
     this.subscriptions.set(subject, sub);
