@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -79,6 +80,15 @@ async function stopNode(node: Node, signal: NodeJS.Signals = 'SIGTERM'): Promise
     await exited;
   }
   await fs.promises.rm(node.dataDir, { recursive: true, force: true });
+}
+
+/** A free TCP port on loopback (for a server that must come back on the same one). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, tries = 600): Promise<T> {
@@ -279,6 +289,63 @@ describe(
       const blob = await fetch(`${apiNode.url}/v1/data/alice/PipeCluster/blob.bin`, { headers: { authorization: `Simple ${alice.key}` } });
       assert.equal(blob.status, 200);
       assert.deepEqual([...new Uint8Array(await blob.arrayBuffer())], [0, 255, 1, 128]);
+    });
+
+    test('nats-server restarted: queued work survives (file storage) and the nodes reconnect by themselves', async () => {
+      // A nats-server of this test's own, so that restarting it leaves the other tests' alone;
+      // the same database, bucket and Git volume: Echo is built and its artifact in the store.
+      const dir = await makeTempDir('algohost-own-nats-');
+      trees.push(dir);
+      const port = await freePort();
+      fs.writeFileSync(
+        path.join(dir, 'nats.conf'),
+        `listen: 127.0.0.1:${port}\nmax_payload: 32MB\njetstream { store_dir: "${path.join(dir, 'js')}" }\n`,
+      );
+      const startNats = async () => {
+        const child = spawn('nats-server', ['-c', path.join(dir, 'nats.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+        await new Promise<void>((resolve, reject) => {
+          let out = '';
+          child.stderr!.on('data', (d: Buffer) => {
+            out += d.toString();
+            if (out.includes('Server is ready')) resolve();
+          });
+          child.once('exit', () => reject(new Error(`nats-server exited: ${out}`)));
+        });
+        return child;
+      };
+      const stopNats = async (child: ChildProcess) => {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      };
+      let nats = await startNats();
+      const own = { ...clusterEnv, ALGOHOST_NATS_URL: `nats://127.0.0.1:${port}` };
+      const ownApi = await startNode('api2', { ...own, ALGOHOST_ROLE: 'api' });
+      let ownWorker: Node | undefined;
+      try {
+        const ownClient = client(ownApi.url);
+        // No worker yet: the async call waits in JetStream's file storage across the restart.
+        const res = await ownClient.post(`/v1/algo/alice/Echo/${sha}?output=void`, { key: alice.key, body: 'survived' });
+        assert.equal(res.status, 200, res.text);
+        await stopNats(nats);
+        nats = await startNats();
+        ownWorker = await startNode('worker-own', { ...own, ALGOHOST_ROLE: 'worker' });
+        const done = await until('the queued call to complete after the restart', async () => {
+          const r = await ownClient.get(`/v1/algo/requests/${res.body.request_id}`, { key: alice.key });
+          return r.body.status === 'completed' ? r.body : undefined;
+        });
+        assert.deepEqual(done.result, { echo: 'survived' });
+        // The API node reconnected by itself: sync calls reach the worker through it.
+        const call = await until('a sync call through the reconnected API node', async () => {
+          const r = await ownClient.post(`/v1/algo/alice/Echo/${sha}`, { key: alice.key, body: 'again' });
+          return r.status === 200 && r.body.result ? r.body : undefined;
+        });
+        assert.deepEqual(call.result, { echo: 'again' });
+      } finally {
+        if (ownWorker) await stopNode(ownWorker);
+        await stopNode(ownApi);
+        await stopNats(nats);
+      }
     });
 
     test('a worker killed in the middle of an async call: the call completes once, on the other worker', async () => {
