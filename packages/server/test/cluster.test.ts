@@ -23,7 +23,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { createAndBuild } from './support/algorithms.js';
 import { createUser, type TestUser } from './support/fixtures.js';
-import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
+import { announcedBuildId, clone, commitAndPush, git, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
 import { client, request, type Client } from './support/http.js';
 import { BUILD_CACHE_DIR, createPostgresDatabase, makeTempDir } from './support/server.js';
 import { generateApiKey } from '../src/domain/accounts/secrets.js';
@@ -346,6 +346,30 @@ describe(
         await stopNode(ownApi);
         await stopNats(nats);
       }
+    });
+
+    test('the API node restarted: no acknowledged push, publish or data write is lost', async () => {
+      const made = await api.post('/v1/data/alice', { key: alice.key, body: { name: 'Kept' } });
+      assert.equal(made.status, 200, made.text);
+      const put = await request(apiNode.url, 'PUT', '/v1/data/alice/Kept/note.txt', { key: alice.key, raw: 'kept across a restart' });
+      assert.equal(put.status, 200, put.text);
+      const versionsBefore = (await api.get('/v1/algorithms/alice/Echo/versions', { key: alice.key })).body.results.length;
+      await stopNode(apiNode);
+      apiNode = await startNode('api', { ...clusterEnv, ALGOHOST_ROLE: 'api' });
+      api = client(apiNode.url);
+      const note = await request(apiNode.url, 'GET', '/v1/data/alice/Kept/note.txt', { key: alice.key });
+      assert.equal(note.text, 'kept across a restart');
+      const versions = await api.get('/v1/algorithms/alice/Echo/versions', { key: alice.key });
+      assert.equal(versions.body.results.length, versionsBefore);
+      const { dir, result } = await clone(gitUrl(apiNode.url, alice.name, alice.key, 'alice', 'Echo'));
+      try {
+        assert.equal(result.code, 0, result.stderr);
+        assert.equal((await git(['rev-parse', 'HEAD'], dir)).stdout.trim(), sha, 'the pushed commit is there');
+      } finally {
+        await removeClone(dir);
+      }
+      const call = await api.post(`/v1/algo/alice/Echo/${sha}`, { key: alice.key, body: 'after' });
+      assert.deepEqual(call.body.result, { echo: 'after' });
     });
 
     test('a worker killed in the middle of an async call: the call completes once, on the other worker', async () => {
