@@ -6,9 +6,13 @@
  *   ALGOHOST_TEST_SERVICES=postgres,nats,s3 bash scripts/with-services.sh \
  *     bash scripts/run-tests.sh packages/server/test/cluster.test.ts
  *
+ * As root with iproute2, each of these nodes runs in a network namespace of its own with its own
+ * address (support/netns.ts), reaching the services through ports the test forwards on a bridge.
+ *
  * Create, push (build on a worker, its output followed through the API node), sync and async
- * calls, a 10 MiB input and a 15 MB output through NATS, publish and a call of the version; then
- * a worker killed in the middle of an async call: the call completes once, on the other worker.
+ * calls, a 10 MiB input and a 15 MB output through NATS, publish, a pipeline; then the failures:
+ * a nats-server or the API node restarted, a worker killed in the middle of an async call, a sync
+ * call or a build, a worker that joins later, no worker at all.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -26,6 +30,7 @@ import { createUser, type TestUser } from './support/fixtures.js';
 import { announcedBuildId, clone, commitAndPush, git, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
 import { client, request, type Client } from './support/http.js';
 import { BUILD_CACHE_DIR, createPostgresDatabase, makeTempDir } from './support/server.js';
+import { available as netnsAvailable, createLan, type Lan } from './support/netns.js';
 import { generateApiKey } from '../src/domain/accounts/secrets.js';
 
 const NATS_URL = process.env.ALGOHOST_TEST_NATS_URL;
@@ -44,11 +49,21 @@ interface Node {
   log: string[];
 }
 
-async function startNode(name: string, env: Record<string, string>): Promise<Node> {
+/** Starts a node; with `lan`, in a network namespace of its own, listening on its own address there. */
+async function startNode(name: string, env: Record<string, string>, lan?: Lan): Promise<Node> {
   const dataDir = await makeTempDir(`algohost-cluster-${name}-`);
-  const child = spawn(process.execPath, ['--import', 'tsx', START], {
+  const joined = lan?.join();
+  const argv = [...(joined?.prefix ?? []), process.execPath, '--import', 'tsx', START];
+  const child = spawn(argv[0]!, argv.slice(1), {
     cwd: REPO,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, ALGOHOST_DATA_DIR: dataDir, ALGOHOST_PORT: '0' },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      ...env,
+      ALGOHOST_DATA_DIR: dataDir,
+      ALGOHOST_PORT: '0',
+      ...(joined ? { ALGOHOST_HOST: joined.address } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log: string[] = [];
@@ -114,6 +129,9 @@ describe(
     let sha: string;
     const trees: string[] = [];
     let clusterEnv: Record<string, string>;
+    /** The settings of the main nodes: the services' addresses as seen from their namespaces. */
+    let nodeEnv: Record<string, string>;
+    let lan: Lan | undefined;
     let sleepySha: string;
 
     async function pythonTree(name: string, source: string): Promise<string> {
@@ -148,11 +166,21 @@ describe(
         ALGOHOST_BUILD_CACHE_DIR: BUILD_CACHE_DIR,
         ALGOHOST_BUILD_CACHE_SHARED: 'true',
       });
+      // Each main node in a network namespace of its own when this machine allows (root, iproute2).
+      lan = netnsAvailable() ? createLan() : undefined;
+      nodeEnv = lan
+        ? {
+            ...env,
+            ALGOHOST_DATABASE_URL: await lan.forwardUrl(env.ALGOHOST_DATABASE_URL),
+            ALGOHOST_NATS_URL: await lan.forwardUrl(env.ALGOHOST_NATS_URL),
+            ALGOHOST_S3_ENDPOINT: await lan.forwardUrl(env.ALGOHOST_S3_ENDPOINT),
+          }
+        : env;
       // The API node first: it makes the bucket, the schema and the admin account.
-      apiNode = await startNode('api', { ...env, ALGOHOST_ROLE: 'api' });
+      apiNode = await startNode('api', { ...nodeEnv, ALGOHOST_ROLE: 'api' }, lan);
       workers = await Promise.all([
-        startNode('worker1', { ...env, ALGOHOST_ROLE: 'worker' }),
-        startNode('worker2', { ...env, ALGOHOST_ROLE: 'worker' }),
+        startNode('worker1', { ...nodeEnv, ALGOHOST_ROLE: 'worker' }, lan),
+        startNode('worker2', { ...nodeEnv, ALGOHOST_ROLE: 'worker' }, lan),
       ]);
       api = client(apiNode.url);
       alice = await createUser(api, adminKey, 'alice');
@@ -165,11 +193,18 @@ describe(
 
     after(async () => {
       await Promise.all([apiNode, ...workers].filter(Boolean).map((n) => stopNode(n)));
+      await lan?.close();
       await dropDb?.();
       for (const t of [shared, ...trees]) if (t) fs.rmSync(t, { recursive: true, force: true });
     });
 
     test('both workers announce themselves in the JetStream KV bucket', async () => {
+      if (lan) {
+        // Each node listens on its own address in its own namespace, none on the host's loopback.
+        const addresses = new Set([apiNode, ...workers].map((n) => new URL(n.url).hostname));
+        assert.equal(addresses.size, 3);
+        for (const a of addresses) assert.match(a, /^10\./);
+      }
       const nc = await connect({ servers: NATS_URL! });
       try {
         const kv = await new Kvm(nc).open('algohost_workers');
@@ -355,7 +390,7 @@ describe(
       assert.equal(put.status, 200, put.text);
       const versionsBefore = (await api.get('/v1/algorithms/alice/Echo/versions', { key: alice.key })).body.results.length;
       await stopNode(apiNode);
-      apiNode = await startNode('api', { ...clusterEnv, ALGOHOST_ROLE: 'api' });
+      apiNode = await startNode('api', { ...nodeEnv, ALGOHOST_ROLE: 'api' }, lan);
       api = client(apiNode.url);
       const note = await request(apiNode.url, 'GET', '/v1/data/alice/Kept/note.txt', { key: alice.key });
       assert.equal(note.text, 'kept across a restart');
@@ -417,19 +452,27 @@ describe(
 
     test('a worker killed in the middle of a sync call: the caller gets SystemExit, not a wait for its timeout', async () => {
       const [only] = workers;
-      const pending = api.post(`/v1/algo/alice/Sleepy/${sleepySha}`, { key: alice.key, body: { sleep: 120 } });
-      // The worker shows the call in its presence entry (renewed every few seconds).
+      // The worker shows the call in its presence entry (renewed every few seconds): an entry
+      // written after the call was sent, so not one left from an earlier call.
       const nc = await connect({ servers: NATS_URL! });
+      let pending: ReturnType<typeof api.post>;
       try {
         const kv = await new Kvm(nc).open('algohost_workers');
+        const entryOf = async () => {
+          for await (const k of await kv.keys()) {
+            const e = await kv.get(k);
+            const v = e?.json<{ pid: number; callsInFlight: number }>();
+            if (e && v && v.pid === only!.child.pid) return { revision: e.revision, callsInFlight: v.callsInFlight };
+          }
+          return undefined;
+        };
+        const before = (await until('the worker in the KV bucket', entryOf)).revision;
+        pending = api.post(`/v1/algo/alice/Sleepy/${sleepySha}`, { key: alice.key, body: { sleep: 120 } });
         await until(
           'the call in flight on the worker',
           async () => {
-            for await (const k of await kv.keys()) {
-              const e = (await kv.get(k))?.json<{ pid: number; callsInFlight: number }>();
-              if (e && e.pid === only!.child.pid && e.callsInFlight > 0) return true;
-            }
-            return undefined;
+            const e = await entryOf();
+            return e && e.revision > before && e.callsInFlight > 0 ? true : undefined;
           },
           300,
         );
@@ -445,7 +488,7 @@ describe(
     });
 
     test('a worker started later fetches the artifact from the blob store on its first cold start', async () => {
-      const late = await startNode('worker3', { ...clusterEnv, ALGOHOST_ROLE: 'worker' });
+      const late = await startNode('worker3', { ...nodeEnv, ALGOHOST_ROLE: 'worker' }, lan);
       // Any other worker leaves cleanly: every call now has to run on the new one.
       for (const w of workers) await stopNode(w);
       workers = [late];
@@ -460,7 +503,7 @@ describe(
     });
 
     test('a worker killed in the middle of a build: the build completes on another worker, never stays running', async () => {
-      workers.push(await startNode('worker4', { ...clusterEnv, ALGOHOST_ROLE: 'worker' }));
+      workers.push(await startNode('worker4', { ...nodeEnv, ALGOHOST_ROLE: 'worker' }, lan));
       // A large module takes the byte-compiling step a few seconds: long enough to be cut off.
       const tree = await pythonTree('Slow', 'def apply(input):\n    return "slow"\n');
       fs.writeFileSync(path.join(tree, 'src', 'big.py'), Array.from({ length: 300_000 }, (_, i) => `v${i} = ${i} * 2\n`).join(''));
