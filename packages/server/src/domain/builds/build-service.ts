@@ -164,10 +164,17 @@ export class BuildService {
       finishedAt: null,
     };
     await this.builds.insert(build);
-    // Cluster mode: the build is stored; if handing it over fails, the caller hears of it and the
-    // row stays queued (a later push or compile of the algorithm dispatches again).
-    if (this.dispatch) await this.dispatch.queued(build);
-    else this.queue.wake();
+    if (!this.dispatch) this.queue.wake();
+    else {
+      try {
+        await this.dispatch.queued(build);
+      } catch (err) {
+        // No worker would ever see it: it fails now, saying why, instead of staying queued.
+        const reason = `the build could not be handed to the workers (${(err as Error).message}); push again or POST .../compile`;
+        await this.finish(build, 'failed', reason, null);
+        throw Errors.unavailable(reason);
+      }
+    }
     return build;
   }
 

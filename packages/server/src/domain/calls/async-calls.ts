@@ -109,11 +109,18 @@ export class AsyncCallService {
     });
     if (this.dispatch) {
       const { account, via, capabilities, keyId, call } = p;
-      await this.dispatch.submitted({
-        requestId: id,
-        caller: { accountId: account.id, via, capabilities: [...capabilities], keyId, ...(call ? { call } : {}) },
-        input,
-      });
+      try {
+        await this.dispatch.submitted({
+          requestId: id,
+          caller: { accountId: account.id, via, capabilities: [...capabilities], keyId, ...(call ? { call } : {}) },
+          input,
+        });
+      } catch (err) {
+        // Not accepted after all: the request is closed and the caller told to retry.
+        const message = `the call could not be handed to the workers (${(err as Error).message}); call again`;
+        await this.store.complete(id, failure('SystemExit', message), this.expiry());
+        throw Errors.unavailable(message);
+      }
       return { requestId: id, done: Promise.resolve() };
     }
     const done = this.calls
