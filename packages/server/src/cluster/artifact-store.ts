@@ -99,9 +99,20 @@ export class BlobArtifactStore {
       if (await exists(layers)) {
         const names = await fs.promises.readdir(layers);
         if (names.length !== 1) throw new Error(`artifact ${key} from the blob store holds ${names.length} layers`);
-        const target = path.join(this.builder.dirs.layers, names[0]!);
-        if (!(await exists(target))) await fs.promises.rename(path.join(layers, names[0]!), target).catch(ignoreExists);
+        const language = await fs.promises.readdir(path.join(layers, names[0]!));
+        if (language.length !== 1 || !(await realDirectories(layers, path.join(names[0]!, language[0]!)))) {
+          throw new Error(`the layer of artifact ${key} from the blob store is not one directory`);
+        }
+        // Layers are `<language>/<hash>`: this node may hold other layers of the language already.
+        const name = path.join(names[0]!, language[0]!);
+        const target = path.join(this.builder.dirs.layers, name);
+        if (!(await exists(target))) {
+          await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: 0o711 });
+          await fs.promises.rename(path.join(layers, name), target).catch(ignoreExists);
+        }
       }
+      // Every step of the artifact's path a real directory: a link would point the runner elsewhere.
+      if (!(await realDirectories(out, relArtifact))) throw new Error(`artifact ${key} from the blob store is not a directory`);
       await fs.promises.mkdir(path.dirname(dir), { recursive: true, mode: 0o711 });
       await fs.promises.rename(path.join(out, relArtifact), dir).catch(ignoreExists);
       this.fetched.set(key, (await fs.promises.stat(file)).size);
@@ -137,6 +148,17 @@ export class BlobArtifactStore {
       child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`tar ${args[0]} failed (${code}): ${err.trim()}`))));
     });
   }
+}
+
+/** Whether every component of `rel` below `base` is a directory and none a symbolic link. */
+async function realDirectories(base: string, rel: string): Promise<boolean> {
+  let at = base;
+  for (const part of rel.split(path.sep)) {
+    at = path.join(at, part);
+    const st = await fs.promises.lstat(at).catch(() => undefined);
+    if (!st?.isDirectory()) return false;
+  }
+  return true;
 }
 
 async function sha256(file: string): Promise<string> {
