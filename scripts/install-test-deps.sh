@@ -15,13 +15,15 @@ source "$here/lib/apt.sh"
 cd "$here/.."
 
 SCHEMATHESIS_VERSION=4.32.5
+MOTO_VERSION=5.2.5
 PYTHON=/usr/bin/python3
 
 need=()
 command -v chromium >/dev/null || need+=(chromium)
 command -v shellcheck >/dev/null || need+=(shellcheck)
+command -v nats-server >/dev/null || need+=(nats-server)
 "$PYTHON" -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
-apt_install "the browser tests, shellcheck and the schema fuzzing" "${need[@]}"
+apt_install "the browser tests, shellcheck, the schema fuzzing and the cluster tests" "${need[@]}"
 
 # The Event Flows tests' brokers: Kafka and ElasticMQ jars from Maven Central into the test cache
 # (once; scripts/with-services.sh starts them from there).
@@ -42,3 +44,13 @@ fi
 
 # The external-SCM tests' Gitea (once; scripts/with-services.sh starts it from there).
 bash "$here/lib/build-gitea.sh" >/dev/null
+# The cluster tests' S3-compatible server: moto in server mode (maintained, pure Python, starts
+# in about two seconds; MinIO would need a long Go build on these 2-core machines).
+moto="${ALGOHOST_TEST_CACHE:-/var/cache/algohost-test}/moto"
+if [[ "$(cat "$moto/installed" 2>/dev/null)" != "$MOTO_VERSION" ]]; then
+  echo "installing moto[server] $MOTO_VERSION into $moto"
+  rm -rf "$moto"
+  "$PYTHON" -m venv "$moto"
+  "$moto/bin/pip" install --quiet --disable-pip-version-check "moto[server]==$MOTO_VERSION"
+  echo "$MOTO_VERSION" >"$moto/installed"
+fi

@@ -3,10 +3,13 @@
 # a throwaway PostgreSQL (ALGOHOST_TEST_POSTGRES_URL), and for the Event Flows tests two Kafka
 # clusters (ALGOHOST_TEST_KAFKA_BROKERS, ALGOHOST_TEST_KAFKA2_BROKERS: the second for the test
 # with two clusters connected at once) and ElasticMQ, an SQS server (ALGOHOST_TEST_SQS_ENDPOINT),
-# and for the external-SCM tests one Gitea (ALGOHOST_TEST_GITEA_*, scripts/lib/start-gitea.sh).
+# for the external-SCM tests one Gitea (ALGOHOST_TEST_GITEA_*, scripts/lib/start-gitea.sh), and
+# for the cluster-mode tests one nats-server with JetStream (ALGOHOST_TEST_NATS_URL; its payload
+# limit raised to carry 10 MiB inputs and 15 MB outputs whole) and one S3-compatible server
+# (ALGOHOST_TEST_S3_ENDPOINT, moto's server mode).
 # Usage: scripts/with-services.sh CMD…
-# ALGOHOST_TEST_SERVICES (default "postgres,kafka,sqs,gitea") picks fewer: the brokers' JVMs take
-# 3-6 s and a few hundred MB each. Their jars and the Gitea binary come from
+# ALGOHOST_TEST_SERVICES (default "postgres,kafka,sqs,gitea,nats,s3") picks fewer: the brokers' JVMs
+# take 3-6 s and a few hundred MB each. Their jars, the Gitea binary and moto come from
 # scripts/install-test-deps.sh; without them those services are not started and the tests that
 # need them say so and skip.
 set -euo pipefail
@@ -15,12 +18,21 @@ source "$(dirname "$0")/lib/brokers.sh"
 # shellcheck source=scripts/lib/start-gitea.sh
 source "$(dirname "$0")/lib/start-gitea.sh"
 
-services=",${ALGOHOST_TEST_SERVICES:-postgres,kafka,sqs,gitea},"
+services=",${ALGOHOST_TEST_SERVICES:-postgres,kafka,sqs,gitea,nats,s3},"
 wants() { [[ $services == *",$1,"* ]]; }
 
 pgbin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 if wants postgres; then
   [[ -d $pgbin ]] || { echo "PostgreSQL is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
+fi
+moto_bin="${ALGOHOST_TEST_CACHE:-/var/cache/algohost-test}/moto/bin/moto_server"
+if wants nats && ! command -v nats-server >/dev/null; then
+  echo "nats-server is not installed (scripts/install-test-deps.sh installs it): not started" >&2
+  services=${services//,nats,/,}
+fi
+if wants s3 && [[ ! -x $moto_bin ]]; then
+  echo "moto's S3 server is not in $moto_bin (scripts/install-test-deps.sh installs it): not started" >&2
+  services=${services//,s3,/,}
 fi
 if (wants kafka || wants sqs) && ! brokers_fetched; then
   echo "the Kafka and ElasticMQ jars are not in $BROKERS_CACHE (scripts/install-test-deps.sh fetches them): brokers not started" >&2
@@ -64,6 +76,23 @@ if wants sqs; then
   pids+=("$sqs_pid")
 fi
 
+if wants nats; then
+  mkdir "$work/nats"
+  nats_port=$(free_port)
+  nats_mon=$(free_port)
+  # max_payload: a call's 10 MiB input or 15 MB output travels as one message (plus headers).
+  printf '%s\n' "listen: 127.0.0.1:$nats_port" "http: 127.0.0.1:$nats_mon" 'max_payload: 32MB' \
+    "jetstream { store_dir: \"$work/nats/js\" }" >"$work/nats/nats.conf"
+  nats-server -c "$work/nats/nats.conf" >"$work/nats/nats.log" 2>&1 &
+  pids+=($!)
+fi
+if wants s3; then
+  s3_port=$(free_port)
+  "$moto_bin" -H 127.0.0.1 -p "$s3_port" >"$work/s3.log" 2>&1 &
+  s3_pid=$!
+  pids+=("$s3_pid")
+fi
+
 if wants postgres; then
   mkdir "$work/pg"
   [[ ${#as_pg[@]} -eq 0 ]] || chown postgres "$work/pg"
@@ -88,6 +117,17 @@ fi
 if wants sqs; then
   wait_for_line "$work/elasticmq/elasticmq.log" 'Started SQS rest server' "$sqs_pid" ElasticMQ
   export ALGOHOST_TEST_SQS_ENDPOINT=$sqs
+fi
+
+if wants nats; then
+  for _ in {1..100}; do curl -sf "http://127.0.0.1:$nats_mon/healthz" >/dev/null && break; sleep 0.1; done
+  curl -sf "http://127.0.0.1:$nats_mon/healthz" >/dev/null || { echo "nats-server did not start:" >&2; tail -n 20 "$work/nats/nats.log" >&2; exit 1; }
+  export ALGOHOST_TEST_NATS_URL="nats://127.0.0.1:$nats_port"
+fi
+if wants s3; then
+  for _ in {1..300}; do curl -s -o /dev/null "http://127.0.0.1:$s3_port/" && break; kill -0 "$s3_pid" 2>/dev/null || break; sleep 0.1; done
+  curl -s -o /dev/null "http://127.0.0.1:$s3_port/" || { echo "the S3 server did not start:" >&2; tail -n 20 "$work/s3.log" >&2; exit 1; }
+  export ALGOHOST_TEST_S3_ENDPOINT="http://127.0.0.1:$s3_port"
 fi
 
 "$@"

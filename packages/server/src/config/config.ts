@@ -69,6 +69,44 @@ export const ConfigSchema = Type.Object({
     flag: '--database-url',
     describe: 'Unset: SQLite file in the data dir. postgres://… : PostgreSQL (cluster mode).',
   }),
+  role: setting(Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')]), {
+    env: 'ALGOHOST_ROLE',
+    flag: '--role',
+    default: 'all',
+    describe:
+      'all: one node does everything (the embedded default). api: REST, Git and webhooks, sending builds and calls to workers over NATS. worker: runs builds and runners taken from NATS. api and worker need ALGOHOST_NATS_URL and PostgreSQL.',
+  }),
+  natsUrl: optional(Type.String(), {
+    env: 'ALGOHOST_NATS_URL',
+    flag: '--nats-url',
+    describe:
+      'Cluster mode: nats://host:port of a nats-server with JetStream (its max_payload at least 16 MiB), carrying builds, async and sync calls between nodes. Unset: work stays in this process.',
+  }),
+  workAckWaitSeconds: setting(Type.Number({ minimum: 1 }), {
+    env: 'ALGOHOST_WORK_ACK_WAIT',
+    flag: '--work-ack-wait',
+    default: 30,
+    describe:
+      'Cluster mode: seconds a worker may go silent on a build or async call before NATS hands it to another worker (a live worker reports progress three times per period).',
+  }),
+  repositoryDir: optional(Type.String(), {
+    env: 'ALGOHOST_REPOSITORY_DIR',
+    flag: '--repository-dir',
+    describe:
+      'Where the bare Git repositories live; unset = <data dir>/repositories. In cluster mode a volume shared by every node (an NFS export, a read-write-many volume).',
+  }),
+  buildLogDir: optional(Type.String(), {
+    env: 'ALGOHOST_BUILD_LOG_DIR',
+    flag: '--build-log-dir',
+    describe: 'Where build logs are kept; unset = <data dir>/builds/logs. In cluster mode a directory on the shared volume.',
+  }),
+  artifactCacheMiB: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_ARTIFACT_CACHE',
+    flag: '--artifact-cache',
+    default: 4096,
+    describe:
+      'Cluster mode: MiB of build artifacts a worker keeps after fetching them from the blob store; the least recently fetched go first (0 = no limit).',
+  }),
   publicUrl: setting(Type.String(), {
     env: 'ALGOHOST_PUBLIC_URL',
     flag: '--public-url',
@@ -666,6 +704,17 @@ function crossChecked(config: Config): Config {
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     throw new ConfigError('ALGOHOST_DATABASE_URL must start with postgres:// (leave it unset for SQLite)');
   }
+  if (config.role !== 'all' && !config.natsUrl) {
+    throw new ConfigError(`ALGOHOST_ROLE=${config.role} needs ALGOHOST_NATS_URL (the nodes reach each other through NATS)`);
+  }
+  if (config.natsUrl && !/^(nats|tls):\/\/[^/\s]+$/.test(config.natsUrl)) {
+    throw new ConfigError(`ALGOHOST_NATS_URL must be nats://host:port (or tls://…); got "${config.natsUrl}"`);
+  }
+  if (config.natsUrl && !config.databaseUrl) {
+    throw new ConfigError('ALGOHOST_NATS_URL (cluster mode) needs ALGOHOST_DATABASE_URL: every node must see the same PostgreSQL database');
+  }
+  if (config.repositoryDir) config.repositoryDir = path.resolve(config.repositoryDir);
+  if (config.buildLogDir) config.buildLogDir = path.resolve(config.buildLogDir);
   const budget = config.runnerMemoryBudgetMiB;
   if (budget > 0 && config.runnerMemoryPerAccountMiB > budget) {
     throw new ConfigError(

@@ -2,7 +2,10 @@
  * The node's background work, declared in one place: what each job does, when it runs and how
  * it stops. `main/server.ts` hands this list to a `JobRunner` once the stores are ready, which
  * starts the jobs in this order and stops them in the reverse order before the database
- * closes. Cluster mode will move jobs onto workers here.
+ * closes. In cluster mode (`cluster` set) the list depends on the node's role: workers take
+ * builds and async calls from NATS (`cluster.worker`) instead of the `build.schedule` job, API
+ * nodes run the event flows, and the sweeps run on one node of the cluster at a time, the
+ * holder of their lease in the database.
  */
 import type { BuildService } from '../domain/builds/build-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
@@ -34,6 +37,27 @@ interface IdleRunners {
   sweep(): void;
 }
 
+/** What the `cluster.worker` job runs (cluster/worker.ts; main passes it). */
+interface WorkerLoop {
+  start(): Promise<void>;
+  announce(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A node of a cluster: its role, the lease that keeps sweeps to one node, its worker loop. */
+export interface ClusterJobs {
+  role: 'all' | 'api' | 'worker';
+  /** Takes or renews the lease of a job for `ttlMs`: true while this node holds it. */
+  lease(name: string, ttlMs: number): Promise<boolean>;
+  /** Gives a lease up (this node stops), so another node takes the job at once. */
+  release(name: string): Promise<void>;
+  /** Set on nodes that run work (roles worker and all). */
+  worker?: WorkerLoop;
+}
+
+/** Workers renew their presence entry (and their sync-call routes) this often. */
+const WORKER_ANNOUNCE_MS = 5000;
+
 export interface JobServices {
   builds: BuildService;
   /** The trigger the build service was given as its queue signal. */
@@ -45,6 +69,8 @@ export interface JobServices {
   flows: FlowRunner;
   /** Woken when an event flow is added, changed or removed. */
   flowChanges: JobTrigger;
+  /** Cluster mode; unset on a node that does everything itself (the embedded default). */
+  cluster?: ClusterJobs;
 }
 
 export interface JobSettings {
@@ -57,6 +83,52 @@ export interface JobSettings {
 }
 
 export function jobCatalog(s: JobServices, settings: JobSettings): Job[] {
+  const all = embeddedJobs(s, settings);
+  const c = s.cluster;
+  if (!c) return all;
+  const byName = new Map(all.map((j) => [j.name, j]));
+  const once = (name: string): Job => onePerCluster(byName.get(name)!, c);
+  const jobs: Job[] = [];
+  if (c.worker) {
+    const worker = c.worker;
+    jobs.push({
+      name: 'cluster.worker',
+      kind: 'interval',
+      description: 'takes builds and async calls from NATS, answers sync calls, announces this worker',
+      everyMs: WORKER_ANNOUNCE_MS,
+      prepare: () => worker.start(),
+      run: () => worker.announce(),
+      // Builds in progress are cancelled and go back to NATS for another worker.
+      stop: () => worker.stop(),
+    });
+  }
+  // Results a stopped worker left are completed by redelivery, not here: only expiry remains.
+  const asyncSweep = byName.get('calls.async-sweep')!;
+  jobs.push(once('data.sweep'), onePerCluster({ ...asyncSweep, prepare: undefined }, c), byName.get('runners.idle-sweep')!);
+  if (c.role !== 'worker') jobs.push(byName.get('events.flows')!);
+  jobs.push(once('events.delivery-sweep'));
+  return jobs;
+}
+
+/**
+ * An interval job that runs on the lease holder only: each run first takes or renews the lease
+ * (for two periods and a minute, so a holder that stops answering is replaced within that).
+ */
+function onePerCluster(job: Job, c: ClusterJobs): Job {
+  const ttlMs = Math.max(0, job.everyMs ?? 0) * 2 + 60_000;
+  return {
+    ...job,
+    run: async (signal) => {
+      if (await c.lease(job.name, ttlMs)) return job.run(signal);
+    },
+    stop: async () => {
+      await job.stop?.();
+      await c.release(job.name);
+    },
+  };
+}
+
+function embeddedJobs(s: JobServices, settings: JobSettings): Job[] {
   return [
     {
       name: 'build.schedule',

@@ -137,6 +137,10 @@ export async function startServer(config: Config, logOptions: { level: string } 
       // Runners next: calls still running end (as SystemExit) and their results are written.
       ['runners', () => services.pool.stopAll()],
       ['async call results', () => services.asyncCalls.drain()],
+      // Cluster mode: async calls a worker was running have ended with the runners; their
+      // outcomes are recorded and acknowledged before NATS closes.
+      ['cluster work', async () => services.clusterWorker?.drain()],
+      ['NATS', async () => services.nats?.close()],
       ['API socket', () => new Promise((resolve) => socketServer.close(resolve))],
       ['HTTP server', () => app.close().then(() => closeServer(server))],
       ['metrics server', async () => metricsServer?.close()],
@@ -168,6 +172,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
     };
   } catch (err) {
     await metricsServer?.close();
+    await services.nats?.close();
     await services.db.destroy();
     await closeServer(server);
     throw err;

@@ -20,6 +20,7 @@ import { SqlAuditStore } from '../storage/audit-store.js';
 import { Catalog } from '../domain/catalog/catalog.js';
 import type { CatalogData } from '../domain/catalog/model.js';
 import { BuildService } from '../domain/builds/build-service.js';
+import type { Builder } from '../domain/builds/ports.js';
 import { SandboxBuilder } from '../runtime/build/sandbox-builder.js';
 import { LANGUAGE_ADAPTERS } from '../runtime/languages/index.js';
 import { Supervisor } from '../runtime/sandbox/supervisor.js';
@@ -64,6 +65,12 @@ import { AuthorizationService } from '../domain/scm/authorization-service.js';
 import { ExternalSourceService } from '../domain/scm/external-source-service.js';
 import { SourceSyncService } from '../domain/scm/source-sync-service.js';
 import { SCM_PROVIDER_ADAPTERS } from '../scm/index.js';
+import { BuildEvents } from '../domain/builds/build-events.js';
+import { SqlLeaseStore } from '../storage/lease-store.js';
+import { type NatsCluster, NatsSetupError, openNatsCluster } from '../cluster/nats-cluster.js';
+import { NatsRuntime, natsAsyncDispatch, natsBuildDispatch, receiveBuildEvents, relayBuildEvent } from '../cluster/dispatch.js';
+import { ClusterWorker } from '../cluster/worker.js';
+import { BlobArtifactStore } from '../cluster/artifact-store.js';
 
 /** This server's release, from its package.json. */
 export const VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -81,6 +88,9 @@ export interface Services extends ApiServices {
   producers: KafkaProducers;
   /** The background jobs, in start order (`jobs/catalog.ts`); the server runs them. */
   jobs: Job[];
+  /** Cluster mode: the NATS connection (closed last but the database) and, on workers, the work loop. */
+  nats?: NatsCluster;
+  clusterWorker?: ClusterWorker;
 }
 
 /** Where this node is reached, known once it listens (port 0 picks a free port). */
@@ -138,13 +148,16 @@ export async function buildServices(
   fs.chmodSync(config.dataDir, 0o711);
   const db = openDatabase({ url: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'algohost.sqlite') });
   await migrateToLatest(db);
+  // Cluster mode: every node reaches the others through NATS (ARCHITECTURE.md "Cluster mode").
+  const nats = config.natsUrl ? await openCluster(config) : undefined;
+  const runsWork = config.role !== 'api';
 
   const clock = systemClock;
   const startedAt = clock();
   const accounts = new SqlAccountStore(db);
   const algorithmStore = new SqlAlgorithmStore(db);
   const repositories = new GitRepositoryHost(
-    path.join(config.dataDir, 'repositories'),
+    config.repositoryDir ?? path.join(config.dataDir, 'repositories'),
     config.gitBinary,
     {
       maxPushBytes: config.maxPushBytes,
@@ -234,14 +247,30 @@ export async function buildServices(
     egress,
   });
   builder.prepare();
-  const runners = new RunnerFactory(supervisor, builder, {
-    memoryBytes: config.runnerMemoryMiB * 1024 * 1024,
-    memoryBytesByEnvironment: environmentMemory,
-    pids: config.runnerPids,
-    cpus: config.runnerCpus > 0 ? config.runnerCpus : undefined,
-    outputLimitBytes: 15 * 1000 * 1000,
-    startTimeoutMs: 10 * 60 * 1000,
-  });
+  const blobs = await openBlobStore(config);
+  // Cluster mode: artifacts go to the blob store after a build and come from it on a worker's
+  // first cold start of them (pool is made just below; only called once calls arrive).
+  const artifacts: BlobArtifactStore | undefined = nats
+    ? new BlobArtifactStore(
+        blobs,
+        builder,
+        { cacheBytes: config.artifactCacheMiB * 1024 * 1024, warm: (): Set<string> => pool.warmArtifacts() },
+        log,
+      )
+    : undefined;
+  const runners = new RunnerFactory(
+    supervisor,
+    builder,
+    {
+      memoryBytes: config.runnerMemoryMiB * 1024 * 1024,
+      memoryBytesByEnvironment: environmentMemory,
+      pids: config.runnerPids,
+      cpus: config.runnerCpus > 0 ? config.runnerCpus : undefined,
+      outputLimitBytes: 15 * 1000 * 1000,
+      startTimeoutMs: 10 * 60 * 1000,
+    },
+    artifacts && ((key) => artifacts.ensure(key)),
+  );
   runners.prepare();
   const pool = new RunnerPool(runners, {
     maxPerArtifact: Math.max(1, config.runnersPerAlgorithm),
@@ -294,7 +323,8 @@ export async function buildServices(
     versions,
     access,
     catalog,
-    runtime: metrics.timedRuntime(pool),
+    // An API node sends each call to a worker over NATS; every other node runs it here.
+    runtime: metrics.timedRuntime(nats && !runsWork ? new NatsRuntime(nats, (secret) => keys.callKeyPrincipal(secret)) : pool),
     keys,
     settings: {
       maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
@@ -324,10 +354,10 @@ export async function buildServices(
   const buildQueue = new JobTrigger();
   const builds = new BuildService({
     builds: buildStore,
-    logs: new FileBuildLogStore(path.join(config.dataDir, 'builds', 'logs')),
+    logs: new FileBuildLogStore(config.buildLogDir ?? path.join(config.dataDir, 'builds', 'logs')),
     algorithms,
     repositories,
-    builder: metrics.timedBuilder(builder),
+    builder: artifacts ? uploadingBuilder(metrics.timedBuilder(builder), artifacts) : metrics.timedBuilder(builder),
     settings: {
       concurrency: Math.max(1, config.buildConcurrency),
       perAccount: config.buildsPerAccount,
@@ -336,8 +366,10 @@ export async function buildServices(
     },
     clock,
     queue: buildQueue,
+    ...(nats ? { dispatch: natsBuildDispatch(nats), events: new BuildEvents(runsWork ? relayBuildEvent(nats) : undefined) } : {}),
     log,
   });
+  if (nats && config.role !== 'worker') receiveBuildEvents(nats, builds.events);
 
   const scmSources = new SourceSyncService({
     store: scmStore,
@@ -351,9 +383,42 @@ export async function buildServices(
     clock,
   });
 
-  const asyncCalls = new AsyncCallService({ calls, store: new SqlAsyncRequestStore(db), clock, log });
-
-  const blobs = await openBlobStore(config);
+  const asyncCalls = new AsyncCallService({
+    calls,
+    store: new SqlAsyncRequestStore(db),
+    clock,
+    log,
+    ...(nats ? { dispatch: natsAsyncDispatch(nats), accounts } : {}),
+  });
+  const clusterWorker =
+    nats && runsWork
+      ? new ClusterWorker({
+          cluster: nats,
+          builds,
+          asyncCalls,
+          runtime: metrics.timedRuntime(pool),
+          adoptCallKey: async (secret, ref, ttlMs) => {
+            const account = await accounts.findById(ref.accountId);
+            if (!account) return undefined;
+            const { capabilities, call } = ref;
+            return keys.adoptCallKey(
+              secret,
+              { account, via: 'call_key', capabilities: new Set(capabilities), keyId: null, ...(call ? { call } : {}) },
+              ttlMs,
+            );
+          },
+          warmArtifacts: () => pool.warmArtifacts(),
+          load: () => ({ warmRunners: pool.warmRunners() }),
+          settings: {
+            buildSlots: Math.max(1, config.buildConcurrency),
+            asyncSlots: Math.min(16, Math.max(1, config.maxRunners)),
+            ackWaitMs: config.workAckWaitSeconds * 1000,
+            gpu: fs.existsSync('/dev/nvidia0'),
+          },
+          log,
+        })
+      : undefined;
+  const leases = new SqlLeaseStore(db);
   const data = new DataService({
     store: new SqlDataStore(db),
     blobs,
@@ -407,14 +472,60 @@ export async function buildServices(
     scmConfigs,
     scmAuthorizations,
     scmSources,
+    ...(nats ? { nats } : {}),
+    ...(clusterWorker ? { clusterWorker } : {}),
     jobs: jobCatalog(
-      { builds, buildQueue, data, asyncCalls, runners: pool, events, flows: flowWorkers, flowChanges },
+      {
+        builds,
+        buildQueue,
+        data,
+        asyncCalls,
+        runners: pool,
+        events,
+        flows: flowWorkers,
+        flowChanges,
+        ...(nats
+          ? {
+              cluster: {
+                role: config.role,
+                lease: (name: string, ttlMs: number) => {
+                  const now = clock();
+                  return leases.acquire(name, nats.nodeId, now.toISOString(), new Date(now.getTime() + ttlMs).toISOString());
+                },
+                release: (name: string) => leases.release(name, nats.nodeId),
+                worker: clusterWorker,
+              },
+            }
+          : {}),
+      },
       {
         dataSweepMs: config.dataSweepSeconds * 1000,
         runnerIdleMs: config.runnerIdleSeconds * 1000,
         deliveryRetentionMs: config.eventDeliveryRetentionSeconds * 1000,
       },
     ),
+  };
+}
+
+/** NATS for cluster mode; a server that cannot carry the call limits is a settings error (exit 2). */
+async function openCluster(config: Config): Promise<NatsCluster> {
+  try {
+    return await openNatsCluster(config.natsUrl!, { ackWaitMs: config.workAckWaitSeconds * 1000, name: `algohost-${config.role}` });
+  } catch (err) {
+    if (err instanceof NatsSetupError) throw new ConfigError(`ALGOHOST_NATS_URL: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Cluster mode: a build ends only once its artifact is in the blob store, where other workers find it. */
+function uploadingBuilder(inner: Builder, artifacts: BlobArtifactStore): Builder {
+  return {
+    build: async (req, log, signal) => {
+      const result = await inner.build(req, log, signal);
+      log('Storing the artifact in the blob store\n');
+      await artifacts.upload(result.artifact);
+      return result;
+    },
   };
 }
 

@@ -18,12 +18,14 @@ export class SqlAsyncRequestStore implements AsyncRequestStore {
       .execute();
   }
 
-  async complete(id: string, envelope: Record<string, unknown>, expiresAt: string): Promise<void> {
-    await this.db
+  async complete(id: string, envelope: Record<string, unknown>, expiresAt: string): Promise<boolean> {
+    const result = await this.db
       .updateTable('async_requests')
       .set({ status: 'completed', envelope: JSON.stringify(envelope), expires_at: expiresAt })
       .where('id', '=', id)
-      .execute();
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   async get(id: string): Promise<AsyncRequest | undefined> {

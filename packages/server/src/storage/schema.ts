@@ -270,6 +270,12 @@ export interface AuditLogTable {
   details: string;
 }
 
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  expires_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   memberships: MembershipsTable;
@@ -292,4 +298,5 @@ export interface Database {
   algorithm_sources: AlgorithmSourcesTable;
   scm_webhook_deliveries: ScmWebhookDeliveriesTable;
   audit_log: AuditLogTable;
+  leases: LeasesTable;
 }

@@ -176,6 +176,25 @@ export class KeyService {
     };
   }
 
+  /**
+   * Cluster mode, on an API node: the principal of a live call key, sent with the call to the
+   * worker that runs it (its runner uses the key against that worker's API).
+   */
+  callKeyPrincipal(secret: string): Principal | undefined {
+    return this.callKeys.get(hashApiKey(secret));
+  }
+
+  /**
+   * Cluster mode, on a worker: makes a call key minted by an API node valid here for the length
+   * of the call it came with (the message came through the cluster's NATS, which only nodes
+   * reach). The returned function forgets it; the session stays the API node's to end.
+   */
+  adoptCallKey(secret: string, principal: Principal, ttlMs: number): () => void {
+    const hash = hashApiKey(secret);
+    this.callKeys.set(hash, { ...principal, via: 'call_key', keyId: null }, { ttl: Math.max(1, Math.ceil(ttlMs)) });
+    return () => this.callKeys.delete(hash);
+  }
+
   /** Resolves an API key; throws 401 for an unknown one. */
   async authenticateKey(secret: string): Promise<Principal> {
     return this.cachedKey(secret) ?? this.lookUpKey(hashApiKey(secret));

@@ -10,11 +10,21 @@ export type BuildEvent = { type: 'log'; text: string } | { type: 'finished'; bui
 export class BuildEvents {
   private readonly emitter = new EventEmitter();
 
-  constructor() {
+  /**
+   * `relay`: cluster mode, on workers: also sends each event to the other nodes (whose followers
+   * are there); they hand what they receive to `deliver`.
+   */
+  constructor(private readonly relay?: (buildId: string, event: BuildEvent) => void) {
     this.emitter.setMaxListeners(0);
   }
 
   emit(buildId: string, event: BuildEvent): void {
+    this.emitter.emit(buildId, event);
+    this.relay?.(buildId, event);
+  }
+
+  /** An event of a build running on another node, for this node's followers. */
+  deliver(buildId: string, event: BuildEvent): void {
     this.emitter.emit(buildId, event);
   }
 

@@ -55,11 +55,26 @@ export interface BuildServiceDeps {
   clock: Clock;
   /** Woken when a build is queued or ends: whoever runs the queue then calls startQueued. */
   queue: QueueSignal;
+  /**
+   * Cluster mode: hands each queued build to the workers as durable work (a worker then calls
+   * runDispatched). Unset: this node's `build.schedule` job starts builds from the database.
+   */
+  dispatch?: BuildDispatch;
+  /** Where live build output goes (cluster mode: one that also relays it to the other nodes). */
+  events?: BuildEvents;
   log: Logger;
 }
 
+/** Cluster mode: how a queued build reaches a worker. Resolves once the work is stored durably. */
+export interface BuildDispatch {
+  queued(build: Build): Promise<void>;
+}
+
+/** What a worker did with a dispatched build: `busy` = another build of its algorithm runs first, offer it again later. */
+export type DispatchOutcome = 'done' | 'busy' | 'stopped';
+
 export class BuildService {
-  readonly events = new BuildEvents();
+  readonly events: BuildEvents;
   private readonly running = new Map<string, AbortController>();
   /** Output of builds running on this node, for followers who join late. */
   private readonly live = new Map<string, string[]>();
@@ -81,9 +96,12 @@ export class BuildService {
   private readonly clock: Clock;
   /** Woken when a build is queued or ends: whoever runs the queue then calls startQueued. */
   private readonly queue: QueueSignal;
+  private readonly dispatch?: BuildDispatch;
   private readonly log: Logger;
 
   constructor(deps: BuildServiceDeps) {
+    this.events = deps.events ?? new BuildEvents();
+    this.dispatch = deps.dispatch;
     this.builds = deps.builds;
     this.logs = deps.logs;
     this.algorithms = deps.algorithms;
@@ -146,7 +164,17 @@ export class BuildService {
       finishedAt: null,
     };
     await this.builds.insert(build);
-    this.queue.wake();
+    if (!this.dispatch) this.queue.wake();
+    else {
+      try {
+        await this.dispatch.queued(build);
+      } catch (err) {
+        // No worker would ever see it: it fails now, saying why, instead of staying queued.
+        const reason = `the build could not be handed to the workers (${(err as Error).message}); push again or POST .../compile`;
+        await this.finish(build, 'failed', reason, null);
+        throw Errors.unavailable(reason);
+      }
+    }
     return build;
   }
 
@@ -239,6 +267,35 @@ export class BuildService {
    */
   async startQueued(): Promise<void> {
     while (!this.stopped && this.running.size < this.settings.concurrency && (await this.startNext()));
+  }
+
+  /**
+   * Cluster mode: runs one build a worker took from the work queue, and resolves once it has
+   * ended and its outcome is recorded (the worker acknowledges the work only then). A build
+   * found in progress was another worker's: when the work came back (`redelivered`, that worker
+   * went silent) it is taken over (retried once, as after a restart); otherwise it is a
+   * duplicate and left alone.
+   */
+  async runDispatched(buildId: string, redelivered: boolean): Promise<DispatchOutcome> {
+    if (this.stopped) return 'stopped';
+    let build = await this.builds.get(buildId);
+    if (!build || isFinished(build)) return 'done';
+    if (build.status === 'in-progress') {
+      if (!redelivered || this.running.has(build.id)) return 'done';
+      if (build.attempt >= MAX_ATTEMPTS) {
+        await this.finish(build, 'failed', 'the workers running it stopped twice; push again or POST .../compile to retry', null);
+        return 'done';
+      }
+      await this.logs.append(build.id, '\n-- the worker running this build stopped; it is retried --\n');
+      await this.builds.requeue(build.id);
+      build = { ...build, status: 'queued' };
+    }
+    if (!(await this.builds.claim(build.id, isoNow(this.clock)))) return 'busy';
+    const view = await this.algorithms.byId(build.algorithmId);
+    const account = view?.algorithm.ownerId ?? '';
+    this.runningPerAccount.set(account, (this.runningPerAccount.get(account) ?? 0) + 1);
+    await this.run({ ...build, status: 'in-progress', attempt: build.attempt + 1 }, account);
+    return this.stopped ? 'stopped' : 'done';
   }
 
   /** Claims and starts the next build by the fairness rules; false when none may start now. */

@@ -8,7 +8,9 @@ import crypto from 'node:crypto';
 import type { Logger } from '../logger.js';
 import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors } from '../errors.js';
-import type { Principal } from '../auth/principal.js';
+import type { Capability } from '../accounts/model.js';
+import type { AccountStore } from '../accounts/ports.js';
+import type { CallContext, CredentialKind, Principal } from '../auth/principal.js';
 import type { CallInput, CallService } from './call-service.js';
 import type { AsyncRequest, AsyncRequestStore } from './ports.js';
 
@@ -21,7 +23,29 @@ export interface AsyncCallServiceDeps {
   clock: Clock;
   log: Logger;
   ttlMs?: number;
+  /**
+   * Cluster mode: hands each accepted call to the workers as durable work (a worker then calls
+   * runDispatched). Unset: the call runs in this process.
+   */
+  dispatch?: AsyncDispatch;
+  /** Cluster mode, on workers: whose account a dispatched call acts for. */
+  accounts?: AccountStore;
 }
+
+/** An accepted async call as it travels to a worker: the caller by reference, the input whole. */
+export interface AsyncJob {
+  requestId: string;
+  caller: { accountId: string; via: CredentialKind; capabilities: Capability[]; keyId: string | null; call?: CallContext };
+  input: CallInput;
+}
+
+/** Cluster mode: how an accepted async call reaches a worker. Resolves once the work is stored durably. */
+export interface AsyncDispatch {
+  submitted(job: AsyncJob): Promise<void>;
+}
+
+/** Deliveries of one async call after which it is given up (each worker running it went silent). */
+const MAX_DELIVERIES = 3;
 
 /**
  * The `calls.async-sweep` job (`jobs/catalog.ts`) calls `recoverInterrupted` at start and
@@ -42,7 +66,12 @@ export class AsyncCallService {
     this.clock = deps.clock;
     this.log = deps.log;
     this.ttlMs = deps.ttlMs ?? ASYNC_RESULT_TTL_MS;
+    this.dispatch = deps.dispatch;
+    this.accounts = deps.accounts;
   }
+
+  private readonly dispatch?: AsyncDispatch;
+  private readonly accounts?: AccountStore;
 
   /**
    * Marks what the previous run of this node left running as failed (its runner is gone) and
@@ -78,6 +107,22 @@ export class AsyncCallService {
       createdAt: isoNow(this.clock),
       expiresAt: this.expiry(),
     });
+    if (this.dispatch) {
+      const { account, via, capabilities, keyId, call } = p;
+      try {
+        await this.dispatch.submitted({
+          requestId: id,
+          caller: { accountId: account.id, via, capabilities: [...capabilities], keyId, ...(call ? { call } : {}) },
+          input,
+        });
+      } catch (err) {
+        // Not accepted after all: the request is closed and the caller told to retry.
+        const message = `the call could not be handed to the workers (${(err as Error).message}); call again`;
+        await this.store.complete(id, failure('SystemExit', message), this.expiry());
+        throw Errors.unavailable(message);
+      }
+      return { requestId: id, done: Promise.resolve() };
+    }
     const done = this.calls
       .call(p, input)
       .then(
@@ -90,13 +135,43 @@ export class AsyncCallService {
             err instanceof Error ? err.message : String(err),
           ),
       )
-      .then((envelope) => this.store.complete(id, envelope, this.expiry()))
+      .then(async (envelope) => void (await this.store.complete(id, envelope, this.expiry())))
       // The database did not take the result (it is gone, or failing): recoverInterrupted() of
       // the next start marks the request; say why here.
       .catch((err: unknown) => this.log.warn({ err, requestId: id }, 'the result of an async call could not be stored'))
       .finally(() => this.running.delete(done));
     this.running.add(done);
     return { requestId: id, done };
+  }
+
+  /**
+   * Cluster mode, on a worker: runs one call taken from the work queue and resolves once its
+   * result is stored (the worker acknowledges the work only then). A request already completed
+   * (by a worker that stored its result and died before acknowledging) is not run again; one
+   * delivered MAX_DELIVERIES times is given up as SystemExit.
+   */
+  async runDispatched(job: AsyncJob, delivery: number): Promise<void> {
+    const request = await this.store.get(job.requestId);
+    if (!request || request.status === 'completed') return;
+    const account = await this.accounts?.findById(job.caller.accountId);
+    let envelope: Record<string, unknown>;
+    if (!account) {
+      envelope = failure('AlgorithmError', 'the calling account no longer exists');
+    } else if (delivery > MAX_DELIVERIES) {
+      envelope = failure('SystemExit', `the workers running this call stopped ${MAX_DELIVERIES} times; call again`);
+    } else {
+      const { via, capabilities, keyId, call } = job.caller;
+      const p: Principal = { account, via, capabilities: new Set(capabilities), keyId, ...(call ? { call } : {}) };
+      envelope = await this.calls.call(p, job.input).then(
+        (r) => r.envelope,
+        (err: unknown) =>
+          failure(
+            err instanceof DomainError && (err.kind === 'limit' || err.kind === 'too_large') ? 'TooLargeError' : 'AlgorithmError',
+            err instanceof Error ? err.message : String(err),
+          ),
+      );
+    }
+    await this.store.complete(job.requestId, envelope, this.expiry());
   }
 
   /** The request of the caller's account; others' and unknown ones are the same 404. */

@@ -76,7 +76,8 @@ export interface AsyncRequest {
 /** Where async calls and their results are kept (the metadata database), so a restart loses none. */
 export interface AsyncRequestStore {
   insert(request: AsyncRequest): Promise<void>;
-  complete(id: string, envelope: Record<string, unknown>, expiresAt: string): Promise<void>;
+  /** Stores the result of a running request; false when it was completed already (by another worker). */
+  complete(id: string, envelope: Record<string, unknown>, expiresAt: string): Promise<boolean>;
   get(id: string): Promise<AsyncRequest | undefined>;
   /** Requests still running when the service stopped: they can never complete. */
   completeAllRunning(envelope: Record<string, unknown>, expiresAt: string): Promise<number>;

@@ -52,6 +52,8 @@ export class RunnerFactory {
     private readonly supervisor: Supervisor,
     private readonly builder: SandboxBuilder,
     private readonly limits: RunnerLimits,
+    /** Cluster mode: brings an artifact built on another worker onto this node before its first start. */
+    private readonly fetchArtifact?: (key: string) => Promise<void>,
   ) {
     this.runDir = path.join(builder.dirs.work, '..', 'run');
     this.apiSocket = path.join(this.runDir, 'api.sock');
@@ -78,6 +80,7 @@ export class RunnerFactory {
     const runner = adapter.runner.bind(adapter);
     // Read when the runner starts (asynchronously, off the request's synchronous path).
     const load = async (): Promise<RunnerMounts> => {
+      if (this.fetchArtifact) await this.fetchArtifact(req.artifact);
       const artifact = await this.builder.readArtifact(req.artifact);
       const conf = await readConf(path.join(artifact.tree, 'algorithmia.conf'));
       const command = runner({

@@ -176,6 +176,15 @@ export class RunnerPool implements AlgorithmRuntime {
     return n;
   }
 
+  /** The artifacts that have runners started or starting here (cluster mode routes their calls to this node). */
+  warmArtifacts(): Set<string> {
+    const out = new Set<string>();
+    for (const [key, pool] of this.pools) {
+      if (pool.idle.length + pool.busy.size + pool.starting) out.add(key.split('|')[1]!);
+    }
+    return out;
+  }
+
   /** Runners and their memory per account (owner id), counting starting and stopping ones. */
   usage(): Map<string, AccountUsage> {
     const out = new Map<string, AccountUsage>();

@@ -1,0 +1,21 @@
+/**
+ * How work travels in NATS messages: a small JSON part (what to do) and a binary part (a call's
+ * input, up to 10 MiB, carried as its bytes: never base64, never parsed on the way). One message
+ * is `[4-byte big-endian length of the JSON][JSON][bytes]`.
+ */
+export function encodeFrame(meta: unknown, bytes?: Uint8Array): Uint8Array {
+  const json = Buffer.from(JSON.stringify(meta));
+  const out = Buffer.allocUnsafe(4 + json.length + (bytes?.length ?? 0));
+  out.writeUInt32BE(json.length, 0);
+  json.copy(out, 4);
+  if (bytes) out.set(bytes, 4 + json.length);
+  return out;
+}
+
+export function decodeFrame<T>(data: Uint8Array): { meta: T; bytes: Buffer } {
+  const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  if (buf.length < 4) throw new Error('a work message shorter than its header');
+  const n = buf.readUInt32BE(0);
+  if (4 + n > buf.length) throw new Error('a work message whose JSON part runs past its end');
+  return { meta: JSON.parse(buf.subarray(4, 4 + n).toString('utf8')) as T, bytes: buf.subarray(4 + n) };
+}

@@ -1,0 +1,114 @@
+/**
+ * The NATS side of cluster mode (ARCHITECTURE.md "Cluster mode"): one connection per node, the
+ * JetStream stream and consumers that hold builds and async calls as durable work, the subjects
+ * that route sync calls to workers, and the KV bucket where workers announce themselves.
+ *
+ * Subjects:
+ * - `algohost.work.build` / `algohost.work.async` (stream ALGOHOST_WORK, work-queue retention,
+ *   file storage): one message per queued build / accepted async call, taken by one worker,
+ *   acknowledged once the outcome is recorded, redelivered after the ack wait when the worker
+ *   holding it went silent (a live worker reports progress).
+ * - `algohost.run.<artifact hash>` (queue group `workers`): sync calls, to a worker that has that
+ *   build warm; `algohost.run.any` when none has.
+ * - `algohost.build.<build id>`: live build output from the worker to every node's followers.
+ */
+import crypto from 'node:crypto';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  RetentionPolicy,
+  StorageType,
+} from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+
+export const STREAM = 'ALGOHOST_WORK';
+export const SUBJECTS = {
+  build: 'algohost.work.build',
+  async: 'algohost.work.async',
+  runAny: 'algohost.run.any',
+  run: (artifact: string) => `algohost.run.${artifactToken(artifact)}`,
+  buildEvents: (buildId: string) => `algohost.build.${buildId}`,
+  allBuildEvents: 'algohost.build.*',
+} as const;
+export const CONSUMERS = { build: 'builds', async: 'async-calls' } as const;
+export const WORKERS_BUCKET = 'algohost_workers';
+/** A worker's presence entry lives this long unless renewed (workers renew every 5 s). */
+export const PRESENCE_TTL_MS = 15_000;
+/** The largest message cluster mode sends: a 15 MB output or a 10 MiB input with its envelope. */
+export const MIN_MAX_PAYLOAD = 16 * 1024 * 1024;
+
+/** A subject token for an artifact key (which holds "/" and "."): a hash, stable on every node. */
+export function artifactToken(artifact: string): string {
+  return crypto.createHash('sha256').update(artifact).digest('hex').slice(0, 32);
+}
+
+export interface NatsCluster {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  workers: KV;
+  /** This process, in presence entries and to skip its own relayed build output. */
+  nodeId: string;
+  close(): Promise<void>;
+}
+
+export class NatsSetupError extends Error {}
+
+/**
+ * Connects (retrying for ever once connected: a restarted nats-server is rejoined by itself) and
+ * makes sure the stream, the consumers and the KV bucket exist. Every node does this at start;
+ * creating what already exists with the same settings is a no-op.
+ */
+export async function openNatsCluster(url: string, opts: { ackWaitMs: number; name: string }): Promise<NatsCluster> {
+  const nc = await connect({ servers: url, name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+  try {
+    const maxPayload = nc.info?.max_payload ?? 0;
+    if (maxPayload < MIN_MAX_PAYLOAD) {
+      throw new NatsSetupError(
+        `nats-server at ${url} allows messages of ${maxPayload} bytes; cluster mode carries 10 MiB inputs and 15 MB outputs whole, so set max_payload to at least 16MB (32MB recommended) in its configuration`,
+      );
+    }
+    const jsm = await jetstreamManager(nc);
+    const stream = {
+      name: STREAM,
+      subjects: ['algohost.work.>'],
+      retention: RetentionPolicy.Workqueue,
+      storage: StorageType.File,
+      // A retried publish of the same build or request (same message id) is stored once.
+      duplicate_window: 120_000_000_000,
+    };
+    await jsm.streams.add(stream).catch(async () => jsm.streams.update(STREAM, stream));
+    const ackWait = Math.round(opts.ackWaitMs * 1_000_000);
+    for (const [durable, subject] of [
+      [CONSUMERS.build, SUBJECTS.build],
+      [CONSUMERS.async, SUBJECTS.async],
+    ] as const) {
+      const consumer = {
+        durable_name: durable,
+        filter_subject: subject,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: ackWait,
+        max_deliver: -1,
+      };
+      await jsm.consumers.add(STREAM, consumer).catch(async () => jsm.consumers.update(STREAM, durable, { ack_wait: ackWait }));
+    }
+    const js = jetstream(nc);
+    const workers = await new Kvm(js).create(WORKERS_BUCKET, { ttl: PRESENCE_TTL_MS, history: 1 });
+    return {
+      nc,
+      js,
+      workers,
+      nodeId: crypto.randomUUID(),
+      close: async () => {
+        if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
+      },
+    };
+  } catch (err) {
+    await nc.close();
+    throw err;
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * A worker of the cluster: takes builds and async calls from JetStream, a few at a time, and
+ * answers sync calls sent to it over NATS, running all of them on this node (its builder and
+ * runner pool). The `cluster.worker` job (jobs/catalog.ts) starts it, has it announce itself
+ * every few seconds, and stops it.
+ *
+ * Durable work is acknowledged only once its outcome is recorded in the database; while it
+ * runs the worker tells JetStream it is still working, so a message comes back to another
+ * worker only when this one went silent (killed, cut off) for the ack wait.
+ */
+import os from 'node:os';
+import type { JsMsg, Consumer } from '@nats-io/jetstream';
+import { Empty, type Subscription } from '@nats-io/transport-node';
+import type { BuildService, DispatchOutcome } from '../domain/builds/build-service.js';
+import type { AsyncCallService } from '../domain/calls/async-calls.js';
+import { type AlgorithmRuntime, type PipeRequest, RuntimeFailure } from '../domain/calls/ports.js';
+import { DomainError } from '../domain/errors.js';
+import { type CallKeyRef, HEARTBEAT_MS, type RunMessage, type RunReply } from './dispatch.js';
+import { decodeAsyncJob } from './dispatch.js';
+import { decodeFrame, encodeFrame } from './frames.js';
+import { CONSUMERS, type NatsCluster, STREAM, SUBJECTS } from './nats-cluster.js';
+
+export interface WorkerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface ClusterWorkerDeps {
+  cluster: NatsCluster;
+  builds: BuildService;
+  asyncCalls: AsyncCallService;
+  /** This node's runner pool. */
+  runtime: AlgorithmRuntime;
+  /** Makes an API node's call key valid here for one call (KeyService.adoptCallKey); undefined when its account is gone. */
+  adoptCallKey: (secret: string, ref: CallKeyRef, ttlMs: number) => Promise<(() => void) | undefined>;
+  /** The artifacts this node has warm runners of (the pool's), for routing sync calls here. */
+  warmArtifacts: () => Set<string>;
+  /** Facts for the presence entry: runners, calls and builds in progress. */
+  load: () => Record<string, number>;
+  settings: { buildSlots: number; asyncSlots: number; ackWaitMs: number; gpu: boolean };
+  log: WorkerLog;
+}
+
+/** How long one pull for work waits on an empty queue before asking again (and seeing a stop). */
+const PULL_EXPIRES_MS = 2000;
+/** A build whose algorithm has another build running is offered again after this long. */
+const BUSY_DELAY_MS = 2000;
+
+export class ClusterWorker {
+  private stopping = false;
+  private readonly loops: Promise<void>[] = [];
+  private readonly subscriptions = new Map<string, Subscription>();
+  private readonly startedAt = new Date().toISOString();
+  private callsInFlight = 0;
+
+  constructor(private readonly deps: ClusterWorkerDeps) {}
+
+  async start(): Promise<void> {
+    const { cluster, settings } = this.deps;
+    const builds = await cluster.js.consumers.get(STREAM, CONSUMERS.build);
+    const calls = await cluster.js.consumers.get(STREAM, CONSUMERS.async);
+    for (let i = 0; i < settings.buildSlots; i++) this.loops.push(this.pull(builds, (m) => this.build(m)));
+    for (let i = 0; i < settings.asyncSlots; i++) this.loops.push(this.pull(calls, (m) => this.asyncCall(m)));
+    this.serve(SUBJECTS.runAny);
+    await this.announce();
+  }
+
+  /** Renews the presence entry and follows the warm runners with the per-artifact subscriptions. */
+  async announce(): Promise<void> {
+    this.reconcileRoutes();
+    const { cluster, settings, load } = this.deps;
+    const entry = {
+      id: cluster.nodeId,
+      host: os.hostname(),
+      pid: process.pid,
+      startedAt: this.startedAt,
+      gpu: settings.gpu,
+      callsInFlight: this.callsInFlight,
+      ...load(),
+    };
+    await cluster.workers.put(cluster.nodeId, JSON.stringify(entry));
+  }
+
+  /**
+   * Stops taking work; builds in progress are cancelled and go back to the queue for another
+   * worker. Async calls still running end when the runners stop, after this: drain() then
+   * waits for their outcomes to be recorded.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const sub of this.subscriptions.values()) sub.unsubscribe();
+    this.subscriptions.clear();
+    await this.deps.builds.stop();
+    await this.deps.cluster.workers.delete(this.deps.cluster.nodeId).catch(() => {});
+  }
+
+  async drain(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(this.loops);
+  }
+
+  private async pull(consumer: Consumer, handle: (m: JsMsg) => Promise<DispatchOutcome>): Promise<void> {
+    while (!this.stopping) {
+      let m: JsMsg | null;
+      try {
+        m = await consumer.next({ expires: PULL_EXPIRES_MS });
+      } catch (err) {
+        if (this.stopping) return;
+        this.deps.log.warn({ err }, 'cluster worker: pulling work failed; retrying');
+        await new Promise((r) => setTimeout(r, 1000));
+        continue;
+      }
+      if (!m) continue;
+      const msg = m;
+      // Progress reports keep the message ours while the work runs (three per ack wait).
+      const beat = setInterval(() => msg.working(), Math.max(250, Math.floor(this.deps.settings.ackWaitMs / 3)));
+      try {
+        const outcome = await handle(msg);
+        if (outcome === 'busy') msg.nak(BUSY_DELAY_MS);
+        else if (outcome === 'stopped') msg.nak();
+        else await msg.ackAck().catch(() => msg.ack());
+      } catch (err) {
+        this.deps.log.error({ err, subject: msg.subject }, 'cluster worker: a piece of work failed; it is offered again');
+        msg.nak(BUSY_DELAY_MS);
+      } finally {
+        clearInterval(beat);
+      }
+    }
+  }
+
+  private build(m: JsMsg): Promise<DispatchOutcome> {
+    return this.deps.builds.runDispatched(m.string(), m.info.redelivered);
+  }
+
+  private async asyncCall(m: JsMsg): Promise<DispatchOutcome> {
+    this.callsInFlight++;
+    try {
+      await this.deps.asyncCalls.runDispatched(decodeAsyncJob(m.data), m.info.deliveryCount);
+      return 'done';
+    } finally {
+      this.callsInFlight--;
+    }
+  }
+
+  /** Answers sync calls sent to `subject` (queue group `workers`: one worker gets each). */
+  private serve(subject: string): void {
+    if (this.subscriptions.has(subject) || this.stopping) return;
+    const sub = this.deps.cluster.nc.subscribe(subject, {
+      queue: 'workers',
+      callback: (err, msg) => {
+        if (err) return;
+        // Heartbeats while the call runs tell the caller this worker is alive (see NatsRuntime).
+        const beat = setInterval(() => msg.respond(Empty), HEARTBEAT_MS);
+        void this.run(msg.data).then((reply) => {
+          clearInterval(beat);
+          msg.respond(reply);
+        });
+      },
+    });
+    this.subscriptions.set(subject, sub);
+  }
+
+  private async run(data: Uint8Array): Promise<Uint8Array> {
+    this.callsInFlight++;
+    let reply: RunReply;
+    let artifact: string | undefined;
+    try {
+      const { meta, bytes } = decodeFrame<RunMessage>(data);
+      artifact = meta.target.artifact;
+      const request: PipeRequest = meta.hasJson ? { ...meta.request, json: bytes } : meta.request;
+      const forget =
+        meta.callKey && request.api_key ? await this.deps.adoptCallKey(request.api_key, meta.callKey, meta.timeoutMs + 60_000) : undefined;
+      try {
+        reply = { ok: await this.deps.runtime.execute(meta.target, request, meta.timeoutMs) };
+      } finally {
+        forget?.();
+      }
+    } catch (err) {
+      if (err instanceof RuntimeFailure) reply = { failure: { errorType: err.errorType, message: err.message } };
+      else if (err instanceof DomainError) {
+        reply = { error: { kind: err.kind, code: err.code, message: err.message, details: err.details, id: err.id } };
+      } else {
+        this.deps.log.error({ err }, 'cluster worker: a sync call failed');
+        reply = { failure: { errorType: 'SystemExit', message: 'the worker failed to run this call; call again' } };
+      }
+    } finally {
+      this.callsInFlight--;
+    }
+    // The next call of this build comes straight here while its runner is warm.
+    if (artifact !== undefined) this.serve(SUBJECTS.run(artifact));
+    return encodeFrame(reply);
+  }
+
+  /** Drops the per-artifact subscriptions of builds whose runners have all stopped. */
+  private reconcileRoutes(): void {
+    const warm = new Set([...this.deps.warmArtifacts()].map((a) => SUBJECTS.run(a)));
+    for (const [subject, sub] of this.subscriptions) {
+      if (subject !== SUBJECTS.runAny && !warm.has(subject)) {
+        sub.unsubscribe();
+        this.subscriptions.delete(subject);
+      }
+    }
+  }
+}
