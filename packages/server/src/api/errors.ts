@@ -24,6 +24,21 @@ const STATUS: Record<ErrorKind, number> = {
   internal: 500,
 };
 
+export const STORAGE_FULL_MESSAGE =
+  "the server's storage is full (no space left on device): nothing was stored; try again once the operator has freed space";
+
+/**
+ * Whether `err` (or an error it wraps) says the server's storage is full: ENOSPC or EDQUOT from
+ * the file system, SQLITE_FULL from SQLite, 53100 (disk_full) from PostgreSQL.
+ */
+export function storageFull(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e !== 'object') return false;
+    if (e.code === 'ENOSPC' || e.code === 'EDQUOT' || e.code === 'SQLITE_FULL' || e.code === '53100') return true;
+  }
+  return false;
+}
+
 /** The HTTP status of a domain error. */
 export function statusOf(err: DomainError): number {
   return STATUS[err.kind];
@@ -91,6 +106,11 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return sendError(reply, err.statusCode, Errors.badRequest.code, err.message);
+    }
+    if (storageFull(err)) {
+      // A full disk is the operator's to fix, not a bug: say so, so that clients retry later.
+      req.log.error({ err }, 'storage full');
+      return sendError(reply, 507, Errors.internal.code, STORAGE_FULL_MESSAGE);
     }
     req.log.error({ err }, 'unexpected error');
     return sendError(reply, 500, Errors.internal.code, `internal error; quote request id ${req.id} when reporting it`);
