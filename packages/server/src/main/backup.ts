@@ -4,7 +4,7 @@
  *
  * What a snapshot holds, in the order it is taken:
  * 1. the database: SQLite through its online backup API (a consistent copy while the node
- *    writes), PostgreSQL through `pg_dump` (one transaction: a consistent snapshot too);
+ *    writes), PostgreSQL through `pg_dump` of an exported snapshot (consistent too);
  * 2. the Git repositories, copied after the database, so every commit, tag and version
  *    repository the database names is already there (a push after the snapshot only adds);
  *    each copy must pass `git fsck`, else it is copied again (a repack was moving objects);
@@ -22,8 +22,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import type { Config } from '../config/config.js';
-import { openDatabase } from '../storage/database.js';
 
 const exec = promisify(execFile);
 const MANIFEST = 'backup.json';
@@ -68,9 +68,13 @@ async function snapshot(config: Config, dir: string, log: (line: string) => void
   const blobRoot = config.blobStore === 'disk' ? (config.blobDir ?? path.join(config.dataDir, 'blobs')) : undefined;
   const staging = blobRoot ? path.join(blobRoot, 'tmp', `backup-${crypto.randomUUID()}`) : undefined;
   try {
-    if (blobRoot && staging) await linkTree(path.join(blobRoot, 'objects'), staging);
+    const linkBlobs = async () => {
+      if (blobRoot && staging) await linkTree(path.join(blobRoot, 'objects'), staging);
+    };
+    await linkBlobs();
     log(`database (${database})…`);
-    if (config.databaseUrl) await pgDump(config.databaseUrl, path.join(dir, 'database.sql'));
+    let keys: string[];
+    if (config.databaseUrl) keys = await pgDump(config.databaseUrl, path.join(dir, 'database.sql'), linkBlobs);
     else {
       const live = new SQLite(path.join(config.dataDir, 'algohost.sqlite'), { readonly: true, fileMustExist: true });
       try {
@@ -78,8 +82,14 @@ async function snapshot(config: Config, dir: string, log: (line: string) => void
       } finally {
         live.close();
       }
+      await linkBlobs();
+      const copy = new SQLite(path.join(dir, 'algohost.sqlite'), { readonly: true });
+      try {
+        keys = (copy.prepare('SELECT blob_key FROM data_files').all() as { blob_key: string }[]).map((r) => r.blob_key);
+      } finally {
+        copy.close();
+      }
     }
-    if (blobRoot && staging) await linkTree(path.join(blobRoot, 'objects'), staging);
 
     const repositories = await copyRepositories(path.join(config.dataDir, 'repositories'), path.join(dir, 'repositories'), log);
     for (const part of ['artifacts', 'layers', 'logs']) {
@@ -94,7 +104,7 @@ async function snapshot(config: Config, dir: string, log: (line: string) => void
     let blobs = 0;
     if (staging) {
       log('hosted data…');
-      blobs = await copyBlobs(config, staging, dir, database === 'postgres' ? config.databaseUrl! : path.join(dir, 'algohost.sqlite'));
+      blobs = await copyBlobs(staging, dir, keys);
     }
     for (const file of ['cluster-key', 'initial-admin-key']) {
       if (await exists(path.join(config.dataDir, file))) await cp(path.join(config.dataDir, file), path.join(dir, file));
@@ -199,22 +209,10 @@ async function copyRepositories(from: string, to: string, log: (line: string) =>
 }
 
 /**
- * Copies exactly the blobs the database snapshot names from the linked copy `root` (uploads in
- * flight and blobs no record names stay behind). On PostgreSQL the names come from the live database just after the dump
- * (the dump is SQL text): a close bound, not the dump's exact set.
+ * Copies exactly the blobs the database snapshot names (`keys`) from the linked copy `root`
+ * (uploads in flight and blobs no record names stay behind).
  */
-async function copyBlobs(config: Config, root: string, dir: string, snapshot: string): Promise<number> {
-  const db = config.databaseUrl ? openDatabase({ url: snapshot, sqlitePath: '' }) : undefined;
-  const sqlite = db ? undefined : new SQLite(snapshot, { readonly: true });
-  let keys: string[];
-  try {
-    keys = db
-      ? (await db.selectFrom('data_files').select('blob_key').execute()).map((r) => r.blob_key)
-      : (sqlite!.prepare('SELECT blob_key FROM data_files').all() as { blob_key: string }[]).map((r) => r.blob_key);
-  } finally {
-    sqlite?.close();
-    await db?.destroy();
-  }
+async function copyBlobs(root: string, dir: string, keys: string[]): Promise<number> {
   const target = path.join(dir, 'blobs', 'objects');
   await fs.mkdir(target, { recursive: true, mode: 0o700 });
   await fs.chmod(path.join(dir, 'blobs'), 0o700);
@@ -233,8 +231,24 @@ async function copyBlobs(config: Config, root: string, dir: string, snapshot: st
   return keys.length;
 }
 
-async function pgDump(url: string, file: string): Promise<void> {
-  await run('pg_dump', ['--no-owner', '--no-privileges', '--format=plain', '--file', file, '--dbname', url]);
+/**
+ * `pg_dump` of one exported snapshot (a repeatable-read transaction held open meanwhile), and
+ * the blob keys as that same snapshot sees them; `atSnapshot` runs right after it is taken.
+ */
+async function pgDump(url: string, file: string, atSnapshot: () => Promise<void>): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const snapshot = (await client.query<{ id: string }>('SELECT pg_export_snapshot() AS id')).rows[0]!.id;
+    await atSnapshot();
+    const keys = (await client.query<{ blob_key: string }>('SELECT blob_key FROM data_files')).rows.map((r) => r.blob_key);
+    await run('pg_dump', ['--no-owner', '--no-privileges', '--format=plain', '--snapshot', snapshot, '--file', file, '--dbname', url]);
+    await client.query('COMMIT');
+    return keys;
+  } finally {
+    await client.end();
+  }
 }
 
 async function pgRestore(url: string, file: string): Promise<void> {
