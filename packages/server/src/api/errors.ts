@@ -25,6 +25,49 @@ const STATUS: Record<ErrorKind, number> = {
   internal: 500,
 };
 
+export const STORAGE_FULL_MESSAGE =
+  "the server's storage is full (no space left on device): nothing was stored; try again once the operator has freed space";
+
+/**
+ * Whether `err` (or an error it wraps) says the server's storage is full: ENOSPC or EDQUOT from
+ * the file system, SQLITE_FULL from SQLite, 53100 (disk_full) from PostgreSQL.
+ */
+export function storageFull(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e !== 'object') return false;
+    if (e.code === 'ENOSPC' || e.code === 'EDQUOT' || e.code === 'SQLITE_FULL' || e.code === '53100') return true;
+  }
+  return false;
+}
+
+/**
+ * Why a request failed when `err` says a service the node depends on cannot be reached, or
+ * undefined: PostgreSQL refusing or dropping connections (SQLSTATE classes 08 and 57P: shutting
+ * down, starting up), the pool's "Connection terminated", a refused or reset connection.
+ */
+export function backingServiceDown(err: unknown): string | undefined {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
+    if (typeof e !== 'object') return undefined;
+    const code = typeof e.code === 'string' ? e.code : '';
+    const message = typeof e.message === 'string' ? e.message : '';
+    if (
+      /^(08|57P)/.test(code) ||
+      /^Connection terminated/.test(message) ||
+      /the database system is (shutting down|starting up)/.test(message)
+    ) {
+      return `the database is unavailable (${code || message}); try again shortly`;
+    }
+    if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT') {
+      return `a service this node depends on (the database or the blob store) is unreachable (${code}); try again shortly`;
+    }
+  }
+  return undefined;
+}
+
 /** The HTTP status of a domain error. */
 export function statusOf(err: DomainError): number {
   return STATUS[err.kind];
@@ -92,6 +135,19 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return sendError(reply, err.statusCode, Errors.badRequest.code, err.message);
+    }
+    const unreachable = backingServiceDown(err);
+    if (unreachable) {
+      // The database (or the blob store) is down or restarting: the node itself is fine and
+      // recovers by itself when it is back (the pool reconnects), so the client should retry.
+      req.log.error({ err }, 'backing service unavailable');
+      reply.header('retry-after', '5');
+      return sendError(reply, 503, Errors.internal.code, unreachable);
+    }
+    if (storageFull(err)) {
+      // A full disk is the operator's to fix, not a bug: say so, so that clients retry later.
+      req.log.error({ err }, 'storage full');
+      return sendError(reply, 507, Errors.internal.code, STORAGE_FULL_MESSAGE);
     }
     req.log.error({ err }, 'unexpected error');
     return sendError(reply, 500, Errors.internal.code, `internal error; quote request id ${req.id} when reporting it`);

@@ -1,11 +1,28 @@
 /** `npm start`: parse settings, start the node, log one ready line, stop cleanly on SIGTERM. */
+import path from 'node:path';
 import { ConfigError, describeSettings, loadConfig } from '../config/config.js';
+import { backup, BackupError, restore } from './backup.js';
 import { startServer } from './server.js';
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`algohost: self-hosted algorithm hosting\n\nUsage: npm start -- [--flag value …]\n\n${describeSettings()}\n`);
+    process.stdout.write(
+      `algohost: self-hosted algorithm hosting\n\nUsage: npm start -- [--flag value …]\n       npm start -- backup <dir> | restore <dir> [--flag value …]\n\n${describeSettings()}\n`,
+    );
+    return;
+  }
+  const command = argv[0] === 'backup' || argv[0] === 'restore' ? argv[0] : undefined;
+  if (command) {
+    // `algohost backup <dir>` / `algohost restore <dir>` (main/backup.ts), with the node's settings.
+    const dir = argv[1];
+    if (!dir || dir.startsWith('-')) throw new ConfigError(`usage: ${command} <directory> [--flag value …]`);
+    const config = loadConfig(process.env, argv.slice(2));
+    const say = (line: string) => process.stderr.write(`algohost ${command}: ${line}\n`);
+    const manifest = await (command === 'backup' ? backup : restore)(config, path.resolve(dir), say);
+    process.stdout.write(
+      `${command === 'backup' ? 'Backed up' : 'Restored'} ${manifest.repositories} repositories and ${manifest.blobs} hosted files (${manifest.database}, ${manifest.created_at}) ${command === 'backup' ? 'to' : 'from'} ${path.resolve(dir)}\n`,
+    );
     return;
   }
   const config = loadConfig(process.env, argv);
@@ -46,6 +63,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof BackupError) {
+    process.stderr.write(`algohost: ${err.message}\n`);
+    process.exit(1);
+  }
   if (err instanceof ConfigError) {
     process.stderr.write(`algohost: ${err.message}\n`);
     process.exit(2);

@@ -314,7 +314,9 @@ export class SandboxBuilder implements Builder {
     if (code !== 0 || outcome.kind !== 'exited' || outcome.code !== 0) {
       log(errors);
       throw new BuildFailure(
-        signal.aborted ? 'cancelled' : `could not check out ${req.build.commitSha}: ${errors.trim() || describe(outcome)}`,
+        signal.aborted
+          ? 'cancelled'
+          : `${await this.diskFull()}could not check out ${req.build.commitSha}: ${errors.trim() || describe(outcome)}`,
       );
     }
   }
@@ -455,9 +457,23 @@ export class SandboxBuilder implements Builder {
       await egress?.close();
     }
     if (outcome.kind === 'exited' && outcome.code === 0) return;
-    throw new BuildFailure(`${step.title} failed: ${describe(outcome)}`);
+    throw new BuildFailure(`${await this.diskFull()}${step.title} failed: ${describe(outcome)}`);
+  }
+
+  /**
+   * The cause to name first when a step failed because the file system of the build
+   * directories is full (tools say it in their own words, `tar` as "Wrote only 7168 of 10240
+   * bytes"): checked right after the failure, before the work directory is removed.
+   */
+  private async diskFull(): Promise<string> {
+    const st = await fs.promises.statfs(this.dirs.work).catch(() => undefined);
+    if (!st || st.bavail * st.bsize >= DISK_FULL_BYTES) return '';
+    return "the server's disk is full (no space left on device where builds are made); ask the operator to free space, then push again or rebuild. ";
   }
 }
+
+/** Free space under which a failed step is blamed on the full disk. */
+const DISK_FULL_BYTES = 1024 * 1024;
 
 function describe(o: Outcome): string {
   if (o.kind === 'exited') return `exit code ${o.code}`;

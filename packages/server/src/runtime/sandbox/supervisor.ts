@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { detectCgroups, type CgroupGroup, type CgroupSupport, type Limits } from './cgroups.js';
 import { EGRESS_SOCKET_INSIDE, withForwarder } from './egress-proxy.js';
+import { seccompFilter } from './seccomp.js';
 
 export interface Mount {
   host: string;
@@ -102,6 +103,8 @@ export class Supervisor {
   /** bubblewrap's options for the host's own layout (links into /usr, masked paths), read once at start-up. */
   private readonly hostLayout: string[];
   private bwrapFound = false;
+  /** The seccomp program every sandbox gets (./seccomp.ts); undefined on an architecture it does not know. */
+  private readonly seccomp = seccompFilter();
 
   constructor(options: SupervisorOptions = {}) {
     this.bwrap = options.bwrap ?? '/usr/bin/bwrap';
@@ -135,13 +138,16 @@ export class Supervisor {
     // sandbox's pid 1, a copy of bwrap, shows `bwrap --args N -- <command>` in /proc/1/cmdline
     // and nothing of the host's layout. The spawn's cwd is `/` for the same reason.
     const argsFd = 3 + fds.length;
+    // The seccomp program comes on the next pipe (bwrap reads it to its end before it execs).
+    const seccompFd = this.seccomp ? argsFd + 1 : undefined;
+    if (seccompFd !== undefined) options.push('--seccomp', String(seccompFd));
     const child = spawn(
       '/bin/sh',
       ['-c', prelude(group, this.maxOpenFiles), 'sandbox', ...this.wrapper(), '--args', String(argsFd), '--', ...argv],
       {
         cwd: '/',
         env: spec.env,
-        stdio: ['pipe', 'pipe', 'pipe', ...fds, 'pipe'],
+        stdio: ['pipe', 'pipe', 'pipe', ...fds, 'pipe', ...(seccompFd !== undefined ? ['pipe' as const] : [])],
         detached: true, // own process group: a kill reaches the whole tree
       },
     );
@@ -150,6 +156,12 @@ export class Supervisor {
     argsPipe?.on('error', () => {});
     argsPipe?.resume();
     argsPipe?.end(`${options.join('\0')}\0`);
+    if (seccompFd !== undefined) {
+      const seccompPipe = child.stdio[seccompFd] as Duplex | null;
+      seccompPipe?.on('error', () => {});
+      seccompPipe?.resume();
+      seccompPipe?.end(this.seccomp);
+    }
     let killReason: KillReason | undefined;
     let output = 0;
     const kill = (reason: KillReason) => {
@@ -227,6 +239,9 @@ export class Supervisor {
       args.push('--bind', spec.egressSocket, EGRESS_SOCKET_INSIDE);
       argv = withForwarder(argv);
     }
+    // Last, after every mount point exists: the sandbox's root (bwrap's tmpfs) becomes
+    // read-only, so the only writable places are the writable binds and the tmpfs mounts.
+    args.push('--remount-ro', '/');
     args.push('--chdir', spec.cwd);
     if (args.some((a) => a.includes('\0'))) throw new Error('a sandbox argument contains a NUL character');
     return { options: args, argv };
