@@ -4,6 +4,7 @@
  * SASL, whose password never comes back), sees its topics, assigns published algorithms and is
  * told to publish an unpublished one first; the owner picks the version, enables the flow, sees
  * records become deliveries (a failing one dead-lettered with its error), pages through them,
+ * configures the one Insights connection and removes it,
  * and creates and deletes an SQS queue flow, with the API's refusals shown beside the controls.
  */
 import assert from 'node:assert/strict';
@@ -107,6 +108,26 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
     await main.getByRole('link', { name: 'alice/Fail' }).waitFor();
     assert.equal(await main.getByRole('alert').count(), 0, 'the earlier message goes once an assignment works');
     await checkPage(admin, 'admin-events-assigned');
+    assertNoPageErrors(admin);
+  });
+
+  test('admin: Insights go to one topic; the form is gone once configured and back after stopping', async () => {
+    const insights = admin.getByRole('region', { name: 'Insights' });
+    await insights.getByLabel('Insights cluster').selectOption('main');
+    await insights.getByLabel('Insights topic').locator(`option[value="${BAD}"]`).waitFor({ state: 'attached' });
+    await insights.getByLabel('Insights topic').selectOption(BAD);
+    await insights.getByRole('button', { name: 'Send Insights here' }).click();
+    const connection = insights.getByTestId('insights-connection');
+    await connection.getByText(BAD, { exact: true }).waitFor();
+    assert.equal(await insights.getByRole('button', { name: 'Send Insights here' }).count(), 0, 'only one connection');
+    const api = await ui.api.get('/v1/admin/insights-connection', { key: ui.srv.adminKey });
+    assert.equal(api.body.topic, BAD);
+    await checkPage(admin, 'admin-insights');
+    await connection.getByRole('button', { name: 'Stop sending Insights' }).click();
+    const dialog = admin.getByRole('dialog', { name: 'Stop sending Insights' });
+    await dialog.getByLabel(`Type ${BAD} to confirm`).fill(BAD);
+    await dialog.getByRole('button', { name: 'Stop sending Insights' }).click();
+    await insights.getByRole('button', { name: 'Send Insights here' }).waitFor();
     assertNoPageErrors(admin);
   });
 

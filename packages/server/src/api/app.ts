@@ -24,6 +24,7 @@ import { sourceRoutes } from './routes/source.js';
 import { adminRoutes } from './routes/admin.js';
 import { webAppRoutes } from './web-app.js';
 import { EVENT_SCHEMAS, eventRoutes } from './routes/events.js';
+import { insightsRoutes } from './routes/insights.js';
 
 export interface ApiOptions {
   logger: FastifyBaseLogger;
@@ -172,6 +173,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   versionRoutes(app, services);
   adminRoutes(app, services);
   eventRoutes(app, services);
+  insightsRoutes(app, services);
   await app.register(async (scope) => callRoutes(scope, services, { inputBudgetBytes: opts.callInputBudgetBytes ?? 0 }));
   await app.register(async (scope) => dataRoutes(scope, services));
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) =>

@@ -12,6 +12,7 @@ import type { CallService } from '../domain/calls/call-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import type { DataService } from '../domain/data/data-service.js';
 import type { EventService } from '../domain/events/event-service.js';
+import type { InsightsService } from '../domain/insights/insights-service.js';
 import type { VersionService } from '../domain/versions/version-service.js';
 import type { Links } from './presenters.js';
 
@@ -32,6 +33,7 @@ export interface ApiServices {
   asyncCalls: AsyncCallService;
   data: DataService;
   events: EventService;
+  insights: InsightsService;
   /** Prometheus text for /metrics. */
   metrics: () => Promise<string>;
   links: Links;

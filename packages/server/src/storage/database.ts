@@ -16,6 +16,7 @@ import * as m0004 from './migrations/0004-data.js';
 import * as m0005 from './migrations/0005-async-requests.js';
 import * as m0006 from './migrations/0006-invitations.js';
 import * as m0007 from './migrations/0007-event-flows.js';
+import * as m0008 from './migrations/0008-insights.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-async-requests': m0005,
   '0006-invitations': m0006,
   '0007-event-flows': m0007,
+  '0008-insights': m0008,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

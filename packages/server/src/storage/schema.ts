@@ -198,6 +198,14 @@ export interface EventDeliveriesTable {
   created_at: string;
 }
 
+export interface InsightsConnectionTable {
+  slot: number;
+  cluster_id: string;
+  topic: string;
+  created_by: string | null;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   memberships: MembershipsTable;
@@ -214,4 +222,5 @@ export interface Database {
   kafka_clusters: KafkaClustersTable;
   event_flows: EventFlowsTable;
   event_deliveries: EventDeliveriesTable;
+  insights_connection: InsightsConnectionTable;
 }
