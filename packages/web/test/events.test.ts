@@ -206,7 +206,7 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
 
   test('owner: an SQS queue flow is created (a URL the cluster may not reach is refused) and deleted', async () => {
     await owner.goto('/algorithms/alice/Echo/events');
-    await owner.getByRole('heading', { name: 'Subscribe to an SQS queue' }).waitFor();
+    await owner.getByRole('heading', { name: 'Subscribe to a queue' }).waitFor();
     const form = owner.locator('section[aria-labelledby="new-queue-flow"]');
     // An internal address shaped like a queue: the node must not be made to connect there.
     await form.getByLabel('Queue URL').fill('http://169.254.169.254/123456789012/orders');

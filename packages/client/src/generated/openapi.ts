@@ -630,7 +630,7 @@ export interface paths {
     put?: never;
     /**
      * Assign an algorithm to a topic as publisher or subscriber (admin). Only published algorithms: an unpublished one is refused with 409 (code 8003), publish a version first. The flow starts disabled; its owner enables it and picks the version.
-     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (SQS: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
+     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (queues: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Service Bus (peek-lock): success completes the message; failure or saturation abandons it after a delay; the queue’s max delivery count dead-letters it. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
      */
     post: operations['eventAssignment.create'];
     delete?: never;
@@ -665,13 +665,13 @@ export interface paths {
     };
     /**
      * The Event Flows of an algorithm with their consumers’ state and lag (owner and members).
-     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (SQS: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
+     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (queues: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Service Bus (peek-lock): success completes the message; failure or saturation abandons it after a delay; the queue’s max delivery count dead-letters it. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
      */
     get: operations['eventFlow.list'];
     put?: never;
     /**
-     * Subscribe the algorithm to an SQS queue (owner and members with manage_algorithms). It starts disabled.
-     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (SQS: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
+     * Subscribe the algorithm to an SQS or Azure Service Bus queue (owner and members with manage_algorithms). It starts disabled.
+     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (queues: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Service Bus (peek-lock): success completes the message; failure or saturation abandons it after a delay; the queue’s max delivery count dead-letters it. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
      */
     post: operations['eventFlow.create'];
     delete?: never;
@@ -1064,7 +1064,7 @@ export interface components {
       id: string;
       /** @description owner/name */
       algorithm: string;
-      source_type: 'kafka' | 'sqs';
+      source_type: 'kafka' | 'sqs' | 'servicebus';
       role: 'publisher' | 'subscriber';
       cluster: {
         id: string;
@@ -1075,7 +1075,7 @@ export interface components {
       source_uri: string | null;
       credentials: {
         kind: 'role' | 'static';
-        /** @description The role ARN, or the access key id. */
+        /** @description The role ARN, or the access key id (SQS); the shared access key name (Service Bus). */
         id: string;
       } | null;
       timeout: number | null;
@@ -1107,15 +1107,15 @@ export interface components {
     };
     EventListener: {
       id: string;
-      /** @description SQS or KAFKA. */
+      /** @description SQS, SERVICEBUS or KAFKA. */
       sourceType: string;
-      /** @description The queue URL, or kafka://<bootstrap servers>/<topic>. */
+      /** @description The queue URL or URI, or kafka://<bootstrap servers>/<topic>. */
       sourceURI: string;
       algoName: string;
       algoOwner: string;
       /** @description The account that configured the flow. */
       listenerOwner: string;
-      /** @description The role ARN or access key id (SQS); cluster:<name> (Kafka). Never a secret. */
+      /** @description The role ARN or access key id (SQS); the shared access key name (Service Bus); cluster:<name> (Kafka). Never a secret. */
       credentials: string;
     };
   };
@@ -4768,19 +4768,24 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @enum {string} */
-          source_type: 'sqs';
-          /** @description The queue URL; a host other than AWS SQS only when ALGOHOST_SQS_ENDPOINT_ALLOW allows it (403 otherwise). */
+          source_type: 'sqs' | 'servicebus';
+          /** @description SQS: the queue URL; a host other than AWS SQS only when ALGOHOST_SQS_ENDPOINT_ALLOW allows it (403 otherwise). Service Bus: sb://<namespace>.servicebus.windows.net/<queue>; another host only when ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW allows it (403 otherwise). */
           source_uri: string;
           credentials:
             | {
-                /** @description An IAM role the node assumes. */
+                /** @description SQS: an IAM role the node assumes. */
                 role_arn: string;
               }
             | {
                 access_key_id: string;
-                /** @description Encrypted at rest; never returned. */
+                /** @description SQS; encrypted at rest; never returned. */
                 secret_access_key: string;
+              }
+            | {
+                /** @description Service Bus: a shared access policy with Listen rights. */
+                shared_access_key_name: string;
+                /** @description Encrypted at rest; never returned. */
+                shared_access_key: string;
               };
           timeout?: number | null;
         };

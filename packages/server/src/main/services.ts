@@ -240,7 +240,10 @@ export async function buildServices(
     kafka: new PlatformaticKafkaAdmin(),
     secrets,
     clock,
-    settings: { sqsEndpointAllow: splitList(config.sqsEndpointAllow) },
+    settings: {
+      sqsEndpointAllow: splitList(config.sqsEndpointAllow),
+      serviceBusEndpointAllow: splitList(config.serviceBusEndpointAllow),
+    },
     // The workers are made below (they need the call service, which needs the publisher made
     // from this service's connections); status is only asked by requests, after all are made.
     status: (flowId): ConsumerStatus | undefined => flowWorkers.status(flowId),
