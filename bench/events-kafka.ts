@@ -10,10 +10,11 @@
  * end-to-end p50/p99 from produce to read back, without a backlog). Target: algohost's records/s
  * ≥ 0.5 × the bare loop's.
  * Run: ALGOHOST_TEST_SERVICES=kafka bash scripts/with-services.sh node --import tsx bench/events-kafka.ts [records=3000] [rate=100]
+ * (ALGOHOST_BENCH_RUNNERS: the algorithm's runners, default 2, one per core of the reference machine).
  */
 import fs from 'node:fs';
 import { Admin, Consumer, type Message, Producer, ProduceAcks } from '@platformatic/kafka';
-import { api, deployNoop, report, startAlgohost, tempDir } from './support.js';
+import { api, cpuSeconds, deployNoop, report, startAlgohost, tempDir } from './support.js';
 
 const RECORDS = Number(process.argv[2] ?? 3000);
 const RATE = Number(process.argv[3] ?? 100);
@@ -135,8 +136,12 @@ await stop();
 
 // algohost: the no-op algorithm subscribes to algo-in and publishes to algo-out.
 const work = tempDir('bench-events-');
-const h = await startAlgohost({ ALGOHOST_RUNNERS_PER_ALGORITHM: '2', ALGOHOST_MAX_CALLS_PER_ACCOUNT: '64' });
+const h = await startAlgohost({
+  ALGOHOST_RUNNERS_PER_ALGORITHM: process.env.ALGOHOST_BENCH_RUNNERS ?? '2',
+  ALGOHOST_MAX_CALLS_PER_ACCOUNT: '64',
+});
 let ours: { flood: Phase; paced: Phase } | undefined;
+let cpuMsPerRecord: number | undefined;
 try {
   const { key } = await deployNoop(h, work);
   await api(h.url, key, 'POST', '/v1/algorithms/bench/Noop/versions', { version_info: { version_type: 'major' } });
@@ -157,7 +162,9 @@ try {
     if (flows.some((f) => f.status?.state === 'running')) break;
     await new Promise((r) => setTimeout(r, 200));
   }
+  const cpu0 = cpuSeconds(h.process.pid!);
   const flood = await phase(t('algo-in'), t('algo-out'), RECORDS);
+  cpuMsPerRecord = ((cpuSeconds(h.process.pid!) - cpu0) * 1000) / RECORDS;
   const paced = await phase(t('algo-in'), t('algo-out'), RATE * 5, RATE);
   ours = { flood, paced };
 } finally {
@@ -169,6 +176,7 @@ const f = (p: Phase) => `${p.recordsPerSecond.toFixed(0)} records/s, end-to-end 
 report([
   [`Kafka → no-op → Kafka, ${PARTITIONS} partitions; flood of ${RECORDS} records, then ${RATE} records/s for 5 s`, ''],
   ['algohost flood', f(ours.flood)],
+  ['algohost server CPU per record (user + system; runners not counted)', `${cpuMsPerRecord?.toFixed(2) ?? '?'} ms`],
   ['bare consume-produce loop flood', f(bareFlood)],
   ['algohost paced', f(ours.paced)],
   ['bare consume-produce loop paced', f(barePaced)],
