@@ -233,6 +233,30 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
     assert.equal(await owner.getByTestId('flow').getByRole('button', { name: 'Delete flow' }).count(), 0);
     assertNoPageErrors(owner);
   });
+
+  test('owner: a Service Bus queue flow is created with a shared access key (never shown again) and deleted', async () => {
+    const form = owner.locator('section[aria-labelledby="new-queue-flow"]');
+    await form.getByRole('radio', { name: 'Azure Service Bus' }).check();
+    // Not an Azure namespace, and not allowed by the operator: refused.
+    await form.getByLabel('Queue URL').fill('sb://10.0.0.1:5672/orders');
+    await form.getByLabel('Shared access key name').fill('algohost-listen');
+    await form.getByLabel('Shared access key', { exact: true }).fill('sb-key-never-shown');
+    await form.getByRole('button', { name: 'Create queue flow' }).click();
+    await form.getByRole('alert').waitFor();
+    assert.match(await form.getByRole('alert').innerText(), /is not a Service Bus namespace this cluster may reach/);
+
+    const uri = 'sb://contoso-orders.servicebus.windows.net/orders';
+    await form.getByLabel('Queue URL').fill(uri);
+    await form.getByRole('button', { name: 'Create queue flow' }).click();
+    const sb = owner.getByTestId('flow').filter({ hasText: `Service Bus subscriber: ${uri}` });
+    await sb.getByText('shared access key algohost-listen').waitFor();
+    assert.ok(!(await owner.content()).includes('sb-key-never-shown'), 'the key is nowhere in the page');
+    await checkPage(owner, 'events-tab-servicebus');
+    await sb.getByRole('button', { name: 'Delete flow' }).click();
+    await owner.getByRole('dialog', { name: 'Delete flow' }).getByRole('button', { name: 'Delete flow' }).click();
+    await sb.waitFor({ state: 'detached' });
+    assertNoPageErrors(owner);
+  });
 });
 
 describe('web UI: Event Flows (assignment removed)', { skip: needs('kafka') }, () => {
