@@ -184,7 +184,12 @@ describe('Event Flows: Service Bus (against a fake Service Bus endpoint)', () =>
         body: { source_type: 'servicebus', credentials: KEY, ...body },
       });
     // Shaped like a queue URI but not a namespace this cluster may reach: refused by policy (403).
-    for (const refused of ['sb://10.0.0.1:5672/q', 'sb://169.254.169.254/q', 'sb://algohost-ns.servicebus.windows.net:8080/q']) {
+    for (const refused of [
+      'sb://10.0.0.1:5672/q',
+      'sb://algohost-ns.servicebus.windows.net:77223/q',
+      'sb://169.254.169.254/q',
+      'sb://algohost-ns.servicebus.windows.net:8080/q',
+    ]) {
       const res = await post({ source_uri: refused });
       assert.equal(res.status, 403, `${refused}: ${res.text}`);
       assert.match(res.body.error.message, /ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW/);

@@ -4767,28 +4767,37 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          source_type: 'sqs' | 'servicebus';
-          /** @description SQS: the queue URL; a host other than AWS SQS only when ALGOHOST_SQS_ENDPOINT_ALLOW allows it (403 otherwise). Service Bus: sb://<namespace>.servicebus.windows.net/<queue>; another host only when ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW allows it (403 otherwise). */
-          source_uri: string;
-          credentials:
-            | {
-                /** @description SQS: an IAM role the node assumes. */
-                role_arn: string;
-              }
-            | {
-                access_key_id: string;
-                /** @description SQS; encrypted at rest; never returned. */
-                secret_access_key: string;
-              }
-            | {
-                /** @description Service Bus: a shared access policy with Listen rights. */
+        'application/json':
+          | {
+              /** @enum {string} */
+              source_type: 'sqs';
+              /** @description The queue URL; a host other than AWS SQS only when ALGOHOST_SQS_ENDPOINT_ALLOW allows it (403 otherwise). */
+              source_uri: string;
+              credentials:
+                | {
+                    /** @description An IAM role the node assumes. */
+                    role_arn: string;
+                  }
+                | {
+                    access_key_id: string;
+                    /** @description Encrypted at rest; never returned. */
+                    secret_access_key: string;
+                  };
+              timeout?: number | null;
+            }
+          | {
+              /** @enum {string} */
+              source_type: 'servicebus';
+              /** @description sb://<namespace>.servicebus.windows.net/<queue>; another host only when ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW allows it (403 otherwise). */
+              source_uri: string;
+              credentials: {
+                /** @description A shared access policy with Listen rights. */
                 shared_access_key_name: string;
                 /** @description Encrypted at rest; never returned. */
                 shared_access_key: string;
               };
-          timeout?: number | null;
-        };
+              timeout?: number | null;
+            };
       };
     };
     responses: {

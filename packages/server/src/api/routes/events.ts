@@ -251,28 +251,40 @@ export function eventRoutes(app: Api, s: ApiServices): void {
         'Subscribe the algorithm to an SQS or Azure Service Bus queue (owner and members with manage_algorithms). It starts disabled.',
       description: FLOWS_DOC,
       params: AlgoParams,
-      body: Type.Object({
-        source_type: Type.Union([Type.Literal('sqs'), Type.Literal('servicebus')]),
-        source_uri: Type.String({
-          pattern: `(?:${QUEUE_URL_PATTERN})|(?:${SERVICEBUS_URI_PATTERN})`,
-          description:
-            'SQS: the queue URL; a host other than AWS SQS only when ALGOHOST_SQS_ENDPOINT_ALLOW allows it (403 otherwise). Service Bus: sb://<namespace>.servicebus.windows.net/<queue>; another host only when ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW allows it (403 otherwise).',
-        }),
-        credentials: Type.Union([
-          Type.Object({ role_arn: Type.String({ description: 'SQS: an IAM role the node assumes.' }) }),
-          Type.Object({
-            access_key_id: Type.String(),
-            secret_access_key: Type.String({ description: 'SQS; encrypted at rest; never returned.' }),
+      body: Type.Union([
+        Type.Object({
+          source_type: Type.Literal('sqs'),
+          source_uri: Type.String({
+            pattern: QUEUE_URL_PATTERN,
+            description: 'The queue URL; a host other than AWS SQS only when ALGOHOST_SQS_ENDPOINT_ALLOW allows it (403 otherwise).',
           }),
-          Type.Object({
-            shared_access_key_name: Type.String({ description: 'Service Bus: a shared access policy with Listen rights.' }),
+          credentials: Type.Union([
+            Type.Object({ role_arn: Type.String({ description: 'An IAM role the node assumes.' }) }),
+            Type.Object({
+              access_key_id: Type.String(),
+              secret_access_key: Type.String({ description: 'Encrypted at rest; never returned.' }),
+            }),
+          ]),
+          timeout: Type.Optional(
+            Nullable(Type.Number({ description: `Seconds per call (default ${DEFAULT_FLOW_TIMEOUT_S}, at most 3000).` })),
+          ),
+        }),
+        Type.Object({
+          source_type: Type.Literal('servicebus'),
+          source_uri: Type.String({
+            pattern: SERVICEBUS_URI_PATTERN,
+            description:
+              'sb://<namespace>.servicebus.windows.net/<queue>; another host only when ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW allows it (403 otherwise).',
+          }),
+          credentials: Type.Object({
+            shared_access_key_name: Type.String({ description: 'A shared access policy with Listen rights.' }),
             shared_access_key: Type.String({ description: 'Encrypted at rest; never returned.' }),
           }),
-        ]),
-        timeout: Type.Optional(
-          Nullable(Type.Number({ description: `Seconds per call (default ${DEFAULT_FLOW_TIMEOUT_S}, at most 3000).` })),
-        ),
-      }),
+          timeout: Type.Optional(
+            Nullable(Type.Number({ description: `Seconds per call (default ${DEFAULT_FLOW_TIMEOUT_S}, at most 3000).` })),
+          ),
+        }),
+      ]),
       response: { 200: Type.Ref('EventFlow'), ...errorResponses(...AUTH_ERRORS, 404, 409) },
     },
     handler: async (req) => flowJson(await s.events.createQueueFlow(principalOf(req), req.params.owner, req.params.name, req.body)),

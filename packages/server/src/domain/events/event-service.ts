@@ -539,10 +539,16 @@ export class EventService {
         `source_uri ${JSON.stringify(value)} is not a Service Bus queue URI: give sb://<namespace>.servicebus.windows.net/<queue>`,
       );
     }
-    const url = new URL(value);
-    if (isAzureServiceBusHost(url.hostname) && url.port === '') return value;
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      // Of the URI's shape but not a URL (a port above 65535): no host this cluster may reach.
+      url = undefined;
+    }
+    if (url && isAzureServiceBusHost(url.hostname) && url.port === '') return value;
     // Of the URI's shape, but not one this cluster may reach: a refusal of policy.
-    if (!this.settings.serviceBusEndpointAllow.some((h) => h === url.host || h === url.hostname)) {
+    if (!url || !this.settings.serviceBusEndpointAllow.some((h) => h === url.host || h === url.hostname)) {
       throw forbidden(
         `source_uri "${value}" is not a Service Bus namespace this cluster may reach: use sb://<namespace>.servicebus.windows.net/<queue>` +
           ' (other endpoints only when the operator allows their host in ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW)',

@@ -185,17 +185,24 @@ function NewQueueFlow({ session, algorithm: a, onCreated }: Base & { onCreated: 
     const t = timeout.trim();
     const seconds = t === '' ? null : Number(t);
     if (seconds !== null && !(Number.isFinite(seconds) && seconds > 0)) throw new Error('The timeout is a number of seconds above 0.');
-    await session.client.events.createQueueFlow(a.owner, a.name, {
-      source_type: service,
-      source_uri: uri.trim(),
-      credentials:
-        service === 'servicebus'
-          ? { shared_access_key_name: keyId.trim(), shared_access_key: secret }
-          : kind === 'role'
-            ? { role_arn: roleArn.trim() }
-            : { access_key_id: keyId.trim(), secret_access_key: secret },
-      timeout: seconds,
-    });
+    const source_uri = uri.trim();
+    await session.client.events.createQueueFlow(
+      a.owner,
+      a.name,
+      service === 'servicebus'
+        ? {
+            source_type: 'servicebus',
+            source_uri,
+            credentials: { shared_access_key_name: keyId.trim(), shared_access_key: secret },
+            timeout: seconds,
+          }
+        : {
+            source_type: 'sqs',
+            source_uri,
+            credentials: kind === 'role' ? { role_arn: roleArn.trim() } : { access_key_id: keyId.trim(), secret_access_key: secret },
+            timeout: seconds,
+          },
+    );
     setUri('');
     setRoleArn('');
     setKeyId('');
