@@ -43,6 +43,8 @@ import type {
   EventFlow,
   EventFlowUpdate,
   EventListener,
+  InsightsConnection,
+  InsightsConnectionInput,
   KafkaCluster,
   KafkaClusterInput,
   KafkaTopic,
@@ -90,6 +92,7 @@ export class AlgohostClient {
   readonly data: DataApi;
   readonly events: EventsApi;
   readonly scms: ScmsApi;
+  readonly insights: InsightsApi;
 
   constructor(options: ClientOptions) {
     this.transport = new Transport(options);
@@ -103,6 +106,7 @@ export class AlgohostClient {
     this.data = new DataApi(this.transport);
     this.events = new EventsApi(this.transport);
     this.scms = new ScmsApi(this.transport);
+    this.insights = new InsightsApi(this.transport);
   }
 
   get server(): string {
@@ -262,6 +266,26 @@ export class AlgorithmsApi {
   /** Builds the repository head again and waits for the outcome. */
   compile(owner: string, name: string): Promise<CompileResult> {
     return this.t.json('POST', `${algoPath(owner, name)}/compile`, { json: {} });
+  }
+}
+
+/**
+ * Insights (docs/compatibility.md §4): where the metrics algorithms report go, one topic of a
+ * connected Kafka cluster (cluster admins). Reports come from inside algorithms, not from here.
+ */
+export class InsightsApi {
+  constructor(private readonly t: Transport) {}
+
+  /** The connection; an ApiError with status 503 (code 8007) when none is configured. */
+  connection(): Promise<InsightsConnection> {
+    return this.t.json('GET', '/v1/admin/insights-connection');
+  }
+  /** Only one connection: a second is refused with 409 (code 8008) until the first is removed. */
+  connect(input: InsightsConnectionInput): Promise<InsightsConnection> {
+    return this.t.json('POST', '/v1/admin/insights-connection', { json: input });
+  }
+  async disconnect(): Promise<void> {
+    await this.t.send('DELETE', '/v1/admin/insights-connection');
   }
 }
 

@@ -78,6 +78,10 @@ export type EventDelivery = Schemas['EventDelivery'];
 export type EventListener = Schemas['EventListener'];
 export type AuditEntry = Schemas['AuditEntry'];
 
+/** Insights (docs/compatibility.md §4): the one broker connection they go to. */
+export type InsightsConnection = ResponseBody<'insightsConnection.get'>;
+export type InsightsConnectionInput = RequestBody<'insightsConnection.create'>;
+
 /** docs/compatibility.md §1: every listing that pages. */
 export interface Page<T> {
   marker: string | null;

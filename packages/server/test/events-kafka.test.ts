@@ -69,7 +69,7 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
     await publishedPython(srv.url, api, alice, 'Fail', FAIL);
     await publishedPython(srv.url, api, alice, 'Tick', TICK);
     await createTopics(KAFKA!, [topic('in'), topic('out'), topic('fail')], 2);
-    await createTopics(KAFKA!, [topic('restart'), topic('restart-out')], 1);
+    await createTopics(KAFKA!, [topic('restart'), topic('restart-out'), topic('lag')], 1);
     const res = await api.post('/v1/admin/event-clusters', { key: admin(), body: { name: 'main', bootstrap_servers: [KAFKA!] } });
     assert.equal(res.status, 200, res.text);
     cluster = res.body.id;
@@ -250,6 +250,32 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
     assert.ok(!res.body.some((l: { sourceURI: string }) => l.sourceURI.endsWith(`/${topic('out')}`)));
     assert.equal((await api.get('/v1/users/alice/event-listeners', { key: bob.key })).status, 404);
     assert.deepEqual((await api.get('/v1/users/bob/event-listeners', { key: bob.key })).body, []);
+  });
+
+  test('consumer lag per flow: records behind show in the flow’s status and in Prometheus, and drain to 0', async () => {
+    const sub = await assign(cluster, 'alice/Tick', topic('lag'), 'subscriber');
+    await enable(sub, 'Tick');
+    await running('Tick', sub);
+    // Tick takes 0.3 s a record: 40 records are a backlog of about 12 s on one partition.
+    await produce(
+      KAFKA!,
+      topic('lag'),
+      Array.from({ length: 40 }, (_, i) => ({ value: String(i) })),
+    );
+    const lagOf = async () => (await api.get(`/v1/algorithms/alice/Tick/event-flows/${sub}`, { key: alice.key })).body.status?.lag;
+    const metricLag = async () => {
+      const m = new RegExp(`algohost_event_flow_lag\\{flow="${sub}"[^}]*\\} (\\d+)`).exec((await api.get('/metrics')).text);
+      return m ? Number(m[1]) : undefined;
+    };
+    const behind = await eventually('a lag above 0', async () => {
+      const lag = await lagOf();
+      return lag > 0 ? lag : undefined;
+    });
+    assert.ok(behind <= 40, String(behind));
+    await eventually('the Prometheus gauge above 0', async () => (((await metricLag()) ?? 0) > 0 ? true : undefined));
+    await eventually('the lag back to 0', async () => ((await lagOf()) === 0 && (await metricLag()) === 0 ? true : undefined));
+    const off = await api.patch(`/v1/algorithms/alice/Tick/event-flows/${sub}`, { key: alice.key, body: { enabled: false } });
+    assert.equal(off.status, 200, off.text);
   });
 
   test('algohost stopped mid-delivery and started again: every record is delivered at least once, the consumer resumes', async () => {

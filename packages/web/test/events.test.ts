@@ -4,6 +4,7 @@
  * SASL, whose password never comes back), sees its topics, assigns published algorithms and is
  * told to publish an unpublished one first; the owner picks the version, enables the flow, sees
  * records become deliveries (a failing one dead-lettered with its error), pages through them,
+ * configures the one Insights connection and removes it,
  * and creates and deletes an SQS queue flow, with the API's refusals shown beside the controls.
  */
 import assert from 'node:assert/strict';
@@ -110,6 +111,26 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
     assertNoPageErrors(admin);
   });
 
+  test('admin: Insights go to one topic; the form is gone once configured and back after stopping', async () => {
+    const insights = admin.getByRole('region', { name: 'Insights' });
+    await insights.getByLabel('Insights cluster').selectOption('main');
+    await insights.getByLabel('Insights topic').getByRole('option', { name: BAD }).waitFor({ state: 'attached' });
+    await insights.getByLabel('Insights topic').selectOption(BAD);
+    await insights.getByRole('button', { name: 'Send Insights here' }).click();
+    const connection = insights.getByTestId('insights-connection');
+    await connection.getByText(BAD, { exact: true }).waitFor();
+    assert.equal(await insights.getByRole('button', { name: 'Send Insights here' }).count(), 0, 'only one connection');
+    const api = await ui.api.get('/v1/admin/insights-connection', { key: ui.srv.adminKey });
+    assert.equal(api.body.topic, BAD);
+    await checkPage(admin, 'admin-insights');
+    await connection.getByRole('button', { name: 'Stop sending Insights' }).click();
+    const dialog = admin.getByRole('dialog', { name: 'Stop sending Insights' });
+    await dialog.getByLabel(`Type ${BAD} to confirm`).fill(BAD);
+    await dialog.getByRole('button', { name: 'Stop sending Insights' }).click();
+    await insights.getByRole('button', { name: 'Send Insights here' }).waitFor();
+    assertNoPageErrors(admin);
+  });
+
   test('owner: pick the version, enable, see deliveries (with a dead letter), page through them', async () => {
     await owner.goto('/algorithms/alice/Echo/events');
     const flow = owner.getByTestId('flow').filter({ hasText: `Kafka subscriber: main / ${IN}` });
@@ -185,7 +206,7 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
 
   test('owner: an SQS queue flow is created (a URL the cluster may not reach is refused) and deleted', async () => {
     await owner.goto('/algorithms/alice/Echo/events');
-    await owner.getByRole('heading', { name: 'Subscribe to an SQS queue' }).waitFor();
+    await owner.getByRole('heading', { name: 'Subscribe to a queue' }).waitFor();
     const form = owner.locator('section[aria-labelledby="new-queue-flow"]');
     // An internal address shaped like a queue: the node must not be made to connect there.
     await form.getByLabel('Queue URL').fill('http://169.254.169.254/123456789012/orders');
@@ -210,6 +231,30 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
     await sqs.waitFor({ state: 'detached' });
     // Kafka assignments are the admin's: the owner has no delete button for them.
     assert.equal(await owner.getByTestId('flow').getByRole('button', { name: 'Delete flow' }).count(), 0);
+    assertNoPageErrors(owner);
+  });
+
+  test('owner: a Service Bus queue flow is created with a shared access key (never shown again) and deleted', async () => {
+    const form = owner.locator('section[aria-labelledby="new-queue-flow"]');
+    await form.getByRole('radio', { name: 'Azure Service Bus' }).check();
+    // Not an Azure namespace, and not allowed by the operator: refused.
+    await form.getByLabel('Queue URL').fill('sb://10.0.0.1:5672/orders');
+    await form.getByLabel('Shared access key name').fill('algohost-listen');
+    await form.getByLabel('Shared access key', { exact: true }).fill('sb-key-never-shown');
+    await form.getByRole('button', { name: 'Create queue flow' }).click();
+    await form.getByRole('alert').waitFor();
+    assert.match(await form.getByRole('alert').innerText(), /is not a Service Bus namespace this cluster may reach/);
+
+    const uri = 'sb://contoso-orders.servicebus.windows.net/orders';
+    await form.getByLabel('Queue URL').fill(uri);
+    await form.getByRole('button', { name: 'Create queue flow' }).click();
+    const sb = owner.getByTestId('flow').filter({ hasText: `Service Bus subscriber: ${uri}` });
+    await sb.getByText('shared access key algohost-listen').waitFor();
+    assert.ok(!(await owner.content()).includes('sb-key-never-shown'), 'the key is nowhere in the page');
+    await checkPage(owner, 'events-tab-servicebus');
+    await sb.getByRole('button', { name: 'Delete flow' }).click();
+    await owner.getByRole('dialog', { name: 'Delete flow' }).getByRole('button', { name: 'Delete flow' }).click();
+    await sb.waitFor({ state: 'detached' });
     assertNoPageErrors(owner);
   });
 });

@@ -9,7 +9,7 @@ import { line, printJson, printTable } from '../lib/output.js';
 import { contextOf, oneOf, optionsOf, ownerAndName, positiveInt, withJson, withProfile } from './common.js';
 
 const flowSource = (f: EventFlow) =>
-  f.source_type === 'kafka' ? `kafka ${f.cluster?.name ?? ''}/${f.topic ?? ''}` : `sqs ${f.source_uri ?? ''}`;
+  f.source_type === 'kafka' ? `kafka ${f.cluster?.name ?? ''}/${f.topic ?? ''}` : `${f.source_type} ${f.source_uri ?? ''}`;
 
 export function register(program: Command): void {
   withJson(

@@ -647,7 +647,7 @@ export interface paths {
     put?: never;
     /**
      * Assign an algorithm to a topic as publisher or subscriber (admin). Only published algorithms: an unpublished one is refused with 409 (code 8003), publish a version first. The flow starts disabled; its owner enables it and picks the version.
-     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (SQS: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
+     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (queues: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Service Bus (peek-lock): success completes the message; failure or saturation abandons it after a delay; the queue’s max delivery count dead-letters it. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
      */
     post: operations['eventAssignment.create'];
     delete?: never;
@@ -682,13 +682,13 @@ export interface paths {
     };
     /**
      * The Event Flows of an algorithm with their consumers’ state and lag (owner and members).
-     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (SQS: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
+     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (queues: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Service Bus (peek-lock): success completes the message; failure or saturation abandons it after a delay; the queue’s max delivery count dead-letters it. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
      */
     get: operations['eventFlow.list'];
     put?: never;
     /**
-     * Subscribe the algorithm to an SQS queue (owner and members with manage_algorithms). It starts disabled.
-     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (SQS: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
+     * Subscribe the algorithm to an SQS or Azure Service Bus queue (owner and members with manage_algorithms). It starts disabled.
+     * @description Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (queues: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Service Bus (peek-lock): success completes the message; failure or saturation abandons it after a delay; the queue’s max delivery count dead-letters it. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.
      */
     post: operations['eventFlow.create'];
     delete?: never;
@@ -932,6 +932,45 @@ export interface paths {
     put?: never;
     /** Push webhooks from the provider of an externally hosted algorithm: signed with the secret algohost registered (unsigned, forged, replayed and stale deliveries refused); fetches the pushed commit and builds it. */
     post: operations['scm.webhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/admin/insights-connection': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Where Insights go (admin); 503 (code 8007) when no connection is configured. */
+    get: operations['insightsConnection.get'];
+    put?: never;
+    /** Send Insights to a topic of a connected Kafka cluster (admin). Insights supports only one broker connection: a second is refused with 409 (code 8008) until the first is deleted. */
+    post: operations['insightsConnection.create'];
+    /** Stop sending Insights (admin); reports are then refused with 503 until a connection is configured again. */
+    delete: operations['insightsConnection.delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/insights': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Report metrics from inside a running call of a version with insights_enabled (the in-sandbox client does this): at most 25 metrics and 25 KB per report.
+     * @description Sent with header X-Algohost-Insights-Token (the in-sandbox clients read it from ALGOHOST_INSIGHTS_TOKEN, set only while a call of an insights_enabled version runs); without a valid token 403 (code 8009). The report becomes one JSON record on the Insights topic: the metrics as keys, plus request_id, timestamp, duration_milliseconds, algorithm_owner, algorithm_name, algorithm_version (reserved: a report sending one is 400), key owner/name, headers algohost-algorithm, algohost-version, algohost-request-id and content-type. 202 once the broker has it; 503 when no Insights connection is configured or the broker cannot be reached.
+     */
+    post: operations['insights.report'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1284,7 +1323,7 @@ export interface components {
       id: string;
       /** @description owner/name */
       algorithm: string;
-      source_type: 'kafka' | 'sqs';
+      source_type: 'kafka' | 'sqs' | 'servicebus';
       role: 'publisher' | 'subscriber';
       cluster: {
         id: string;
@@ -1295,7 +1334,7 @@ export interface components {
       source_uri: string | null;
       credentials: {
         kind: 'role' | 'static';
-        /** @description The role ARN, or the access key id. */
+        /** @description The role ARN, or the access key id (SQS); the shared access key name (Service Bus). */
         id: string;
       } | null;
       timeout: number | null;
@@ -1327,15 +1366,15 @@ export interface components {
     };
     EventListener: {
       id: string;
-      /** @description SQS or KAFKA. */
+      /** @description SQS, SERVICEBUS or KAFKA. */
       sourceType: string;
-      /** @description The queue URL, or kafka://<bootstrap servers>/<topic>. */
+      /** @description The queue URL or URI, or kafka://<bootstrap servers>/<topic>. */
       sourceURI: string;
       algoName: string;
       algoOwner: string;
       /** @description The account that configured the flow. */
       listenerOwner: string;
-      /** @description The role ARN or access key id (SQS); cluster:<name> (Kafka). Never a secret. */
+      /** @description The role ARN or access key id (SQS); the shared access key name (Service Bus); cluster:<name> (Kafka). Never a secret. */
       credentials: string;
     };
     AuditEntry: {
@@ -5576,23 +5615,37 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': {
-          /** @enum {string} */
-          source_type: 'sqs';
-          /** @description The queue URL; a host other than AWS SQS only when ALGOHOST_SQS_ENDPOINT_ALLOW allows it (403 otherwise). */
-          source_uri: string;
-          credentials:
-            | {
-                /** @description An IAM role the node assumes. */
-                role_arn: string;
-              }
-            | {
-                access_key_id: string;
+        'application/json':
+          | {
+              /** @enum {string} */
+              source_type: 'sqs';
+              /** @description The queue URL; a host other than AWS SQS only when ALGOHOST_SQS_ENDPOINT_ALLOW allows it (403 otherwise). */
+              source_uri: string;
+              credentials:
+                | {
+                    /** @description An IAM role the node assumes. */
+                    role_arn: string;
+                  }
+                | {
+                    access_key_id: string;
+                    /** @description Encrypted at rest; never returned. */
+                    secret_access_key: string;
+                  };
+              timeout?: number | null;
+            }
+          | {
+              /** @enum {string} */
+              source_type: 'servicebus';
+              /** @description sb://<namespace>.servicebus.windows.net/<queue>; another host only when ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW allows it (403 otherwise). */
+              source_uri: string;
+              credentials: {
+                /** @description A shared access policy with Listen rights. */
+                shared_access_key_name: string;
                 /** @description Encrypted at rest; never returned. */
-                secret_access_key: string;
+                shared_access_key: string;
               };
-          timeout?: number | null;
-        };
+              timeout?: number | null;
+            };
       };
     };
     responses: {
@@ -6925,6 +6978,320 @@ export interface operations {
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'insightsConnection.get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A connected Kafka cluster (GET /v1/admin/event-clusters). */
+            cluster: {
+              id: string;
+              name: string;
+            };
+            topic: string;
+            created_at: string;
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'insightsConnection.create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The id or name of a connected Kafka cluster. */
+          cluster: string;
+          /** @description An existing topic of that cluster. */
+          topic: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description A connected Kafka cluster (GET /v1/admin/event-clusters). */
+            cluster: {
+              id: string;
+              name: string;
+            };
+            topic: string;
+            created_at: string;
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'insightsConnection.delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'insights.report': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The token of the running call. */
+        'x-algohost-insights-token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description At most 25 metrics. */
+    requestBody: {
+      content: {
+        'application/json': {
+          insight_key: string;
+          insight_value: unknown;
+        }[];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            accepted: number;
+          };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      503: {
         headers: {
           [name: string]: unknown;
         };

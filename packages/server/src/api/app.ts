@@ -29,6 +29,7 @@ import { ADMIN_SCHEMAS, adminRoutes } from './routes/admin.js';
 import { scmRoutes, scmWebhookRoutes } from './routes/scms.js';
 import { webAppRoutes } from './web-app.js';
 import { EVENT_SCHEMAS, eventRoutes } from './routes/events.js';
+import { insightsRoutes } from './routes/insights.js';
 
 export interface ApiOptions {
   logger: FastifyBaseLogger;
@@ -189,6 +190,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   eventRoutes(app, services);
   scmRoutes(app, services);
   await app.register(async (scope) => scmWebhookRoutes(scope, services));
+  insightsRoutes(app, services);
   await app.register(async (scope) => callRoutes(scope, services, { inputBudgetBytes: opts.callInputBudgetBytes ?? 0 }));
   await app.register(async (scope) => dataRoutes(scope, services));
   metricsRoute(app, services, opts.metrics ?? {});

@@ -13,6 +13,7 @@ import type { CallService } from '../domain/calls/call-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import type { DataService } from '../domain/data/data-service.js';
 import type { EventService } from '../domain/events/event-service.js';
+import type { InsightsService } from '../domain/insights/insights-service.js';
 import type { VersionService } from '../domain/versions/version-service.js';
 import type { ScmConfigService } from '../domain/scm/config-service.js';
 import type { AuthorizationService } from '../domain/scm/authorization-service.js';
@@ -44,6 +45,7 @@ export interface ApiServices {
   scmAuthorizations: AuthorizationService;
   /** Webhooks and "sync now" of externally hosted algorithms. */
   scmSources: SourceSyncService;
+  insights: InsightsService;
   /** Prometheus text for /metrics. */
   metrics: () => Promise<string>;
   links: Links;

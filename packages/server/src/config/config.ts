@@ -544,6 +544,12 @@ export const ConfigSchema = Type.Object({
     describe:
       'Hosts (host or host:port, comma-separated) besides AWS whose SQS queue URLs Event Flows may name (an SQS-compatible server); unset = AWS queue URLs only.',
   }),
+  serviceBusEndpointAllow: optional(Type.String(), {
+    env: 'ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW',
+    flag: '--servicebus-endpoint-allow',
+    describe:
+      'Hosts (host or host:port, comma-separated) besides Azure namespaces whose Service Bus queue URIs Event Flows may name, spoken to in plain AMQP (test endpoints only); unset = Azure namespaces only.',
+  }),
   sqsRegion: setting(Type.String(), {
     env: 'ALGOHOST_SQS_REGION',
     flag: '--sqs-region',

@@ -78,6 +78,9 @@ export const ErrorCodes = {
   scmProviderFailed: 9010,
   scmConfigInUse: 9011,
   scmSourceNotFound: 9012,
+  insightsNotConfigured: 8007,
+  insightsConnectionExists: 8008,
+  insightsNotEnabled: 8009,
 } as const;
 
 /** What an error may carry besides its message: only what the edge turns into headers. */
@@ -341,6 +344,20 @@ export const Errors = {
   ),
   scmConfigInUse: def('conflict', C.scmConfigInUse, (p: { id: string; count: number }) => {
     return `SCM configuration "${p.id}" backs ${p.count} algorithm(s); disable it instead, or delete those algorithms first`;
+  }),
+  // Insights (8007-8009).
+  insightsNotConfigured: def('unavailable', C.insightsNotConfigured, (_p: Record<string, never>) => {
+    return 'no broker connection is configured for Insights: a cluster admin sets one (POST /v1/admin/insights-connection)';
+  }),
+  /** Spec Limits 1: Insights supports only one connection to an external broker. */
+  insightsConnectionExists: def('conflict', C.insightsConnectionExists, (p: { cluster: string; topic: string }) => {
+    return `Insights already sends to ${p.cluster}/${p.topic}, and supports only one broker connection: delete it first (DELETE /v1/admin/insights-connection)`;
+  }),
+  insightsReportTooLarge: def('too_large', C.validation, (p: { bytes: number; limit: number }) => {
+    return `an Insights report of ${p.bytes} bytes exceeds the limit of 25 KB (${p.limit} bytes): send fewer or smaller metrics`;
+  }),
+  insightsNotEnabled: def('forbidden', C.insightsNotEnabled, (_p: Record<string, never>) => {
+    return 'no running call of a version with insights_enabled holds this token: reports come from inside such a call (header X-Algohost-Insights-Token, which the in-sandbox client sends)';
   }),
 } satisfies Record<string, ErrorDef<never>>;
 

@@ -1,6 +1,6 @@
 /**
- * Runs the enabled subscriber flows of the cluster on this node: one Kafka consumer or SQS
- * poller per flow. `reconcile` (the `events.flows` job: at start, whenever flows change, and
+ * Runs the enabled subscriber flows of the cluster on this node: one Kafka consumer, SQS poller
+ * or Service Bus receiver per flow. `reconcile` (the `events.flows` job: at start, whenever flows change, and
  * every few seconds) starts what is enabled and not running, restarts what failed, and stops
  * what was disabled, changed or removed. Publisher flows need no worker: the call path reports
  * successful calls to the FlowPublisher, whose table is reloaded here too.
@@ -11,6 +11,7 @@ import type { FlowDeliveries } from '../domain/events/deliveries.js';
 import type { FlowPublisher, RecordSink } from '../domain/events/publishing.js';
 import { KafkaSubscriber, type RetryPolicy, type WorkerLog } from './kafka/subscriber.js';
 import { SqsSubscriber } from './sqs/subscriber.js';
+import { ServiceBusSubscriber } from './servicebus/subscriber.js';
 
 interface Subscriber {
   readonly flow: EventFlow;
@@ -26,7 +27,7 @@ export interface FlowWorkersDeps {
   publisher: FlowPublisher;
   sink: RecordSink;
   retry: RetryPolicy;
-  /** SQS deliveries at once per flow (the algorithm's runners, ALGOHOST_RUNNERS_PER_ALGORITHM). */
+  /** Queue (SQS, Service Bus) deliveries at once per flow (the algorithm's runners, ALGOHOST_RUNNERS_PER_ALGORITHM). */
   sqsConcurrency: number;
   sqsDefaultRegion: string;
   log: WorkerLog;
@@ -90,6 +91,15 @@ export class FlowWorkers {
           deliveries: deps.deliveries,
           sink: deps.sink,
           markPositioned: (id) => deps.events.markPositioned(id),
+          retry: deps.retry,
+          log: deps.log,
+        });
+      }
+      if (flow.kind === 'servicebus') {
+        return new ServiceBusSubscriber(flow, {
+          deliveries: deps.deliveries,
+          credentials: deps.events.serviceBusCredentials(flow),
+          concurrency: deps.sqsConcurrency,
           retry: deps.retry,
           log: deps.log,
         });

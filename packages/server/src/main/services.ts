@@ -54,6 +54,8 @@ import { FlowDeliveries } from '../domain/events/deliveries.js';
 import { FlowPublisher } from '../domain/events/publishing.js';
 import { SecretBox } from '../domain/events/secret-box.js';
 import { SqlEventStore } from '../storage/event-store.js';
+import { SqlInsightsStore } from '../storage/insights-store.js';
+import { InsightsService } from '../domain/insights/insights-service.js';
 import { FlowWorkers } from '../events/flow-workers.js';
 import { SignInThrottle } from '../domain/accounts/sign-in-throttle.js';
 import { KafkaProducers } from '../events/kafka/producers.js';
@@ -308,7 +310,10 @@ export async function buildServices(
     kafka: new PlatformaticKafkaAdmin(),
     secrets,
     clock,
-    settings: { sqsEndpointAllow: splitList(config.sqsEndpointAllow) },
+    settings: {
+      sqsEndpointAllow: splitList(config.sqsEndpointAllow),
+      serviceBusEndpointAllow: splitList(config.serviceBusEndpointAllow),
+    },
     // The workers are made below (they need the call service, which needs the publisher made
     // from this service's connections); status is only asked by requests, after all are made.
     status: (flowId): ConsumerStatus | undefined => flowWorkers.status(flowId),
@@ -316,6 +321,17 @@ export async function buildServices(
   });
   const producers = new KafkaProducers((clusterId) => events.connection(clusterId));
   const publisher = new FlowPublisher(producers, log, (flow, ok) => metrics.flowPublished(flow.id, ok));
+  // Insights go to a topic of a connected cluster through the same producers (one per cluster).
+  const insights = new InsightsService({
+    store: new SqlInsightsStore(db),
+    clusters: {
+      getCluster: (p, idOrName) => events.getCluster(p, idOrName),
+      listTopics: (p, idOrName) => events.listTopics(p, idOrName),
+      findCluster: (id) => eventStore.findCluster(id),
+    },
+    sink: producers,
+    clock,
+  });
 
   const calls = new CallService({
     accounts,
@@ -331,6 +347,7 @@ export async function buildServices(
       gpuAvailable: fs.existsSync('/dev/nvidia0'),
     },
     onSucceeded: (call) => publisher.succeeded(call),
+    insights,
   });
   const deliveries = new FlowDeliveries(events, calls, clock, (flow, outcome, latencyMs) =>
     metrics.flowDelivered(flow.id, outcome, latencyMs),
@@ -468,6 +485,7 @@ export async function buildServices(
     data,
     blobs,
     events,
+    insights,
     producers,
     scmConfigs,
     scmAuthorizations,

@@ -19,6 +19,7 @@ import * as m0007 from './migrations/0007-event-flows.js';
 import * as m0008 from './migrations/0008-scm.js';
 import * as m0009 from './migrations/0009-audit-log.js';
 import * as m0010 from './migrations/0010-leases.js';
+import * as m0011 from './migrations/0011-insights.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-scm': m0008,
   '0009-audit-log': m0009,
   '0010-leases': m0010,
+  '0011-insights': m0011,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

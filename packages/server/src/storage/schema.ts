@@ -276,6 +276,14 @@ export interface LeasesTable {
   expires_at: string;
 }
 
+export interface InsightsConnectionTable {
+  slot: number;
+  cluster_id: string;
+  topic: string;
+  created_by: string | null;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   memberships: MembershipsTable;
@@ -299,4 +307,5 @@ export interface Database {
   scm_webhook_deliveries: ScmWebhookDeliveriesTable;
   audit_log: AuditLogTable;
   leases: LeasesTable;
+  insights_connection: InsightsConnectionTable;
 }

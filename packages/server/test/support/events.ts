@@ -24,8 +24,15 @@ export const needs = (what: 'kafka' | 'kafka2' | 'sqs'): string | undefined => {
   return `no ${what === 'sqs' ? 'ElasticMQ' : 'Kafka'} broker: run through scripts/with-services.sh (npm test starts the brokers)`;
 };
 
-/** Creates `alice/<name>` from one Python source file (src/<name>.py), builds it and publishes 1.0.0. */
-export async function publishedPython(base: string, api: Client, user: TestUser, name: string, source: string): Promise<void> {
+/** Creates `alice/<name>` from one Python source file (src/<name>.py), builds it and publishes 1.0.0 (with `settings`). */
+export async function publishedPython(
+  base: string,
+  api: Client,
+  user: TestUser,
+  name: string,
+  source: string,
+  settings?: Record<string, unknown>,
+): Promise<void> {
   const tree = await makeTempDir('algohost-events-algo-');
   try {
     await fs.promises.mkdir(path.join(tree, 'src'));
@@ -42,7 +49,7 @@ export async function publishedPython(base: string, api: Client, user: TestUser,
   }
   const published = await api.post(`/v1/algorithms/${user.name}/${name}/versions`, {
     key: user.key,
-    body: { version_info: { version_type: 'major' } },
+    body: { ...(settings ? { settings } : {}), version_info: { version_type: 'major' } },
   });
   assert.equal(published.status, 200, published.text);
 }

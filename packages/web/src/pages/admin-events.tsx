@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { KafkaCluster } from '@algohost/client';
+import { AlgohostError, type KafkaCluster } from '@algohost/client';
 import { Link } from '../router.js';
 import type { SignedIn } from '../session.js';
 import { Busy, ConfirmButton, ErrorText, Field, Show, Time, useAction, useLoad } from '../ui.js';
@@ -31,7 +31,114 @@ export function AdminEvents({ session }: { session: SignedIn }) {
           }
         </Show>
       </section>
+      <Insights session={session} clusters={clusters.data ?? []} />
     </>
+  );
+}
+
+/**
+ * Insights: the one topic the metrics algorithms report go to (a second connection is refused,
+ * so the form shows only while none is configured).
+ */
+function Insights({ session, clusters }: { session: SignedIn; clusters: KafkaCluster[] }) {
+  const c = session.client;
+  const connection = useLoad(
+    () =>
+      c.insights.connection().catch((err: unknown) => {
+        if (err instanceof AlgohostError && err.code === 8007) return null;
+        throw err;
+      }),
+    [session],
+  );
+  const [cluster, setCluster] = useState('');
+  const [topic, setTopic] = useState('');
+  const topics = useLoad(() => (cluster ? c.events.topics(cluster) : Promise.resolve([])), [cluster]);
+  const connect = useAction(async () => {
+    await c.insights.connect({ cluster, topic });
+    setCluster('');
+    setTopic('');
+    connection.reload();
+  });
+  const disconnect = useAction(async () => {
+    await c.insights.disconnect();
+    connection.reload();
+  });
+  return (
+    <section aria-labelledby="insights">
+      <h2 id="insights">Insights</h2>
+      <p class="muted">
+        Metrics that algorithms report while they run (versions published with Insights on) go to one topic, with the algorithm, version,
+        owner and request id added. Only one connection can be configured.
+      </p>
+      <Show loaded={connection} label="the Insights connection">
+        {(conn) =>
+          conn ? (
+            <div class="card" data-testid="insights-connection">
+              <dl class="kv">
+                <dt>Cluster</dt>
+                <dd>{conn.cluster.name}</dd>
+                <dt>Topic</dt>
+                <dd>
+                  <code>{conn.topic}</code>
+                </dd>
+                <dt>Configured</dt>
+                <dd>
+                  <Time iso={conn.created_at} />
+                </dd>
+              </dl>
+              <ConfirmButton
+                label="Stop sending Insights"
+                question={
+                  <p>Stop sending Insights to {conn.topic}? Algorithms' reports are refused until a connection is configured again.</p>
+                }
+                confirmText={conn.topic}
+                onConfirm={() => disconnect.run()}
+                busy={disconnect.busy}
+                error={disconnect.error}
+              />
+            </div>
+          ) : (
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                void connect.run();
+              }}
+            >
+              <div class="grid-2">
+                <Field label="Insights cluster" hint="A connected Kafka cluster.">
+                  {(p) => (
+                    <select {...p} required value={cluster} onChange={(e) => setCluster(e.currentTarget.value)}>
+                      <option value="">choose a cluster</option>
+                      {clusters.map((k) => (
+                        <option key={k.id} value={k.name}>
+                          {k.name}
+                        </option>
+                      ))}
+                    </select>
+                  )}
+                </Field>
+                <Field label="Insights topic">
+                  {(p) => (
+                    <select {...p} required value={topic} onChange={(e) => setTopic(e.currentTarget.value)}>
+                      <option value="">choose a topic</option>
+                      {(topics.data ?? []).map((t) => (
+                        <option key={t.name} value={t.name}>
+                          {t.name}
+                        </option>
+                      ))}
+                    </select>
+                  )}
+                </Field>
+              </div>
+              <ErrorText error={connect.error} />
+              <Busy type="submit" busy={connect.busy}>
+                Send Insights here
+              </Busy>
+            </form>
+          )
+        }
+      </Show>
+    </section>
   );
 }
 

@@ -6,7 +6,7 @@
 import { Type } from 'typebox';
 import type { Delivery, KafkaCluster } from '../../domain/events/model.js';
 import { DEFAULT_FLOW_TIMEOUT_S } from '../../domain/events/model.js';
-import { type FlowView, QUEUE_URL_PATTERN } from '../../domain/events/event-service.js';
+import { type FlowView, QUEUE_URL_PATTERN, SERVICEBUS_URI_PATTERN } from '../../domain/events/event-service.js';
 import { parsePageRequest } from '../../domain/pagination.js';
 import { principalOf } from '../auth.js';
 import { type Api, type ApiServices, requestUrl } from '../context.js';
@@ -45,19 +45,19 @@ const EventFlowSchema = Type.Object(
   {
     id: Type.String(),
     algorithm: Type.String({ description: 'owner/name' }),
-    source_type: Type.Union([Type.Literal('kafka'), Type.Literal('sqs')]),
+    source_type: Type.Union([Type.Literal('kafka'), Type.Literal('sqs'), Type.Literal('servicebus')]),
     role: Type.Union([Type.Literal('publisher'), Type.Literal('subscriber')]),
     cluster: Nullable(Type.Object({ id: Type.String(), name: Type.String() })),
     topic: Nullable(Type.String()),
     dead_letter_topic: Nullable(Type.String({ description: 'Kafka subscribers: where records go after the last failed attempt.' })),
-    source_uri: Nullable(Type.String({ description: 'SQS: the queue URL.' })),
+    source_uri: Nullable(Type.String({ description: 'Queues: the SQS queue URL or the Service Bus queue URI.' })),
     credentials: Nullable(
       Type.Object(
         {
           kind: Type.Union([Type.Literal('role'), Type.Literal('static')]),
-          id: Type.String({ description: 'The role ARN, or the access key id.' }),
+          id: Type.String({ description: 'The role ARN, or the access key id (SQS); the shared access key name (Service Bus).' }),
         },
-        { description: 'SQS: the secret access key is stored encrypted and never returned.' },
+        { description: 'Queues: the secret access key (SQS) or shared access key (Service Bus) is stored encrypted and never returned.' },
       ),
     ),
     timeout: Nullable(Type.Number({ description: `Seconds per delivery's call; null = ${DEFAULT_FLOW_TIMEOUT_S}.` })),
@@ -92,12 +92,14 @@ const DeliverySchema = Type.Object(
 const EventListenerSchema = Type.Object(
   {
     id: Type.String(),
-    sourceType: Type.String({ description: 'SQS or KAFKA.' }),
-    sourceURI: Type.String({ description: 'The queue URL, or kafka://<bootstrap servers>/<topic>.' }),
+    sourceType: Type.String({ description: 'SQS, SERVICEBUS or KAFKA.' }),
+    sourceURI: Type.String({ description: 'The queue URL or URI, or kafka://<bootstrap servers>/<topic>.' }),
     algoName: Type.String(),
     algoOwner: Type.String(),
     listenerOwner: Type.String({ description: 'The account that configured the flow.' }),
-    credentials: Type.String({ description: 'The role ARN or access key id (SQS); cluster:<name> (Kafka). Never a secret.' }),
+    credentials: Type.String({
+      description: 'The role ARN or access key id (SQS); the shared access key name (Service Bus); cluster:<name> (Kafka). Never a secret.',
+    }),
   },
   { $id: 'EventListener' },
 );
@@ -109,7 +111,7 @@ const AlgoParams = Type.Object({ owner: Type.String(), name: Type.String() });
 const FlowParams = Type.Object({ owner: Type.String(), name: Type.String(), flow_id: Type.String() });
 const List = <T extends Parameters<typeof Type.Array>[0]>(t: T) => Type.Object({ results: Type.Array(t) });
 const FLOWS_DOC =
-  'Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (SQS: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.';
+  'Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (queues: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Service Bus (peek-lock): success completes the message; failure or saturation abandons it after a delay; the queue’s max delivery count dead-letters it. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.';
 
 export function eventRoutes(app: Api, s: ApiServices): void {
   // ---- cluster admins ----
@@ -245,26 +247,44 @@ export function eventRoutes(app: Api, s: ApiServices): void {
     schema: {
       operationId: 'eventFlow.create',
       tags: ['events'],
-      summary: 'Subscribe the algorithm to an SQS queue (owner and members with manage_algorithms). It starts disabled.',
+      summary:
+        'Subscribe the algorithm to an SQS or Azure Service Bus queue (owner and members with manage_algorithms). It starts disabled.',
       description: FLOWS_DOC,
       params: AlgoParams,
-      body: Type.Object({
-        source_type: Type.Literal('sqs'),
-        source_uri: Type.String({
-          pattern: QUEUE_URL_PATTERN,
-          description: 'The queue URL; a host other than AWS SQS only when ALGOHOST_SQS_ENDPOINT_ALLOW allows it (403 otherwise).',
-        }),
-        credentials: Type.Union([
-          Type.Object({ role_arn: Type.String({ description: 'An IAM role the node assumes.' }) }),
-          Type.Object({
-            access_key_id: Type.String(),
-            secret_access_key: Type.String({ description: 'Encrypted at rest; never returned.' }),
+      body: Type.Union([
+        Type.Object({
+          source_type: Type.Literal('sqs'),
+          source_uri: Type.String({
+            pattern: QUEUE_URL_PATTERN,
+            description: 'The queue URL; a host other than AWS SQS only when ALGOHOST_SQS_ENDPOINT_ALLOW allows it (403 otherwise).',
           }),
-        ]),
-        timeout: Type.Optional(
-          Nullable(Type.Number({ description: `Seconds per call (default ${DEFAULT_FLOW_TIMEOUT_S}, at most 3000).` })),
-        ),
-      }),
+          credentials: Type.Union([
+            Type.Object({ role_arn: Type.String({ description: 'An IAM role the node assumes.' }) }),
+            Type.Object({
+              access_key_id: Type.String(),
+              secret_access_key: Type.String({ description: 'Encrypted at rest; never returned.' }),
+            }),
+          ]),
+          timeout: Type.Optional(
+            Nullable(Type.Number({ description: `Seconds per call (default ${DEFAULT_FLOW_TIMEOUT_S}, at most 3000).` })),
+          ),
+        }),
+        Type.Object({
+          source_type: Type.Literal('servicebus'),
+          source_uri: Type.String({
+            pattern: SERVICEBUS_URI_PATTERN,
+            description:
+              'sb://<namespace>.servicebus.windows.net/<queue>; another host only when ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW allows it (403 otherwise).',
+          }),
+          credentials: Type.Object({
+            shared_access_key_name: Type.String({ description: 'A shared access policy with Listen rights.' }),
+            shared_access_key: Type.String({ description: 'Encrypted at rest; never returned.' }),
+          }),
+          timeout: Type.Optional(
+            Nullable(Type.Number({ description: `Seconds per call (default ${DEFAULT_FLOW_TIMEOUT_S}, at most 3000).` })),
+          ),
+        }),
+      ]),
       response: { 200: Type.Ref('EventFlow'), ...errorResponses(...AUTH_ERRORS, 404, 409) },
     },
     handler: async (req) => flowJson(await s.events.createQueueFlow(principalOf(req), req.params.owner, req.params.name, req.body)),

@@ -18,6 +18,7 @@ import type { KeyService } from '../accounts/key-service.js';
 import type { Algorithm } from '../algorithms/model.js';
 import type { Environment } from '../catalog/model.js';
 import type { SucceededCall } from '../events/publishing.js';
+import type { InsightsService } from '../insights/insights-service.js';
 import { type AlgorithmRuntime, type ContentType, type PipeRequest, RuntimeFailure } from './ports.js';
 
 export const MAX_INPUT_BYTES = 10 * 1024 * 1024;
@@ -74,6 +75,7 @@ interface Resolved {
   member: boolean;
   artifact: string;
   semanticVersion?: string;
+  insightsEnabled: boolean;
 }
 
 /** What CallService is made from (named, so the composition root reads as a list of parts). */
@@ -88,6 +90,8 @@ export interface CallServiceDeps {
   settings: CallSettings;
   /** Told of every successful execution (Event Flows' publishers); never awaited by the call. */
   onSucceeded?: SucceededCallHook;
+  /** Insights: calls of versions with insights_enabled get a token to report with. */
+  insights?: Pick<InsightsService, 'openCall'>;
 }
 
 export class CallService {
@@ -104,6 +108,7 @@ export class CallService {
   private readonly keys: KeyService;
   private readonly settings: CallSettings;
   private readonly onSucceeded?: SucceededCallHook;
+  private readonly insights?: Pick<InsightsService, 'openCall'>;
 
   constructor(deps: CallServiceDeps) {
     this.accounts = deps.accounts;
@@ -115,6 +120,7 @@ export class CallService {
     this.keys = deps.keys;
     this.settings = deps.settings;
     this.onSucceeded = deps.onSucceeded;
+    this.insights = deps.insights;
   }
 
   async call(p: Principal, input: CallInput): Promise<CallResult> {
@@ -141,6 +147,13 @@ export class CallService {
       : undefined;
     if (callKey) request.api_key = callKey.secret;
     if (input.event) request.event = input.event;
+    // Made before the call so that Insights reports from inside it carry it.
+    const requestId = `req-${crypto.randomUUID()}`;
+    const insights =
+      resolved.insightsEnabled && resolved.semanticVersion && this.insights
+        ? this.insights.openCall({ owner: algorithm.ownerName, name: algorithm.name, version: resolved.semanticVersion, requestId })
+        : undefined;
+    if (insights) request.insights_token = insights.token;
     try {
       const exec = await this.runtime.execute(
         {
@@ -148,7 +161,8 @@ export class CallService {
           algorithmName: algorithm.name,
           environment,
           network: algorithm.settings.networkAccess === 'full' ? 'host' : 'none',
-          pipeline,
+          // Insights reports reach the API over the same socket as a pipeline's calls.
+          pipeline: pipeline || insights !== undefined,
           owner: { id: algorithm.ownerId, name: algorithm.ownerName },
         },
         request,
@@ -158,7 +172,7 @@ export class CallService {
       const metadata: Record<string, unknown> = {
         content_type: exec.response.metadata?.content_type ?? 'json',
         duration,
-        request_id: `req-${crypto.randomUUID()}`,
+        request_id: requestId,
         ...(resolved.semanticVersion ? { algorithm_version: resolved.semanticVersion } : {}),
         queue_ms: exec.queueMs,
         start_ms: exec.startMs,
@@ -197,6 +211,7 @@ export class CallService {
       return { envelope: { error, metadata: { content_type: 'json', duration } }, contentType: 'json', result: undefined, failed: true };
     } finally {
       callKey?.revoke();
+      insights?.close();
       const n = (this.inFlight.get(accountKey) ?? 1) - 1;
       if (n <= 0) this.inFlight.delete(accountKey);
       else this.inFlight.set(accountKey, n);
@@ -250,7 +265,14 @@ export class CallService {
     if (environment.machine_type === 'GPU' && !this.settings.gpuAvailable) {
       throw Errors.unavailable(`${environment.name} needs a GPU and no worker of this cluster reports one`);
     }
-    const value: Resolved = { algorithm, environment, member, artifact: target.artifact, semanticVersion: target.semanticVersion };
+    const value: Resolved = {
+      algorithm,
+      environment,
+      member,
+      artifact: target.artifact,
+      semanticVersion: target.semanticVersion,
+      insightsEnabled: target.insightsEnabled,
+    };
     this.resolved.set(cacheKey, value);
     return value;
   }

@@ -19,6 +19,11 @@ export interface PipeRequest {
    * ALGOHOST_EVENT (JSON) while the call runs.
    */
   event?: Record<string, string>;
+  /**
+   * Insights: a token for this call's reports (versions with insights_enabled only), which the
+   * harness exposes as ALGOHOST_INSIGHTS_TOKEN while the call runs (domain/insights/).
+   */
+  insights_token?: string;
 }
 
 export interface PipeResponse {
@@ -33,7 +38,10 @@ export interface RunTarget {
   algorithmName: string;
   environment: Environment;
   network: 'none' | 'host';
-  /** Whether the runner may reach the service's API (a Unix socket bound into the sandbox). */
+  /**
+   * Whether the runner may reach the service's API (a Unix socket bound into the sandbox): for
+   * pipeline_enabled algorithms and for versions with insights_enabled (their reports).
+   */
   pipeline: boolean;
   /** The account whose code runs (the algorithm's owner): runners count against its limits. */
   owner: { id: string; name: string };

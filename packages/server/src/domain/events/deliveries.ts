@@ -47,7 +47,15 @@ const CONTENT_TYPES: Record<string, string> = {
   'application/octet-stream': 'application/octet-stream',
 };
 
+/** How long a flow's target (its algorithm and owner) is reused: a record costs no lookups. */
+const TARGET_TTL_MS = 2000;
+
+type Target = NonNullable<Awaited<ReturnType<EventService['target']>>>;
+
 export class FlowDeliveries {
+  /** The last target of each flow, by flow id and its last change (a changed flow looks again). */
+  private readonly targets = new Map<string, { key: string; target: Target; until: number }>();
+
   constructor(
     private readonly events: EventService,
     private readonly calls: CallService,
@@ -55,10 +63,26 @@ export class FlowDeliveries {
     private readonly observe: DeliveryObserver = () => {},
   ) {}
 
+  /**
+   * Where a flow's calls go, looked up at most every TARGET_TTL_MS per flow: on a flood each
+   * record would otherwise read the algorithm and its owner again (a deleted algorithm's flows
+   * are deleted with it and their workers stopped, so a stale answer lives at most that long).
+   */
+  private async targetOf(flow: EventFlow): Promise<Target | undefined> {
+    const key = `${flow.version}|${flow.updatedAt}`;
+    const cached = this.targets.get(flow.id);
+    const now = performance.now();
+    if (cached && cached.key === key && cached.until > now) return cached.target;
+    const target = await this.events.target(flow);
+    if (target) this.targets.set(flow.id, { key, target, until: now + TARGET_TTL_MS });
+    else this.targets.delete(flow.id);
+    return target;
+  }
+
   async call(flow: EventFlow, input: DeliveryInput): Promise<CallOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
-    const target = await this.events.target(flow);
+    const target = await this.targetOf(flow);
     if (!target) return { kind: 'failed', error: 'the flow has no version or its algorithm is gone', requestId: null, latencyMs: 0 };
     // The flow acts as the algorithm's owner: the call counts against the owner's limits, and
     // a pipeline's calls inside it act for the owner too.

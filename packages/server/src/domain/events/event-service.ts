@@ -26,6 +26,8 @@ import {
   type FlowRole,
   type KafkaCluster,
   type KafkaConnection,
+  QUEUE_KINDS,
+  type QueueKind,
   SASL_MECHANISMS,
   type SaslMechanism,
 } from './model.js';
@@ -48,6 +50,15 @@ export const QUEUE_URL_PATTERN = '^https?://[A-Za-z0-9.-]{1,253}(?::[0-9]{1,5})?
 const AWS_SQS_URL =
   /^https:\/\/(?:sqs\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?|([a-z0-9-]+)\.queue\.amazonaws\.com)\/\d{12}\/[A-Za-z0-9_-]{1,80}(?:\.fifo)?$/;
 const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
+/** The shape of a Service Bus queue URI (the OpenAPI document states it): sb://<namespace host>[:port]/<queue>. */
+export const SERVICEBUS_URI_PATTERN = '^sb://[A-Za-z0-9.-]{1,253}(?::[0-9]{1,5})?/[A-Za-z0-9][A-Za-z0-9._-]{0,259}$';
+/** Azure's Service Bus namespaces (public cloud, China, US Government). */
+const AZURE_SERVICEBUS_HOST = /^[A-Za-z][A-Za-z0-9-]{4,48}[A-Za-z0-9]\.servicebus\.(?:windows\.net|chinacloudapi\.cn|usgovcloudapi\.net)$/;
+
+/** Whether a host is one of Azure's Service Bus namespaces (spoken to with TLS); others only when allowed. */
+export function isAzureServiceBusHost(hostname: string): boolean {
+  return AZURE_SERVICEBUS_HOST.test(hostname);
+}
 
 export interface ClusterInput {
   name?: unknown;
@@ -102,6 +113,11 @@ export interface EventSettings {
    * (the node's own network, metadata services) is refused.
    */
   sqsEndpointAllow: string[];
+  /**
+   * Hosts (host or host:port) besides Azure's namespaces that Service Bus queue URIs may name
+   * (ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW), spoken to in plain AMQP: test endpoints only.
+   */
+  serviceBusEndpointAllow: string[];
 }
 
 export interface EventServiceDeps {
@@ -315,14 +331,17 @@ export class EventService {
    */
   async createQueueFlow(p: Principal, ownerName: string, name: string, input: QueueFlowInput): Promise<FlowView> {
     const { owner, algorithm } = await this.requireManaged(p, ownerName, name);
-    if (input.source_type !== 'sqs') throw invalid('source_type must be "sqs" (the queue service supported natively)');
-    const sourceUri = this.parseQueueUrl(input.source_uri);
-    const credentials = parseQueueCredentials(input.credentials);
+    if (!(QUEUE_KINDS as readonly unknown[]).includes(input.source_type)) {
+      throw invalid(`source_type must be one of ${QUEUE_KINDS.join(', ')} (the queue services supported natively)`);
+    }
+    const kind = input.source_type as QueueKind;
+    const sourceUri = kind === 'sqs' ? this.parseQueueUrl(input.source_uri) : this.parseServiceBusUri(input.source_uri);
+    const credentials = kind === 'sqs' ? parseQueueCredentials(input.credentials) : parseServiceBusCredentials(input.credentials);
     const now = isoNow(this.clock);
     const flow: EventFlow = {
       id: crypto.randomUUID(),
       algorithmId: algorithm.id,
-      kind: 'sqs',
+      kind,
       role: 'subscriber',
       clusterId: null,
       topic: null,
@@ -338,7 +357,7 @@ export class EventService {
       createdAt: now,
       updatedAt: now,
     };
-    if ((await this.store.listFlowsOfAlgorithm(algorithm.id)).some((f) => f.kind === 'sqs' && f.sourceUri === sourceUri)) {
+    if ((await this.store.listFlowsOfAlgorithm(algorithm.id)).some((f) => f.kind === kind && f.sourceUri === sourceUri)) {
       throw Errors.eventFlowExists({ what: `a flow of ${owner.name}/${algorithm.name} from ${sourceUri}` });
     }
     await this.store.insertFlow(flow);
@@ -385,12 +404,12 @@ export class EventService {
         const cluster = f.clusterId ? clusters.get(f.clusterId) : undefined;
         return {
           id: f.id,
-          sourceType: f.kind === 'sqs' ? 'SQS' : 'KAFKA',
-          sourceURI: f.kind === 'sqs' ? f.sourceUri! : `kafka://${cluster?.bootstrapServers.join(',') ?? ''}/${f.topic}`,
+          sourceType: f.kind === 'kafka' ? 'KAFKA' : f.kind === 'sqs' ? 'SQS' : 'SERVICEBUS',
+          sourceURI: f.kind === 'kafka' ? `kafka://${cluster?.bootstrapServers.join(',') ?? ''}/${f.topic}` : f.sourceUri!,
           algoName: f.algorithmName,
           algoOwner: owner.name,
           listenerOwner: f.createdByName ?? owner.name,
-          credentials: f.kind === 'sqs' ? (f.credentialsId ?? '') : `cluster:${cluster?.name ?? ''}`,
+          credentials: f.kind === 'kafka' ? `cluster:${cluster?.name ?? ''}` : (f.credentialsId ?? ''),
         };
       });
   }
@@ -408,6 +427,11 @@ export class EventService {
   queueCredentials(flow: EventFlow): { roleArn: string } | { accessKeyId: string; secretAccessKey: string } {
     if (flow.credentialsKind === 'role') return { roleArn: flow.credentialsId! };
     return { accessKeyId: flow.credentialsId!, secretAccessKey: this.secrets.open(flow.credentialsSecret!) };
+  }
+
+  /** A Service Bus flow's shared access policy, its key decrypted. */
+  serviceBusCredentials(flow: EventFlow): { keyName: string; key: string } {
+    return { keyName: flow.credentialsId!, key: this.secrets.open(flow.credentialsSecret!) };
   }
 
   enabledFlows(): Promise<EventFlow[]> {
@@ -509,6 +533,30 @@ export class EventService {
     return this.requireMember(p, ownerName, name);
   }
 
+  private parseServiceBusUri(value: unknown): string {
+    if (typeof value !== 'string' || value.length > 2048 || !new RegExp(SERVICEBUS_URI_PATTERN).test(value)) {
+      throw invalid(
+        `source_uri ${JSON.stringify(value)} is not a Service Bus queue URI: give sb://<namespace>.servicebus.windows.net/<queue>`,
+      );
+    }
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      // Of the URI's shape but not a URL (a port above 65535): no host this cluster may reach.
+      url = undefined;
+    }
+    if (url && isAzureServiceBusHost(url.hostname) && url.port === '') return value;
+    // Of the URI's shape, but not one this cluster may reach: a refusal of policy.
+    if (!url || !this.settings.serviceBusEndpointAllow.some((h) => h === url.host || h === url.hostname)) {
+      throw forbidden(
+        `source_uri "${value}" is not a Service Bus namespace this cluster may reach: use sb://<namespace>.servicebus.windows.net/<queue>` +
+          ' (other endpoints only when the operator allows their host in ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW)',
+      );
+    }
+    return value;
+  }
+
   private parseQueueUrl(value: unknown): string {
     if (typeof value !== 'string' || value.length > 2048) throw invalid('source_uri must be the queue URL');
     if (AWS_SQS_URL.test(value)) return value;
@@ -531,6 +579,22 @@ export class EventService {
     }
     return url.toString();
   }
+}
+
+/** A shared access policy: its name (shown as the listener's credentials) and key (sealed). */
+function parseServiceBusCredentials(value: unknown): { kind: 'static'; id: string; secret: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || 'role_arn' in value) {
+    throw invalid(
+      'credentials of a Service Bus queue must be a shared access policy: {"shared_access_key_name", "shared_access_key"} (managed identities are not supported)',
+    );
+  }
+  const v = value as Record<string, unknown>;
+  const keyName = requiredString('credentials.shared_access_key_name', v.shared_access_key_name);
+  const key = requiredString('credentials.shared_access_key', v.shared_access_key);
+  // Both go into a connection string: its separators would change what it says.
+  if (/[;=]/.test(keyName) || key.includes(';'))
+    throw invalid('the shared access key name and key must not contain ";" (nor the name "=")');
+  return { kind: 'static', id: keyName, secret: key };
 }
 
 function parseRole(value: unknown): FlowRole {

@@ -35,11 +35,14 @@ export interface KafkaConnection {
   sasl: { mechanism: SaslMechanism; username: string; password: string } | null;
 }
 
-export type FlowKind = 'kafka' | 'sqs';
+export type FlowKind = 'kafka' | 'sqs' | 'servicebus';
+/** Queue flows: configured per algorithm by its owner. */
+export const QUEUE_KINDS = ['sqs', 'servicebus'] as const;
+export type QueueKind = (typeof QUEUE_KINDS)[number];
 
 /**
  * One Event Flow: an algorithm bound to a Kafka topic (as publisher or subscriber) or
- * subscribed to an SQS queue. Disabled until its owner enables it with a published version.
+ * subscribed to an SQS or Azure Service Bus queue. Disabled until its owner enables it with a published version.
  */
 export interface EventFlow {
   id: string;
@@ -49,9 +52,12 @@ export interface EventFlow {
   /** Kafka: the connected cluster and topic. */
   clusterId: string | null;
   topic: string | null;
-  /** SQS: the queue URL. */
+  /** Queues: the queue URL (SQS) or URI (Service Bus, sb://<namespace>/<queue>). */
   sourceUri: string | null;
-  /** SQS: an IAM role ARN to assume, or static credentials (access key id shown, secret encrypted). */
+  /**
+   * Queues: SQS an IAM role ARN to assume, or static credentials (access key id shown, secret
+   * encrypted); Service Bus a shared access policy (its name shown, its key encrypted).
+   */
   credentialsKind: 'role' | 'static' | null;
   credentialsId: string | null;
   credentialsSecret: string | null;

@@ -48,6 +48,8 @@ export interface CallTarget {
   artifact: string;
   environmentName: string;
   semanticVersion?: string;
+  /** Whether the published version lets its calls report Insights (never for an unpublished build). */
+  insightsEnabled: boolean;
 }
 
 const MAX_SAMPLE_CHARS = 64 * 1024;
@@ -203,7 +205,12 @@ export class VersionService {
         throw Errors.algorithmAddressNotFound({ address, detail: ': no successful build of that commit' });
       }
       const published = await this.versions.findByBuild(algorithm.id, build.id);
-      return { artifact: build.artifact, environmentName: build.environmentName, semanticVersion: published?.semanticVersion };
+      return {
+        artifact: build.artifact,
+        environmentName: build.environmentName,
+        semanticVersion: published?.semanticVersion,
+        insightsEnabled: published?.insightsEnabled ?? false,
+      };
     }
     const all = await this.versions.listAll(algorithm.id);
     const chosen = pick(all, query, member);
@@ -216,7 +223,12 @@ export class VersionService {
             : 'no published version matches';
       throw Errors.algorithmAddressNotFound({ address, detail: `: ${hint}` });
     }
-    return { artifact: chosen.artifact, environmentName: chosen.environmentName, semanticVersion: chosen.semanticVersion };
+    return {
+      artifact: chosen.artifact,
+      environmentName: chosen.environmentName,
+      semanticVersion: chosen.semanticVersion,
+      insightsEnabled: chosen.insightsEnabled,
+    };
   }
 
   /**

@@ -4,7 +4,9 @@
  *
  * - Order per partition: one record of a partition is in delivery at a time; partitions run side by side.
  * - At-least-once: a record's offset is committed only after its outcome is recorded, so a
- *   node that stops mid-delivery delivers it again after its restart.
+ *   node that stops mid-delivery delivers it again after its restart. Commits are coalesced: the
+ *   partition goes on to its next record while the commit travels, and records delivered
+ *   meanwhile are covered by one commit of the latest (a crash before it lands redelivers them).
  * - A failing call is retried with exponential backoff; after the last attempt the record goes
  *   to the dead-letter topic `<topic>.dlq` (made when missing) with the error in its headers.
  * - Saturation (the algorithm's runners or its owner's call limit are full) is not a failure:
@@ -63,6 +65,9 @@ export class KafkaSubscriber {
   private fetching = true;
   private saturated = 0;
   private readonly stopping = new AbortController();
+  /** The latest delivered record of each partition whose offset is not committed yet. */
+  private readonly toCommit = new Map<number, Record_>();
+  private committing: Promise<void> | undefined;
 
   constructor(
     readonly flow: EventFlow,
@@ -114,6 +119,8 @@ export class KafkaSubscriber {
     this.stopping.abort();
     this.stream?.pause();
     await Promise.allSettled([...this.running]);
+    // What was delivered is committed before the group is left.
+    await this.committing;
     this.consumer?.stopLagMonitoring();
     await this.stream?.close().catch(() => {});
     const consumer = this.consumer;
@@ -255,7 +262,31 @@ export class KafkaSubscriber {
       });
       break;
     }
-    await record.commit();
+    this.commitLater(record);
+  }
+
+  /** Commits the record's offset soon, with whatever else was delivered by then (one commit per partition). */
+  private commitLater(record: Record_): void {
+    this.toCommit.set(record.partition, record);
+    this.committing ??= this.flushCommits();
+  }
+
+  private async flushCommits(): Promise<void> {
+    try {
+      while (this.toCommit.size > 0) {
+        const latest = [...this.toCommit.values()];
+        this.toCommit.clear();
+        const results = await Promise.allSettled(latest.map((r) => r.commit()));
+        for (const r of results) {
+          // Not committed: the records are delivered again after a restart (at least once), never lost.
+          if (r.status === 'rejected') {
+            this.deps.log.warn({ err: r.reason, flow: this.flow.id }, `Kafka flow ${this.flow.id}: an offset commit failed`);
+          }
+        }
+      }
+    } finally {
+      this.committing = undefined;
+    }
   }
 
   /** Waits, unless the subscriber stops first; false when it stopped. */

@@ -30,7 +30,7 @@ export interface RunnerRequest {
   algorithmName: string;
   environment: Environment;
   network: 'none' | 'host';
-  /** Bind the service's API socket into the sandbox (pipeline_enabled algorithms). */
+  /** Bind the service's API socket into the sandbox (pipeline_enabled algorithms, insights_enabled versions). */
   pipeline?: boolean;
   env?: Record<string, string>;
   extraMounts?: Mount[];

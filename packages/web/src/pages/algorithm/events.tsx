@@ -7,7 +7,7 @@ const PAGE = 20;
 
 /**
  * The algorithm's Event Flows (docs/compatibility.md §10): Kafka topic assignments a cluster
- * admin made and SQS queue flows the owner made; each is enabled, given its published version
+ * admin made and SQS and Service Bus queue flows the owner made; each is enabled, given its published version
  * and timeout here. Below, the deliveries, newest first, a page at a time.
  */
 export function EventsTab({ session, algorithm: a }: TabProps) {
@@ -29,7 +29,9 @@ export function EventsTab({ session, algorithm: a }: TabProps) {
         <Show loaded={flows} label="the event flows">
           {(list) =>
             list.length === 0 ? (
-              <p class="muted">No flows yet: subscribe to an SQS queue below, or ask a cluster admin to assign a Kafka topic.</p>
+              <p class="muted">
+                No flows yet: subscribe to an SQS or Service Bus queue below, or ask a cluster admin to assign a Kafka topic.
+              </p>
             ) : (
               <ul class="cards">
                 {list.map((f) => (
@@ -56,7 +58,7 @@ type Base = Pick<TabProps, 'session' | 'algorithm'>;
 
 function flowTitle(f: EventFlow): string {
   if (f.source_type === 'kafka') return `Kafka ${f.role}: ${f.cluster?.name ?? '?'} / ${f.topic ?? '?'}`;
-  return `SQS subscriber: ${f.source_uri ?? '?'}`;
+  return `${f.source_type === 'servicebus' ? 'Service Bus' : 'SQS'} subscriber: ${f.source_uri ?? '?'}`;
 }
 
 function FlowCard({
@@ -114,7 +116,8 @@ function FlowCard({
           <>
             <dt>Credentials</dt>
             <dd>
-              {f.credentials.kind === 'role' ? 'role' : 'access key'} <code>{f.credentials.id}</code>
+              {f.credentials.kind === 'role' ? 'role' : f.source_type === 'servicebus' ? 'shared access key' : 'access key'}{' '}
+              <code>{f.credentials.id}</code>
             </dd>
           </>
         )}
@@ -154,7 +157,7 @@ function FlowCard({
           <Busy type="button" busy={toggle.busy} onClick={() => void toggle.run()}>
             {f.enabled ? 'Disable' : 'Enable'}
           </Busy>
-          {f.source_type === 'sqs' && (
+          {f.source_type !== 'kafka' && (
             <ConfirmButton
               label="Delete flow"
               question={<p>Stop reading {f.source_uri} and delete this flow? Its deliveries are deleted with it.</p>}
@@ -171,6 +174,7 @@ function FlowCard({
 }
 
 function NewQueueFlow({ session, algorithm: a, onCreated }: Base & { onCreated: () => void }) {
+  const [service, setService] = useState<'sqs' | 'servicebus'>('sqs');
   const [uri, setUri] = useState('');
   const [kind, setKind] = useState<'role' | 'static'>('role');
   const [roleArn, setRoleArn] = useState('');
@@ -181,12 +185,24 @@ function NewQueueFlow({ session, algorithm: a, onCreated }: Base & { onCreated: 
     const t = timeout.trim();
     const seconds = t === '' ? null : Number(t);
     if (seconds !== null && !(Number.isFinite(seconds) && seconds > 0)) throw new Error('The timeout is a number of seconds above 0.');
-    await session.client.events.createQueueFlow(a.owner, a.name, {
-      source_type: 'sqs',
-      source_uri: uri.trim(),
-      credentials: kind === 'role' ? { role_arn: roleArn.trim() } : { access_key_id: keyId.trim(), secret_access_key: secret },
-      timeout: seconds,
-    });
+    const source_uri = uri.trim();
+    await session.client.events.createQueueFlow(
+      a.owner,
+      a.name,
+      service === 'servicebus'
+        ? {
+            source_type: 'servicebus',
+            source_uri,
+            credentials: { shared_access_key_name: keyId.trim(), shared_access_key: secret },
+            timeout: seconds,
+          }
+        : {
+            source_type: 'sqs',
+            source_uri,
+            credentials: kind === 'role' ? { role_arn: roleArn.trim() } : { access_key_id: keyId.trim(), secret_access_key: secret },
+            timeout: seconds,
+          },
+    );
     setUri('');
     setRoleArn('');
     setKeyId('');
@@ -196,35 +212,39 @@ function NewQueueFlow({ session, algorithm: a, onCreated }: Base & { onCreated: 
   });
   return (
     <section aria-labelledby="new-queue-flow">
-      <h2 id="new-queue-flow">Subscribe to an SQS queue</h2>
+      <h2 id="new-queue-flow">Subscribe to a queue</h2>
       <form
         onSubmit={(e) => {
           e.preventDefault();
           void create.run();
         }}
       >
-        <Field label="Queue URL" hint="https://sqs.<region>.amazonaws.com/<account>/<queue>">
+        <fieldset>
+          <legend>Queue service</legend>
+          <label class="inline">
+            <input type="radio" name="queue-service" checked={service === 'sqs'} onChange={() => setService('sqs')} /> Amazon SQS
+          </label>
+          <label class="inline">
+            <input type="radio" name="queue-service" checked={service === 'servicebus'} onChange={() => setService('servicebus')} /> Azure
+            Service Bus
+          </label>
+        </fieldset>
+        <Field
+          label="Queue URL"
+          hint={
+            service === 'sqs' ? 'https://sqs.<region>.amazonaws.com/<account>/<queue>' : 'sb://<namespace>.servicebus.windows.net/<queue>'
+          }
+        >
           {(p) => <input {...p} type="url" required value={uri} onInput={(e) => setUri(e.currentTarget.value)} autoComplete="off" />}
         </Field>
-        <fieldset>
-          <legend>Credentials</legend>
-          <label class="inline">
-            <input type="radio" name="sqs-credentials" checked={kind === 'role'} onChange={() => setKind('role')} /> An IAM role the node
-            assumes
-          </label>
-          <label class="inline">
-            <input type="radio" name="sqs-credentials" checked={kind === 'static'} onChange={() => setKind('static')} /> An access key
-          </label>
-          {kind === 'role' ? (
-            <Field label="Role ARN">
-              {(p) => <input {...p} required value={roleArn} onInput={(e) => setRoleArn(e.currentTarget.value)} autoComplete="off" />}
-            </Field>
-          ) : (
+        {service === 'servicebus' ? (
+          <fieldset>
+            <legend>Credentials</legend>
             <div class="grid-2">
-              <Field label="Access key id">
+              <Field label="Shared access key name" hint="A policy with Listen rights on the queue or namespace.">
                 {(p) => <input {...p} required value={keyId} onInput={(e) => setKeyId(e.currentTarget.value)} autoComplete="off" />}
               </Field>
-              <Field label="Secret access key" hint="Stored encrypted; never shown again.">
+              <Field label="Shared access key" hint="Stored encrypted; never shown again.">
                 {(p) => (
                   <input
                     {...p}
@@ -237,8 +257,42 @@ function NewQueueFlow({ session, algorithm: a, onCreated }: Base & { onCreated: 
                 )}
               </Field>
             </div>
-          )}
-        </fieldset>
+          </fieldset>
+        ) : (
+          <fieldset>
+            <legend>Credentials</legend>
+            <label class="inline">
+              <input type="radio" name="sqs-credentials" checked={kind === 'role'} onChange={() => setKind('role')} /> An IAM role the node
+              assumes
+            </label>
+            <label class="inline">
+              <input type="radio" name="sqs-credentials" checked={kind === 'static'} onChange={() => setKind('static')} /> An access key
+            </label>
+            {kind === 'role' ? (
+              <Field label="Role ARN">
+                {(p) => <input {...p} required value={roleArn} onInput={(e) => setRoleArn(e.currentTarget.value)} autoComplete="off" />}
+              </Field>
+            ) : (
+              <div class="grid-2">
+                <Field label="Access key id">
+                  {(p) => <input {...p} required value={keyId} onInput={(e) => setKeyId(e.currentTarget.value)} autoComplete="off" />}
+                </Field>
+                <Field label="Secret access key" hint="Stored encrypted; never shown again.">
+                  {(p) => (
+                    <input
+                      {...p}
+                      type="password"
+                      required
+                      value={secret}
+                      onInput={(e) => setSecret(e.currentTarget.value)}
+                      autoComplete="off"
+                    />
+                  )}
+                </Field>
+              </div>
+            )}
+          </fieldset>
+        )}
         <Field label="Timeout (seconds)" hint="Per delivery's call; empty means 60, at most 3000.">
           {(p) => <input {...p} inputMode="decimal" value={timeout} onInput={(e) => setTimeoutText(e.currentTarget.value)} />}
         </Field>

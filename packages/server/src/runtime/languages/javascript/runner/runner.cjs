@@ -215,6 +215,8 @@ async function handle(line, algorithm, loadError) {
     // An Event Flow's delivery says where its input came from (topic, partition, offset, key…):
     // ALGOHOST_EVENT holds it as JSON while the call runs, so the algorithm can be idempotent.
     if (request.event && typeof request.event === 'object') process.env.ALGOHOST_EVENT = JSON.stringify(request.event);
+    // Versions with insights_enabled: the token client.reportInsights() sends, only while the call runs.
+    if (typeof request.insights_token === 'string' && request.insights_token) process.env.ALGOHOST_INSIGHTS_TOKEN = request.insights_token;
     let result;
     try {
       result = await invoke(algorithm, input);
@@ -222,6 +224,7 @@ async function handle(line, algorithm, loadError) {
       response = errorResponse(err, 'AlgorithmError');
     } finally {
       delete process.env.ALGOHOST_EVENT;
+      delete process.env.ALGOHOST_INSIGHTS_TOKEN;
       if (key) {
         // The call's key must not outlive the call.
         if (previous === undefined) delete process.env.ALGORITHMIA_API_KEY;

@@ -143,15 +143,24 @@ local({
     )
   }
 
-  # The service passes a key scoped to this call (pipeline_enabled algorithms only): the client
-  # (library(algorithmia)) reads it from the environment while the call runs, and not after.
-  with_call_key <- function(key, code) {
-    if (!is.character(key) || length(key) != 1L || is.na(key) || !nzchar(key)) {
+  # What the service passes for this call only, in the environment while the call runs and not
+  # after: a key scoped to it (pipeline_enabled algorithms; library(algorithmia) reads it), where an
+  # Event Flow's input came from (ALGOHOST_EVENT as JSON: topic, partition, offset, key…, so the
+  # algorithm can be idempotent) and the Insights token (versions with insights_enabled).
+  with_call_env <- function(request, code) {
+    event <- request[["event"]]
+    values <- list(
+      ALGORITHMIA_API_KEY = request[["api_key"]],
+      ALGOHOST_EVENT = if (is.list(event) && length(event) > 0L) as.character(jsonlite::toJSON(event, auto_unbox = TRUE)) else NULL,
+      ALGOHOST_INSIGHTS_TOKEN = request[["insights_token"]]
+    )
+    values <- Filter(function(v) is.character(v) && length(v) == 1L && !is.na(v) && nzchar(v), values)
+    if (length(values) == 0L) {
       return(code)
     }
-    previous <- Sys.getenv("ALGORITHMIA_API_KEY", unset = NA)
-    Sys.setenv(ALGORITHMIA_API_KEY = key)
-    on.exit(if (is.na(previous)) Sys.unsetenv("ALGORITHMIA_API_KEY") else Sys.setenv(ALGORITHMIA_API_KEY = previous))
+    previous <- Sys.getenv(names(values), unset = NA, names = TRUE)
+    do.call(Sys.setenv, values)
+    on.exit(for (k in names(previous)) if (is.na(previous[[k]])) Sys.unsetenv(k) else do.call(Sys.setenv, stats::setNames(list(previous[[k]]), k)))
     code
   }
 
@@ -167,7 +176,7 @@ local({
             jsonlite::parse_json(line, simplifyVector = FALSE),
             error = function(e) stop(failure("InputError", paste("the request is not JSON:", conditionMessage(e))))
           )
-          out <- with_call_key(request[["api_key"]], invoke(algorithm, convert_input(request)))
+          out <- with_call_env(request, invoke(algorithm, convert_input(request)))
           if (!is.null(out$error)) {
             error_response(out$error, if (is.null(own_error_type(out$error))) "AlgorithmError" else own_error_type(out$error), out$trace)
           } else {

@@ -148,7 +148,7 @@ module AlgohostRunner
           begin
             request = parse_request(line)
             input = convert_input(request)
-            success_response(with_call_key(request["api_key"]) { TOPLEVEL_BINDING.receiver.__send__(:apply, input) })
+            success_response(with_call_env(request) { TOPLEVEL_BINDING.receiver.__send__(:apply, input) })
           rescue SystemExit, SignalException
             raise
           rescue Exception => e # any failure of apply (NoMemoryError, SystemStackError…) is the call's error
@@ -159,17 +159,22 @@ module AlgohostRunner
       respond(response)
     end
 
-    # The service passes a key scoped to this call (pipeline_enabled algorithms only):
-    # Algorithmia.client reads it from the environment while the call runs, and not after.
-    def with_call_key(key)
-      return yield unless key.is_a?(String) && !key.empty?
-
-      previous = ENV.fetch("ALGORITHMIA_API_KEY", nil)
-      ENV["ALGORITHMIA_API_KEY"] = key
+    # What the service passes for this call only, in the environment while the call runs and not
+    # after: a key scoped to it (pipeline_enabled algorithms; Algorithmia.client reads it), where an
+    # Event Flow's input came from (ALGOHOST_EVENT as JSON: topic, partition, offset, key…, so the
+    # algorithm can be idempotent) and the Insights token (versions with insights_enabled).
+    def with_call_env(request)
+      values = {
+        "ALGORITHMIA_API_KEY" => request["api_key"],
+        "ALGOHOST_EVENT" => request["event"].is_a?(Hash) ? JSON.generate(request["event"]) : nil,
+        "ALGOHOST_INSIGHTS_TOKEN" => request["insights_token"],
+      }.select { |_, v| v.is_a?(String) && !v.empty? }
+      previous = values.keys.to_h { |k| [k, ENV.fetch(k, nil)] }
+      values.each { |k, v| ENV[k] = v }
       begin
         yield
       ensure
-        ENV["ALGORITHMIA_API_KEY"] = previous
+        previous.each { |k, v| ENV[k] = v }
       end
     end
 

@@ -323,11 +323,28 @@ module Algorithmia
       DataDirectory.new(self, uri)
     end
 
+    # Insights: reports metrics ({key => value}) from a call of a version with insights_enabled, as
+    # POST /v1/insights without an Authorization header. Elsewhere (no $ALGOHOST_INSIGHTS_TOKEN,
+    # set by the runner only while such a call runs) it does nothing and returns nil, so the same
+    # code runs whether or not the version has Insights on.
+    def report_insights(insights)
+      token = non_empty(ENV["ALGOHOST_INSIGHTS_TOKEN"])
+      return nil if token.nil?
+
+      report = insights.to_h.map { |k, v| { "insight_key" => k.to_s, "insight_value" => v } }
+      status, headers, data = request("POST", "/v1/insights", body: JSON.generate(report), content_type: "application/json",
+                                                              headers: { "X-Algohost-Insights-Token" => token }, auth: false)
+      raise ApiError, Algorithmia.error_message(status, headers, data) if status >= 300
+
+      JSON.parse(data)
+    end
+
     # One HTTP request to the service; returns [status, headers (lower-case names), body] whatever
     # its status.
-    def request(method, path, body: nil, content_type: nil, accept: nil, query: nil, timeout: DEFAULT_TIMEOUT + 60)
+    def request(method, path, body: nil, content_type: nil, accept: nil, query: nil, timeout: DEFAULT_TIMEOUT + 60,
+                headers: {}, auth: true)
       key = api_key || non_empty(ENV["ALGORITHMIA_API_KEY"])
-      raise ApiKeyMissingError if key.nil?
+      raise ApiKeyMissingError if auth && key.nil?
       raise ApiError, "no API address: ALGORITHMIA_API is not set" if api_address.nil? && socket_path.nil?
 
       require "net/http"
@@ -342,7 +359,8 @@ module Algorithmia
       http.read_timeout = timeout
       # A HEAD answer announces the length of the body it does not send.
       req = Net::HTTPGenericRequest.new(method, !body.nil?, method != "HEAD", target)
-      req["Authorization"] = "Simple #{key}"
+      req["Authorization"] = "Simple #{key}" if auth
+      headers.each { |k, v| req[k] = v }
       req["Accept-Encoding"] = "identity"
       req["Connection"] = "close"
       req["Content-Type"] = content_type if content_type

@@ -105,6 +105,33 @@ impl Algorithmia {
         DataDir { client: self.clone(), path: data_path(uri) }
     }
 
+    /// Insights: reports metrics from a call of a version with insights_enabled, as
+    /// `POST /v1/insights` without an Authorization header; each value is JSON text (a
+    /// `serde_json::Value` displays as such: `("count", json!(3))`). Returns how many were
+    /// accepted. Elsewhere (no `$ALGOHOST_INSIGHTS_TOKEN`: the runner sets it only while such a
+    /// call runs) it does nothing and returns 0, so the same code runs whether or not the
+    /// version has Insights on.
+    pub fn report_insights<V: fmt::Display>(&self, insights: &[(&str, V)]) -> Result<usize> {
+        let Some(token) = std::env::var("ALGOHOST_INSIGHTS_TOKEN").ok().filter(|t| !t.is_empty()) else {
+            return Ok(0);
+        };
+        let mut report = Vec::new();
+        for (key, value) in insights {
+            let text = value.to_string();
+            let parsed = json::parse(&text)
+                .map_err(|e| Error::new(ErrorKind::Api, format!("the value of insight {key:?} is not JSON text: {e}")))?;
+            report.push(J::Obj(vec![("insight_key".into(), J::Str((*key).to_string())), ("insight_value".into(), parsed)]));
+        }
+        let body = J::Arr(report).to_text();
+        let headers = vec![("X-Algohost-Insights-Token", token)];
+        let res = self.send("POST", "/v1/insights", headers, Some("application/json"), None, Some(body.as_bytes()))?;
+        if res.status >= 300 {
+            return Err(api_error(&res));
+        }
+        let answer = json::parse(&String::from_utf8_lossy(&res.body)).map_err(|e| Error::new(ErrorKind::Io, e))?;
+        Ok(answer.get("accepted").and_then(J::as_f64).unwrap_or(0.0) as usize)
+    }
+
     fn request(&self, method: &str, path: &str, content_type: Option<&str>, accept: Option<&str>, body: Option<&[u8]>) -> Result<http::Response> {
         let key = match &self.api_key {
             Some(k) => k.clone(),
@@ -114,6 +141,18 @@ impl Algorithmia {
                 e
             })?,
         };
+        self.send(method, path, vec![("Authorization", format!("Simple {key}"))], content_type, accept, body)
+    }
+
+    fn send(
+        &self,
+        method: &str,
+        path: &str,
+        mut headers: Vec<(&str, String)>,
+        content_type: Option<&str>,
+        accept: Option<&str>,
+        body: Option<&[u8]>,
+    ) -> Result<http::Response> {
         let socket = std::env::var("ALGOHOST_API_SOCKET").ok().filter(|s| !s.is_empty());
         let address = std::env::var("ALGORITHMIA_API").ok().filter(|s| !s.is_empty());
         let base = address.clone().unwrap_or_else(|| "http://localhost".into());
@@ -131,7 +170,6 @@ impl Algorithmia {
             None if address.is_some() => http::Endpoint::Tcp(host, port),
             None => return Err(Error::new(ErrorKind::Io, "no API address: ALGORITHMIA_API is not set")),
         };
-        let mut headers = vec![("Authorization", format!("Simple {key}"))];
         if let Some(t) = content_type {
             headers.push(("Content-Type", t.to_string()));
         }

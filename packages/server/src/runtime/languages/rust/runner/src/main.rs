@@ -72,21 +72,31 @@ fn handle(line: &str) -> Value {
         other => return error("InputError", &format!("unknown content_type {other:?} (json, text or binary)"), ""),
     };
 
-    // The service passes a key scoped to this call (pipeline_enabled algorithms only): the
-    // in-algorithm client (crate `algorithmia`) reads it from the environment while the call
-    // runs, and not after.
-    let key = request.get("api_key").and_then(Value::as_str).filter(|k| !k.is_empty());
-    let previous_key = std::env::var_os(CALL_KEY);
-    if let Some(k) = key {
-        std::env::set_var(CALL_KEY, k);
+    // What the service passes for this call only, in the environment while apply runs and not
+    // after: a key scoped to it (pipeline_enabled algorithms; the crate `algorithmia` reads it),
+    // where an Event Flow's input came from (ALGOHOST_EVENT as JSON: topic, partition, offset,
+    // key…, so the algorithm can be idempotent) and the Insights token (insights_enabled versions).
+    let mut call_env: Vec<(&str, String)> = Vec::new();
+    if let Some(k) = request.get("api_key").and_then(Value::as_str).filter(|k| !k.is_empty()) {
+        call_env.push((CALL_KEY, k.to_string()));
+    }
+    if let Some(event) = request.get("event").filter(|e| e.as_object().is_some_and(|o| !o.is_empty())) {
+        call_env.push(("ALGOHOST_EVENT", event.to_string()));
+    }
+    if let Some(t) = request.get("insights_token").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+        call_env.push(("ALGOHOST_INSIGHTS_TOKEN", t.to_string()));
+    }
+    let previous: Vec<_> = call_env.iter().map(|(k, _)| (*k, std::env::var_os(k))).collect();
+    for (k, v) in &call_env {
+        std::env::set_var(k, v);
     }
     PANIC.with(|p| *p.borrow_mut() = Some(None));
     let result = panic::catch_unwind(AssertUnwindSafe(|| algorithm::apply(input).outcome()));
     let panicked = PANIC.with(|p| p.borrow_mut().take()).flatten();
-    if key.is_some() {
-        match previous_key {
-            Some(v) => std::env::set_var(CALL_KEY, v),
-            None => std::env::remove_var(CALL_KEY),
+    for (k, v) in previous {
+        match v {
+            Some(v) => std::env::set_var(k, v),
+            None => std::env::remove_var(k),
         }
     }
     match result {

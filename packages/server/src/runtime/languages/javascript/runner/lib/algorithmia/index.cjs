@@ -279,18 +279,40 @@ class Client {
     return new DataDirectory(this, uri);
   }
 
+  /**
+   * Insights: reports metrics ({key: value}) from a call of a version with insights_enabled, as
+   * POST /v1/insights without an Authorization header. Elsewhere (no $ALGOHOST_INSIGHTS_TOKEN,
+   * which the runner sets only while such a call runs) it does nothing and resolves to null, so
+   * the same code runs whether or not the version has Insights on.
+   */
+  async reportInsights(insights) {
+    const token = process.env.ALGOHOST_INSIGHTS_TOKEN;
+    if (!token) return null;
+    const report = Object.entries(insights || {}).map(([k, v]) => ({ insight_key: k, insight_value: v }));
+    const body = Buffer.from(JSON.stringify(report));
+    const res = await this.request('POST', '/v1/insights', {
+      body,
+      contentType: 'application/json',
+      headers: { 'X-Algohost-Insights-Token': token },
+      auth: false,
+    });
+    if (res.status >= 300) throw new AlgorithmError(errorMessage(res));
+    return JSON.parse(res.body.toString('utf8'));
+  }
+
   /** One HTTP request to the service; resolves to {status, headers, body: Buffer} whatever its status. */
-  request(method, path, { body, contentType, accept, query, timeoutMs } = {}) {
+  request(method, path, { body, contentType, accept, query, timeoutMs, headers: extra, auth = true } = {}) {
     return new Promise((resolve, reject) => {
       const apiKey = this.apiKey || process.env.ALGORITHMIA_API_KEY;
-      if (!apiKey) throw new AlgorithmError(KEY_MISSING, 'AlgorithmError');
+      if (auth && !apiKey) throw new AlgorithmError(KEY_MISSING, 'AlgorithmError');
       if (!this.apiAddress && !this.socketPath) throw new AlgorithmError('no API address: ALGORITHMIA_API is not set');
       const address = new URL(this.apiAddress || 'http://localhost');
       let target = address.pathname.replace(/\/+$/, '') + path;
       const params = new URLSearchParams();
       for (const [k, v] of Object.entries(query || {})) if (v !== undefined && v !== null) params.append(k, String(v));
       if ([...params.keys()].length) target += `?${params}`;
-      const headers = { 'Accept-Encoding': 'identity', Connection: 'close', Authorization: `Simple ${apiKey}` };
+      const headers = { 'Accept-Encoding': 'identity', Connection: 'close', ...extra };
+      if (auth) headers.Authorization = `Simple ${apiKey}`;
       if (contentType) headers['Content-Type'] = contentType;
       if (accept) headers.Accept = accept;
       if (body) headers['Content-Length'] = String(body.length);

@@ -279,12 +279,17 @@ def handle(line, apply, load_result=None, two_args=False):
     event = request.get("event") if isinstance(request, dict) else None
     if isinstance(event, dict):
         os.environ["ALGOHOST_EVENT"] = json.dumps(event)
+    # Versions with insights_enabled: the token client.report_insights() sends, only while the call runs.
+    insights = request.get("insights_token") if isinstance(request, dict) else None
+    if isinstance(insights, str) and insights:
+        os.environ["ALGOHOST_INSIGHTS_TOKEN"] = insights
     try:
         result = apply(data, load_result) if two_args else apply(data)
     except Exception as err:  # SystemExit and KeyboardInterrupt end the runner: the call gets SystemExit
         return exception_response(err)
     finally:
         os.environ.pop("ALGOHOST_EVENT", None)
+        os.environ.pop("ALGOHOST_INSIGHTS_TOKEN", None)
         if key:
             # The call's key must not outlive the call.
             if previous is None:

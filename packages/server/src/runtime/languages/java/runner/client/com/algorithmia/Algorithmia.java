@@ -30,4 +30,27 @@ public final class Algorithmia {
   public static AlgorithmiaClient client(String apiKey, String apiAddress) {
     return new AlgorithmiaClient(apiKey, apiAddress);
   }
+
+  /**
+   * Where the input of the call in progress came from when an Event Flow made it: {@code source}
+   * (kafka, sqs or servicebus), {@code topic}, {@code partition}, {@code offset}, {@code key}
+   * (Kafka) or {@code queue}, {@code message_id} (queues), so the algorithm can be idempotent;
+   * null for any other call. The runner sets it only while the call runs (the other languages
+   * read {@code $ALGOHOST_EVENT}).
+   */
+  public static java.util.Map<String, String> event() {
+    String json = System.getProperty("algohost.event");
+    if (json == null || json.isEmpty()) return null;
+    try {
+      Object parsed = com.algorithmia.internal.Json.parse(json);
+      if (!(parsed instanceof java.util.Map)) return null;
+      java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+      for (java.util.Map.Entry<?, ?> e : ((java.util.Map<?, ?>) parsed).entrySet()) {
+        out.put(String.valueOf(e.getKey()), e.getValue() == null ? null : String.valueOf(e.getValue()));
+      }
+      return out;
+    } catch (java.io.IOException e) {
+      return null;
+    }
+  }
 }

@@ -4,6 +4,7 @@ import com.algorithmia.algo.Algorithm;
 import com.algorithmia.data.DataDirectory;
 import com.algorithmia.data.DataFile;
 import com.algorithmia.internal.Http;
+import com.algorithmia.internal.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -42,6 +43,36 @@ public final class AlgorithmiaClient {
     return new DataDirectory(this, dataUri);
   }
 
+  /**
+   * Insights: reports metrics (key → value) from a call of a version with insights_enabled, as
+   * POST /v1/insights without an Authorization header; returns how many were accepted. Elsewhere
+   * (no token: the runner sets one only while such a call runs) it does nothing and returns 0, so
+   * the same code runs whether or not the version has Insights on.
+   */
+  public int reportInsights(Map<String, ?> insights) throws APIException {
+    String token = System.getProperty("algohost.insights.token");
+    if (token == null || token.isEmpty()) return 0;
+    java.util.List<Map<String, Object>> report = new java.util.ArrayList<>();
+    for (Map.Entry<String, ?> e : insights.entrySet()) {
+      Map<String, Object> metric = new LinkedHashMap<>();
+      metric.put("insight_key", e.getKey());
+      metric.put("insight_value", e.getValue());
+      report.add(metric);
+    }
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put("X-Algohost-Insights-Token", token);
+    byte[] body = Json.write(report).getBytes(StandardCharsets.UTF_8);
+    Http.Response res = send("POST", "/v1/insights", null, headers, "application/json", null, body);
+    if (res.status >= 300) throw new APIException(res.errorMessage());
+    try {
+      Object parsed = Json.parse(res.text());
+      Object accepted = parsed instanceof Map ? ((Map<?, ?>) parsed).get("accepted") : null;
+      return accepted instanceof Number ? ((Number) accepted).intValue() : 0;
+    } catch (IOException e) {
+      throw new APIException("the Insights answer is not JSON: " + e.getMessage(), e);
+    }
+  }
+
   private String key() {
     if (apiKey != null) return apiKey;
     String key = System.getProperty(CALL_KEY_PROPERTY);
@@ -57,6 +88,14 @@ public final class AlgorithmiaClient {
       throws APIException {
     String key = key();
     if (key == null) throw new APIKeyMissingException();
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put("Authorization", "Simple " + key);
+    return send(method, path, query, headers, contentType, accept, body);
+  }
+
+  private Http.Response send(
+      String method, String path, Map<String, String> query, Map<String, String> headers, String contentType, String accept, byte[] body)
+      throws APIException {
     String address = apiAddress != null ? apiAddress : System.getenv("ALGORITHMIA_API");
     String socket = System.getenv("ALGOHOST_API_SOCKET");
     if (socket != null && socket.isEmpty()) socket = null;
@@ -73,8 +112,6 @@ public final class AlgorithmiaClient {
         sep = '&';
       }
     }
-    Map<String, String> headers = new LinkedHashMap<>();
-    headers.put("Authorization", "Simple " + key);
     if (contentType != null) headers.put("Content-Type", contentType);
     if (accept != null) headers.put("Accept", accept);
     try {

@@ -37,6 +37,10 @@ public final class Main {
   private static final String SENTINEL = "PIPE_INIT_COMPLETE";
   /** Read by com.algorithmia.AlgorithmiaClient (runner/client/), which names it the same. */
   private static final String CALL_KEY_PROPERTY = "algorithmia.api.key";
+  /** Read by com.algorithmia.Algorithmia.event(): where an Event Flow's input came from, as JSON. */
+  private static final String EVENT_PROPERTY = "algohost.event";
+  /** Read by com.algorithmia.AlgorithmiaClient.reportInsights. */
+  private static final String INSIGHTS_PROPERTY = "algohost.insights.token";
 
   private Object instance;
   private Method apply;
@@ -220,13 +224,29 @@ public final class Main {
       return failure(t, "InputError");
     }
 
-    // The service passes a key scoped to this call (pipeline_enabled algorithms only). A JVM
-    // cannot change its environment, so the in-algorithm client (com.algorithmia) reads it from
-    // this system property, set only while the call runs.
+    // What the service passes for this call only. A JVM cannot change its environment, so the
+    // in-algorithm client (com.algorithmia) reads these system properties, set only while the
+    // call runs: a key scoped to it (pipeline_enabled algorithms), where an Event Flow's input
+    // came from (JSON: topic, partition, offset, key…, so the algorithm can be idempotent) and the
+    // Insights token (versions with insights_enabled).
+    Map<String, String> callProperties = new java.util.LinkedHashMap<>();
     Object key = req.get("api_key");
-    boolean keyed = key instanceof String && !((String) key).isEmpty();
-    String previousKey = System.getProperty(CALL_KEY_PROPERTY);
-    if (keyed) System.setProperty(CALL_KEY_PROPERTY, (String) key);
+    if (key instanceof String && !((String) key).isEmpty()) callProperties.put(CALL_KEY_PROPERTY, (String) key);
+    Object event = req.get("event");
+    if (event instanceof Map && !((Map<?, ?>) event).isEmpty()) {
+      try {
+        callProperties.put(EVENT_PROPERTY, Json.write(event));
+      } catch (Json.NotSerializable e) {
+        return error("InputError", "the request's event cannot be passed on: " + e.getMessage(), "");
+      }
+    }
+    Object insights = req.get("insights_token");
+    if (insights instanceof String && !((String) insights).isEmpty()) callProperties.put(INSIGHTS_PROPERTY, (String) insights);
+    Map<String, String> previous = new java.util.HashMap<>();
+    for (Map.Entry<String, String> p : callProperties.entrySet()) {
+      previous.put(p.getKey(), System.getProperty(p.getKey()));
+      System.setProperty(p.getKey(), p.getValue());
+    }
     Object result;
     try {
       result = apply.invoke(Modifier.isStatic(apply.getModifiers()) ? null : instance, input);
@@ -235,9 +255,9 @@ public final class Main {
     } catch (Throwable t) {
       return failure(t, null);
     } finally {
-      if (keyed) {
-        if (previousKey == null) System.clearProperty(CALL_KEY_PROPERTY);
-        else System.setProperty(CALL_KEY_PROPERTY, previousKey);
+      for (Map.Entry<String, String> p : previous.entrySet()) {
+        if (p.getValue() == null) System.clearProperty(p.getKey());
+        else System.setProperty(p.getKey(), p.getValue());
       }
     }
 

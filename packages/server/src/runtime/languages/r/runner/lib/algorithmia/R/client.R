@@ -77,9 +77,9 @@ encode_input <- function(input) {
 getAlgorithmiaClient <- function(apiKey = NULL, apiAddress = NULL) {
   # One HTTP request to the service; returns list(status, headers (lower-case names), content (raw)).
   request <- function(method, path, body = NULL, contentType = NULL, accept = NULL, query = NULL,
-                      timeout = DEFAULT_TIMEOUT + 60) {
+                      timeout = DEFAULT_TIMEOUT + 60, extraHeaders = list(), auth = TRUE) {
     key <- if (non_empty(apiKey)) apiKey else Sys.getenv("ALGORITHMIA_API_KEY")
-    if (!nzchar(key)) stop(algorithmia_error(KEY_MISSING, "AlgorithmError"))
+    if (auth && !nzchar(key)) stop(algorithmia_error(KEY_MISSING, "AlgorithmError"))
     address <- if (non_empty(apiAddress)) apiAddress else Sys.getenv("ALGORITHMIA_API")
     socket <- Sys.getenv("ALGOHOST_API_SOCKET")
     if (!nzchar(address) && !nzchar(socket)) stop(algorithmia_error("no API address: ALGORITHMIA_API is not set"))
@@ -91,7 +91,8 @@ getAlgorithmiaClient <- function(apiKey = NULL, apiAddress = NULL) {
     curl::handle_setopt(handle, customrequest = method, timeout = timeout, connecttimeout = 30)
     if (nzchar(socket)) curl::handle_setopt(handle, unix_socket_path = socket)
     if (identical(method, "HEAD")) curl::handle_setopt(handle, nobody = TRUE)
-    headers <- list(Authorization = paste("Simple", key), Expect = "")
+    headers <- c(list(Expect = ""), extraHeaders)
+    if (auth) headers$Authorization <- paste("Simple", key)
     if (!is.null(accept)) headers$Accept <- accept
     if (!is.null(body)) {
       curl::handle_setopt(handle, post = TRUE, postfieldsize = length(body), copypostfields = body)
@@ -236,5 +237,23 @@ getAlgorithmiaClient <- function(apiKey = NULL, apiAddress = NULL) {
     structure(self, class = "DataDirectory")
   }
 
-  structure(list(algo = algo, file = file, dir = dir, request = request), class = "AlgorithmiaClient")
+  # Insights: reports metrics (a named list) from a call of a version with insights_enabled, as
+  # POST /v1/insights without an Authorization header. Elsewhere (no $ALGOHOST_INSIGHTS_TOKEN, set
+  # by the runner only while such a call runs) it does nothing and returns NULL invisibly, so the
+  # same code runs whether or not the version has Insights on.
+  reportInsights <- function(insights) {
+    token <- Sys.getenv("ALGOHOST_INSIGHTS_TOKEN")
+    if (!nzchar(token)) {
+      return(invisible(NULL))
+    }
+    report <- lapply(names(insights), function(k) list(insight_key = k, insight_value = insights[[k]]))
+    json <- as.character(jsonlite::toJSON(report, auto_unbox = TRUE, null = "null", digits = NA))
+    res <- check(request("POST", "/v1/insights",
+      body = charToRaw(enc2utf8(json)), contentType = "application/json",
+      extraHeaders = list(`X-Algohost-Insights-Token` = token), auth = FALSE
+    ))
+    jsonlite::parse_json(rawToChar(res$content), simplifyVector = FALSE)
+  }
+
+  structure(list(algo = algo, file = file, dir = dir, request = request, reportInsights = reportInsights), class = "AlgorithmiaClient")
 }
