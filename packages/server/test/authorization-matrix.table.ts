@@ -449,4 +449,33 @@ export const TABLE: Record<string, Row> = {
       admin: 404,
     },
   },
+
+  // Insights: the connection is cluster administration. The matrix's cluster has no broker: an
+  // admin is told the topic cannot be checked (503); there is no connection to read or delete (404).
+  'insightsConnection.create': row(
+    MANAGE,
+    (c) => ({ path: '/v1/admin/insights-connection', body: { cluster: c.eventCluster, topic: 'insights' } }),
+    {
+      ...rule.adminOnly(),
+      admin: 503,
+    },
+  ),
+  'insightsConnection.get': row(MANAGE, () => ({ path: '/v1/admin/insights-connection' }), { ...rule.adminOnly(), admin: 404 }),
+  'insightsConnection.delete': row(MANAGE, () => ({ path: '/v1/admin/insights-connection' }), { ...rule.adminOnly(), admin: 404 }),
+  // A report authenticates by the running call's Insights token, not by a credential: none here (403).
+  'insights.report': {
+    capability: MANAGE,
+    request: () => ({ path: '/v1/insights', body: [{ insight_key: 'k', insight_value: 1 }] }),
+    expect: {
+      anonymous: 403,
+      wrong_key: 403,
+      revoked_key: 403,
+      expired_jwt: 403,
+      lacking_capability: 403,
+      other_user: 403,
+      org_member: 403,
+      owner: 403,
+      admin: 403,
+    },
+  },
 };

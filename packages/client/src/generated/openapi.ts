@@ -945,12 +945,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Where Insights go (admin); 503 (code 8007) when no connection is configured. */
+    /** Where Insights go (admin); 404 (code 8007) when no connection is configured. */
     get: operations['insightsConnection.get'];
     put?: never;
     /** Send Insights to a topic of a connected Kafka cluster (admin). Insights supports only one broker connection: a second is refused with 409 (code 8008) until the first is deleted. */
     post: operations['insightsConnection.create'];
-    /** Stop sending Insights (admin); reports are then refused with 503 until a connection is configured again. */
+    /** Stop sending Insights (admin; 404 when none is configured); reports are then refused with 503 until a connection is configured again. */
     delete: operations['insightsConnection.delete'];
     options?: never;
     head?: never;
@@ -7041,7 +7041,7 @@ export interface operations {
         };
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
-      429: {
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -7050,7 +7050,7 @@ export interface operations {
         };
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
-      503: {
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -7204,7 +7204,7 @@ export interface operations {
         };
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
-      429: {
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -7213,7 +7213,7 @@ export interface operations {
         };
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
-      503: {
+      429: {
         headers: {
           [name: string]: unknown;
         };

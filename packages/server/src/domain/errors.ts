@@ -349,6 +349,10 @@ export const Errors = {
   insightsNotConfigured: def('unavailable', C.insightsNotConfigured, (_p: Record<string, never>) => {
     return 'no broker connection is configured for Insights: a cluster admin sets one (POST /v1/admin/insights-connection)';
   }),
+  /** Reading or removing the connection when there is none: the resource is missing (same code as for a report). */
+  insightsConnectionMissing: def('not_found', C.insightsNotConfigured, (_p: Record<string, never>) => {
+    return 'no broker connection is configured for Insights: a cluster admin sets one (POST /v1/admin/insights-connection)';
+  }),
   /** Spec Limits 1: Insights supports only one connection to an external broker. */
   insightsConnectionExists: def('conflict', C.insightsConnectionExists, (p: { cluster: string; topic: string }) => {
     return `Insights already sends to ${p.cluster}/${p.topic}, and supports only one broker connection: delete it first (DELETE /v1/admin/insights-connection)`;

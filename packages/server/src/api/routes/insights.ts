@@ -40,8 +40,8 @@ export function insightsRoutes(app: Api, s: ApiServices): void {
     schema: {
       operationId: 'insightsConnection.get',
       tags: ['insights'],
-      summary: 'Where Insights go (admin); 503 (code 8007) when no connection is configured.',
-      response: { 200: InsightsConnectionSchema, ...errorResponses(...AUTH_ERRORS, 503) },
+      summary: 'Where Insights go (admin); 404 (code 8007) when no connection is configured.',
+      response: { 200: InsightsConnectionSchema, ...errorResponses(...AUTH_ERRORS, 404) },
     },
     handler: async (req) => connectionJson(await s.insights.get(principalOf(req))),
   });
@@ -50,8 +50,9 @@ export function insightsRoutes(app: Api, s: ApiServices): void {
     schema: {
       operationId: 'insightsConnection.delete',
       tags: ['insights'],
-      summary: 'Stop sending Insights (admin); reports are then refused with 503 until a connection is configured again.',
-      response: { 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 503) },
+      summary:
+        'Stop sending Insights (admin; 404 when none is configured); reports are then refused with 503 until a connection is configured again.',
+      response: { 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404) },
     },
     handler: async (req, reply) => {
       await s.insights.remove(principalOf(req));
@@ -71,6 +72,8 @@ export function insightsRoutes(app: Api, s: ApiServices): void {
     },
     schema: {
       operationId: 'insights.report',
+      // Reports come from inside a running call with its token, never with an account's credential.
+      security: [],
       tags: ['insights'],
       summary: `Report metrics from inside a running call of a version with insights_enabled (the in-sandbox client does this): at most ${MAX_INSIGHTS} metrics and 25 KB per report.`,
       description: `Sent with header X-Algohost-Insights-Token (the in-sandbox clients read it from ALGOHOST_INSIGHTS_TOKEN, set only while a call of an insights_enabled version runs); without a valid token 403 (code 8009). The report becomes one JSON record on the Insights topic: the metrics as keys, plus ${RESERVED_KEYS.join(', ')} (reserved: a report sending one is 400), key owner/name, headers algohost-algorithm, algohost-version, algohost-request-id and content-type. 202 once the broker has it; 503 when no Insights connection is configured or the broker cannot be reached.`,

@@ -119,13 +119,13 @@ export class InsightsService {
   async get(p: Principal): Promise<InsightsConnectionView> {
     requireAdmin(p, 'reading the Insights connection');
     const c = await this.store.get();
-    if (!c) throw Errors.insightsNotConfigured({});
+    if (!c) throw Errors.insightsConnectionMissing({});
     return { cluster: { id: c.clusterId, name: await this.clusterName(c.clusterId) }, topic: c.topic, createdAt: c.createdAt };
   }
 
   async remove(p: Principal): Promise<void> {
     requireAdmin(p, 'removing the Insights connection');
-    if (!(await this.store.delete())) throw Errors.insightsNotConfigured({});
+    if (!(await this.store.delete())) throw Errors.insightsConnectionMissing({});
   }
 
   // ---- calls and their reports ----
