@@ -264,7 +264,9 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
     );
     const lagOf = async () => (await api.get(`/v1/algorithms/alice/Tick/event-flows/${sub}`, { key: alice.key })).body.status?.lag;
     const metricLag = async () => {
-      const m = new RegExp(`algohost_event_flow_lag\\{flow="${sub}"[^}]*\\} (\\d+)`).exec((await api.get('/metrics')).text);
+      const m = new RegExp(`algohost_event_flow_lag\\{flow="${sub}"[^}]*\\} (\\d+)`).exec(
+        (await api.get('/metrics', { key: srv.adminKey })).text,
+      );
       return m ? Number(m[1]) : undefined;
     };
     const behind = await eventually('a lag above 0', async () => {
