@@ -222,7 +222,9 @@ describe('web UI: algorithms', () => {
 
   test('events: without flows the tab says how to get one (the flows themselves: events.test.ts, with Kafka)', async () => {
     await page.getByRole('link', { name: 'Events' }).click();
-    await page.getByText('No flows yet: subscribe to an SQS queue below, or ask a cluster admin to assign a Kafka topic.').waitFor();
+    await page
+      .getByText('No flows yet: subscribe to an SQS or Service Bus queue below, or ask a cluster admin to assign a Kafka topic.')
+      .waitFor();
     await page.getByRole('heading', { name: 'Subscribe to an SQS queue' }).waitFor();
     await page.getByText('No deliveries yet.').waitFor();
     await checkPage(page, 'algorithm-events');
