@@ -225,7 +225,7 @@ describe('web UI: algorithms', () => {
     await page
       .getByText('No flows yet: subscribe to an SQS or Service Bus queue below, or ask a cluster admin to assign a Kafka topic.')
       .waitFor();
-    await page.getByRole('heading', { name: 'Subscribe to an SQS queue' }).waitFor();
+    await page.getByRole('heading', { name: 'Subscribe to a queue' }).waitFor();
     await page.getByText('No deliveries yet.').waitFor();
     await checkPage(page, 'algorithm-events');
   });
