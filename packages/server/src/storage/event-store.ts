@@ -146,22 +146,26 @@ export class SqlEventStore implements EventStore {
     return rows.map(flowFromRow);
   }
 
-  async insertDelivery(d: Delivery): Promise<void> {
+  /** Many delivery records in one statement (a flood records hundreds a second). */
+  async insertDeliveries(deliveries: Delivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
     await this.db
       .insertInto('event_deliveries')
-      .values({
-        id: d.id,
-        flow_id: d.flowId,
-        algorithm_id: d.algorithmId,
-        source: d.source,
-        attempts: d.attempts,
-        outcome: d.outcome,
-        error: d.error,
-        dead_letter: d.deadLetter,
-        request_id: d.requestId,
-        latency_ms: d.latencyMs,
-        created_at: d.createdAt,
-      })
+      .values(
+        deliveries.map((d) => ({
+          id: d.id,
+          flow_id: d.flowId,
+          algorithm_id: d.algorithmId,
+          source: d.source,
+          attempts: d.attempts,
+          outcome: d.outcome,
+          error: d.error,
+          dead_letter: d.deadLetter,
+          request_id: d.requestId,
+          latency_ms: d.latencyMs,
+          created_at: d.createdAt,
+        })),
+      )
       .execute();
   }
 

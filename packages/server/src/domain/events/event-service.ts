@@ -17,6 +17,7 @@ import type { AlgorithmStore } from '../algorithms/ports.js';
 import type { VersionStore } from '../versions/ports.js';
 import type { Page, PageRequest } from '../pagination.js';
 import { assertName } from '../names.js';
+import { CoalescingBatch } from '../../lib/coalescing-batch.js';
 import {
   type ConsumerStatus,
   DEFAULT_FLOW_TIMEOUT_S,
@@ -148,6 +149,9 @@ export class EventService {
   private readonly settings: EventSettings;
   private readonly status: (flowId: string) => ConsumerStatus | undefined;
   private readonly onChanged: () => void;
+
+  /** 500 rows of 11 columns stay well within SQLite's and PostgreSQL's bounds on parameters. */
+  private readonly deliveryWrites = new CoalescingBatch<Delivery>((rows) => this.store.insertDeliveries(rows), { maxItems: 500 });
 
   constructor(deps: EventServiceDeps) {
     this.store = deps.store;
@@ -455,8 +459,9 @@ export class EventService {
     };
   }
 
+  /** Resolves once the record is stored; records arriving together are stored in one statement. */
   recordDelivery(delivery: Delivery): Promise<void> {
-    return this.store.insertDelivery(delivery);
+    return this.deliveryWrites.add(delivery);
   }
 
   /** Deletes delivery records older than `keepMs`. */

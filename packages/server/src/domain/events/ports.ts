@@ -24,7 +24,7 @@ export interface EventStore {
   /** Every enabled flow of the cluster (what the workers run). */
   listEnabledFlows(): Promise<EventFlow[]>;
 
-  insertDelivery(delivery: Delivery): Promise<void>;
+  insertDeliveries(deliveries: Delivery[]): Promise<void>;
   /** Newest first; `flowId` narrows to one flow. */
   listDeliveries(algorithmId: string, opts: { flowId?: string; page: PageRequest }): Promise<Page<Delivery>>;
   deleteDeliveriesBefore(iso: string): Promise<number>;

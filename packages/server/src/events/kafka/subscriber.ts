@@ -6,7 +6,8 @@
  * - At-least-once: a record's offset is committed only after its outcome is recorded, so a
  *   node that stops mid-delivery delivers it again after its restart. Commits are coalesced: the
  *   partition goes on to its next record while the commit travels, and records delivered
- *   meanwhile are covered by one commit of the latest (a crash before it lands redelivers them).
+ *   meanwhile are covered by one commit of each partition's latest, at most every COMMIT_GAP_MS
+ *   (a crash before it lands redelivers them; a stop commits what was delivered first).
  * - A failing call is retried with exponential backoff; after the last attempt the record goes
  *   to the dead-letter topic `<topic>.dlq` (made when missing) with the error in its headers.
  * - Saturation (the algorithm's runners or its owner's call limit are full) is not a failure:
@@ -19,6 +20,7 @@ import { Admin, Consumer, type Message, type MessagesStream } from '@platformati
 import type { ConsumerStatus, EventFlow, KafkaConnection } from '../../domain/events/model.js';
 import type { FlowDeliveries } from '../../domain/events/deliveries.js';
 import type { RecordSink } from '../../domain/events/publishing.js';
+import { CoalescingBatch } from '../../lib/coalescing-batch.js';
 import { clientOptions } from './connection.js';
 
 export interface RetryPolicy {
@@ -50,6 +52,8 @@ export interface SubscriberDeps {
 const HIGH_WATER = 256;
 const LOW_WATER = 64;
 const LAG_EVERY_MS = 5000;
+/** The pause between offset commits while records keep coming (one commit request per partition each time). */
+const COMMIT_GAP_MS = 100;
 
 type Record_ = Message<Buffer, Buffer, Buffer, Buffer>;
 
@@ -65,9 +69,8 @@ export class KafkaSubscriber {
   private fetching = true;
   private saturated = 0;
   private readonly stopping = new AbortController();
-  /** The latest delivered record of each partition whose offset is not committed yet. */
-  private readonly toCommit = new Map<number, Record_>();
-  private committing: Promise<void> | undefined;
+  /** Delivered records whose offsets are not committed yet. */
+  private readonly commits = new CoalescingBatch<Record_>((records) => this.commit(records), { gapMs: COMMIT_GAP_MS });
 
   constructor(
     readonly flow: EventFlow,
@@ -120,7 +123,7 @@ export class KafkaSubscriber {
     this.stream?.pause();
     await Promise.allSettled([...this.running]);
     // What was delivered is committed before the group is left.
-    await this.committing;
+    await this.commits.settled();
     this.consumer?.stopLagMonitoring();
     await this.stream?.close().catch(() => {});
     const consumer = this.consumer;
@@ -265,27 +268,21 @@ export class KafkaSubscriber {
     this.commitLater(record);
   }
 
-  /** Commits the record's offset soon, with whatever else was delivered by then (one commit per partition). */
+  /** Commits the record's offset soon, with whatever else was delivered by then. */
   private commitLater(record: Record_): void {
-    this.toCommit.set(record.partition, record);
-    this.committing ??= this.flushCommits();
+    void this.commits.add(record);
   }
 
-  private async flushCommits(): Promise<void> {
-    try {
-      while (this.toCommit.size > 0) {
-        const latest = [...this.toCommit.values()];
-        this.toCommit.clear();
-        const results = await Promise.allSettled(latest.map((r) => r.commit()));
-        for (const r of results) {
-          // Not committed: the records are delivered again after a restart (at least once), never lost.
-          if (r.status === 'rejected') {
-            this.deps.log.warn({ err: r.reason, flow: this.flow.id }, `Kafka flow ${this.flow.id}: an offset commit failed`);
-          }
-        }
+  /** One commit per partition, of its latest delivered record. */
+  private async commit(records: Record_[]): Promise<void> {
+    const latest = new Map<number, Record_>();
+    for (const r of records) latest.set(r.partition, r);
+    const results = await Promise.allSettled([...latest.values()].map((r) => r.commit()));
+    for (const r of results) {
+      // Not committed: the records are delivered again after a restart (at least once), never lost.
+      if (r.status === 'rejected') {
+        this.deps.log.warn({ err: r.reason, flow: this.flow.id }, `Kafka flow ${this.flow.id}: an offset commit failed`);
       }
-    } finally {
-      this.committing = undefined;
     }
   }
 
