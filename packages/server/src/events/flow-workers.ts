@@ -9,7 +9,8 @@ import type { ConsumerStatus, EventFlow } from '../domain/events/model.js';
 import type { EventService } from '../domain/events/event-service.js';
 import type { FlowDeliveries } from '../domain/events/deliveries.js';
 import type { FlowPublisher, RecordSink } from '../domain/events/publishing.js';
-import { KafkaSubscriber, type RetryPolicy, type WorkerLog } from './kafka/subscriber.js';
+import { KafkaSubscriber } from './kafka/subscriber.js';
+import type { RetryPolicy, WorkerLog } from './delivery-policy.js';
 import { SqsSubscriber } from './sqs/subscriber.js';
 import { ServiceBusSubscriber } from './servicebus/subscriber.js';
 

@@ -60,7 +60,7 @@ import { FlowWorkers } from '../events/flow-workers.js';
 import { SignInThrottle } from '../domain/accounts/sign-in-throttle.js';
 import { KafkaProducers } from '../events/kafka/producers.js';
 import { PlatformaticKafkaAdmin } from '../events/kafka/kafka-admin.js';
-import type { WorkerLog } from '../events/kafka/subscriber.js';
+import type { WorkerLog } from '../events/delivery-policy.js';
 import { SqlScmStore } from '../storage/scm-store.js';
 import { ScmConfigService } from '../domain/scm/config-service.js';
 import { AuthorizationService } from '../domain/scm/authorization-service.js';

@@ -22,23 +22,7 @@ import type { FlowDeliveries } from '../../domain/events/deliveries.js';
 import type { RecordSink } from '../../domain/events/publishing.js';
 import { CoalescingBatch } from '../../lib/coalescing-batch.js';
 import { clientOptions } from './connection.js';
-
-export interface RetryPolicy {
-  /** Calls per record before it is dead-lettered (1 = no retry). */
-  attempts: number;
-  /** Backoff before the second attempt; doubled each time, up to maxMs. */
-  baseMs: number;
-  maxMs: number;
-  /** How long a partition waits before trying a record again when the algorithm is saturated. */
-  saturatedMs: number;
-}
-
-/** The calls a worker makes on a pino logger. */
-export interface WorkerLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+import { backoffMs, sleepUnlessAborted, type RetryPolicy, type WorkerLog } from '../delivery-policy.js';
 
 export interface SubscriberDeps {
   deliveries: FlowDeliveries;
@@ -238,7 +222,7 @@ export class KafkaSubscriber {
         break;
       }
       if (attempts < retry.attempts) {
-        if (!(await this.sleep(Math.min(retry.maxMs, retry.baseMs * 2 ** (attempts - 1))))) return;
+        if (!(await this.sleep(backoffMs(retry, attempts)))) return;
         continue;
       }
       const dlq = deadLetterTopic(record.topic);
@@ -288,16 +272,7 @@ export class KafkaSubscriber {
 
   /** Waits, unless the subscriber stops first; false when it stopped. */
   private sleep(ms: number): Promise<boolean> {
-    const signal = this.stopping.signal;
-    if (signal.aborted) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        resolve(!signal.aborted);
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return sleepUnlessAborted(ms, this.stopping.signal);
   }
 
   private fail(err: unknown): void {

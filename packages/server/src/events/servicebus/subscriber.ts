@@ -16,19 +16,13 @@
  * SDK's development-emulator mode: for test endpoints, never for a production namespace.
  */
 import { ServiceBusClient, type ServiceBusReceivedMessage, type ServiceBusReceiver } from '@azure/service-bus';
-import type { FlowDeliveries } from '../../domain/events/deliveries.js';
-import { DEFAULT_FLOW_TIMEOUT_S, type ConsumerStatus, type EventFlow } from '../../domain/events/model.js';
+import type { EventFlow } from '../../domain/events/model.js';
 import { isAzureServiceBusHost } from '../../domain/events/event-service.js';
-import type { RetryPolicy, WorkerLog } from '../kafka/subscriber.js';
+import { QueueSubscriber, type QueueSubscriberDeps } from '../queue-subscriber.js';
 
-export interface ServiceBusSubscriberDeps {
-  deliveries: FlowDeliveries;
+export interface ServiceBusSubscriberDeps extends QueueSubscriberDeps {
   /** A shared access policy of the namespace or the queue (Listen rights are enough). */
   credentials: { keyName: string; key: string };
-  /** Messages in delivery at once (the algorithm's runners). */
-  concurrency: number;
-  retry: RetryPolicy;
-  log: WorkerLog;
 }
 
 /** How long one receive waits for messages; short enough that stopping never waits long. */
@@ -36,20 +30,14 @@ const WAIT_MS = 2000;
 /** The lock is kept beyond the call's timeout by this much (saturation and backoff waits included). */
 const LOCK_MARGIN_MS = 5 * 60 * 1000;
 
-export class ServiceBusSubscriber {
-  private readonly state: ConsumerStatus = { state: 'starting', lag: null, error: null };
+export class ServiceBusSubscriber extends QueueSubscriber<ServiceBusReceivedMessage> {
+  protected readonly broker = 'Service Bus';
   private readonly client: ServiceBusClient;
   private readonly queue: string;
   private receiver: ServiceBusReceiver | undefined;
-  private readonly stopping = new AbortController();
-  private readonly inFlight = new Set<Promise<void>>();
-  private loop: Promise<void> | undefined;
-  private saturated = 0;
 
-  constructor(
-    readonly flow: EventFlow,
-    private readonly deps: ServiceBusSubscriberDeps,
-  ) {
+  constructor(flow: EventFlow, deps: ServiceBusSubscriberDeps) {
+    super(flow, deps);
     const url = new URL(flow.sourceUri!);
     this.queue = decodeURIComponent(url.pathname.slice(1));
     const emulator = isAzureServiceBusHost(url.hostname) ? '' : ';UseDevelopmentEmulator=true';
@@ -60,67 +48,29 @@ export class ServiceBusSubscriber {
     });
   }
 
-  get status(): ConsumerStatus {
-    return { ...this.state, state: this.state.state === 'running' && this.saturated > 0 ? 'paused' : this.state.state };
-  }
-
-  get failed(): boolean {
-    return this.state.state === 'failed';
-  }
-
   async start(): Promise<void> {
     this.receiver = this.client.createReceiver(this.queue, {
       receiveMode: 'peekLock',
       maxAutoLockRenewalDurationInMs: this.timeoutS() * 1000 + LOCK_MARGIN_MS,
     });
-    this.state.state = 'running';
-    this.loop = this.receiveLoop(this.receiver);
+    this.startReceiving();
   }
 
-  async stop(): Promise<void> {
-    this.stopping.abort();
-    await this.loop;
-    await Promise.allSettled([...this.inFlight]);
+  protected receive(max: number, signal: AbortSignal): Promise<ServiceBusReceivedMessage[]> {
+    return this.receiver!.receiveMessages(max, { maxWaitTimeInMs: WAIT_MS, abortSignal: signal });
+  }
+
+  protected idOf(m: ServiceBusReceivedMessage): string | undefined {
+    return m.messageId === undefined ? undefined : String(m.messageId);
+  }
+
+  protected async close(): Promise<void> {
     await this.receiver?.close().catch(() => {});
     await this.client.close().catch(() => {});
   }
 
-  private async receiveLoop(receiver: ServiceBusReceiver): Promise<void> {
-    const signal = this.stopping.signal;
-    while (!signal.aborted) {
-      const free = this.deps.concurrency - this.inFlight.size;
-      if (free <= 0 || this.saturated > 0) {
-        // Full, or the algorithm said it is: wait for a delivery to end before taking more.
-        await Promise.race([...this.inFlight, this.sleep(this.deps.retry.saturatedMs)]);
-        continue;
-      }
-      let messages: ServiceBusReceivedMessage[];
-      try {
-        messages = await receiver.receiveMessages(free, { maxWaitTimeInMs: WAIT_MS, abortSignal: signal });
-        if (this.state.state === 'failed') {
-          this.state.state = 'running';
-          this.state.error = null;
-        }
-      } catch (err) {
-        if (signal.aborted) return;
-        this.fail(err);
-        await this.sleep(1000);
-        continue;
-      }
-      for (const m of messages) {
-        const work = this.deliver(receiver, m).catch((err: unknown) =>
-          this.deps.log.error(
-            { err, flow: this.flow.id, message: m.messageId },
-            `Service Bus flow ${this.flow.id}: a delivery failed to complete`,
-          ),
-        );
-        this.inFlight.add(work);
-        void work.finally(() => this.inFlight.delete(work));
-      }
-    }
-  }
-
-  private async deliver(receiver: ServiceBusReceiver, m: ServiceBusReceivedMessage): Promise<void> {
+  protected async deliver(m: ServiceBusReceivedMessage): Promise<void> {
+    const receiver = this.receiver!;
     // The AMQP header's count of earlier deliveries: this is delivery number count + 1.
     const attempt = (m.deliveryCount ?? 0) + 1;
     const messageId = m.messageId === undefined ? '' : String(m.messageId);
@@ -143,10 +93,8 @@ export class ServiceBusSubscriber {
       });
       return;
     }
-    const { retry } = this.deps;
     const saturated = outcome.kind === 'saturated';
-    const delayMs = saturated ? retry.saturatedMs : Math.min(retry.maxMs, retry.baseMs * 2 ** (attempt - 1));
-    if (saturated) this.markSaturated(retry.saturatedMs);
+    const delayMs = this.delayAfter(outcome, attempt);
     // Held (locked) for the delay, then abandoned: back on the queue, or dead-lettered by its max delivery count.
     await this.sleep(delayMs);
     await receiver.abandonMessage(m);
@@ -159,42 +107,6 @@ export class ServiceBusSubscriber {
       latencyMs: outcome.latencyMs,
     });
   }
-
-  /** Stops receiving for a while: the algorithm is saturated. */
-  private markSaturated(ms: number): void {
-    this.saturated++;
-    setTimeout(() => this.saturated--, ms).unref();
-  }
-
-  private timeoutS(): number {
-    return this.flow.timeoutSeconds ?? DEFAULT_FLOW_TIMEOUT_S;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    const signal = this.stopping.signal;
-    if (signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
-  }
-
-  private fail(err: unknown): void {
-    if (this.stopping.signal.aborted) return;
-    this.state.state = 'failed';
-    this.state.error = messageOf(err);
-    this.deps.log.warn({ err, flow: this.flow.id, queue: this.flow.sourceUri }, `Service Bus flow ${this.flow.id}: ${this.state.error}`);
-  }
-}
-
-/** The SDK's retries end in an AggregateError with an empty message: the reason is its last error's. */
-function messageOf(err: unknown): string {
-  if (err instanceof AggregateError && err.errors.length > 0) return messageOf(err.errors[err.errors.length - 1]);
-  return err instanceof Error ? err.message || err.name : String(err);
 }
 
 /** The SDK decodes the AMQP body: bytes stay bytes, text is UTF-8, anything else its JSON. */

@@ -21,19 +21,13 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
-import type { FlowDeliveries } from '../../domain/events/deliveries.js';
-import { DEFAULT_FLOW_TIMEOUT_S, type ConsumerStatus, type EventFlow } from '../../domain/events/model.js';
-import type { RetryPolicy, WorkerLog } from '../kafka/subscriber.js';
+import type { EventFlow } from '../../domain/events/model.js';
+import { QueueSubscriber, type QueueSubscriberDeps } from '../queue-subscriber.js';
 
-export interface SqsSubscriberDeps {
-  deliveries: FlowDeliveries;
+export interface SqsSubscriberDeps extends QueueSubscriberDeps {
   credentials: { roleArn: string } | { accessKeyId: string; secretAccessKey: string };
-  /** Messages in delivery at once (the algorithm's runners). */
-  concurrency: number;
-  retry: RetryPolicy;
   /** Region for queue URLs outside AWS (ElasticMQ and other SQS-compatible servers). */
   defaultRegion: string;
-  log: WorkerLog;
 }
 
 /** Long-poll wait; short enough that stopping never waits long for a receive to return. */
@@ -42,20 +36,14 @@ const WAIT_SECONDS = 2;
 const VISIBILITY_MARGIN_S = 30;
 const MAX_VISIBILITY_S = 12 * 60 * 60;
 
-export class SqsSubscriber {
-  private readonly state: ConsumerStatus = { state: 'starting', lag: null, error: null };
+export class SqsSubscriber extends QueueSubscriber<Message> {
+  protected readonly broker = 'SQS';
   private readonly client: SQSClient;
-  private readonly stopping = new AbortController();
-  private readonly inFlight = new Set<Promise<void>>();
-  private loop: Promise<void> | undefined;
   private maxReceives: number | null = null;
   private deadLetterArn: string | null = null;
-  private saturated = 0;
 
-  constructor(
-    readonly flow: EventFlow,
-    private readonly deps: SqsSubscriberDeps,
-  ) {
+  constructor(flow: EventFlow, deps: SqsSubscriberDeps) {
+    super(flow, deps);
     const url = new URL(flow.sourceUri!);
     const aws = /^sqs\.([a-z0-9-]+)\.amazonaws\.com/.exec(url.host) ?? /^([a-z0-9-]+)\.queue\.amazonaws\.com/.exec(url.host);
     const credentials =
@@ -68,14 +56,6 @@ export class SqsSubscriber {
       credentials,
       maxAttempts: 3,
     });
-  }
-
-  get status(): ConsumerStatus {
-    return { ...this.state, state: this.state.state === 'running' && this.saturated > 0 ? 'paused' : this.state.state };
-  }
-
-  get failed(): boolean {
-    return this.state.state === 'failed';
   }
 
   async start(): Promise<void> {
@@ -93,58 +73,33 @@ export class SqsSubscriber {
       this.fail(err);
       throw err;
     }
-    this.state.state = 'running';
-    this.loop = this.receiveLoop();
+    this.startReceiving();
   }
 
-  async stop(): Promise<void> {
-    this.stopping.abort();
-    await this.loop;
-    await Promise.allSettled([...this.inFlight]);
+  protected async receive(max: number, signal: AbortSignal): Promise<Message[]> {
+    const received = await this.client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: this.flow.sourceUri!,
+        MaxNumberOfMessages: Math.min(10, max),
+        WaitTimeSeconds: WAIT_SECONDS,
+        VisibilityTimeout: Math.min(MAX_VISIBILITY_S, Math.ceil(this.timeoutS() + VISIBILITY_MARGIN_S)),
+        MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
+        MessageAttributeNames: ['All'],
+      }),
+      { abortSignal: signal },
+    );
+    return received.Messages ?? [];
+  }
+
+  protected idOf(m: Message): string | undefined {
+    return m.MessageId;
+  }
+
+  protected async close(): Promise<void> {
     this.client.destroy();
   }
 
-  private async receiveLoop(): Promise<void> {
-    const signal = this.stopping.signal;
-    while (!signal.aborted) {
-      const free = this.deps.concurrency - this.inFlight.size;
-      if (free <= 0 || this.saturated > 0) {
-        // Full, or the algorithm said it is: wait for a delivery to end before taking more.
-        await Promise.race([...this.inFlight, this.sleep(this.deps.retry.saturatedMs)]);
-        continue;
-      }
-      let messages: Message[];
-      try {
-        const received = await this.client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: this.flow.sourceUri!,
-            MaxNumberOfMessages: Math.min(10, free),
-            WaitTimeSeconds: WAIT_SECONDS,
-            VisibilityTimeout: Math.min(MAX_VISIBILITY_S, Math.ceil(this.timeoutS() + VISIBILITY_MARGIN_S)),
-            MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
-            MessageAttributeNames: ['All'],
-          }),
-          { abortSignal: signal },
-        );
-        messages = received.Messages ?? [];
-        if (this.state.state === 'failed') this.state.state = 'running';
-      } catch (err) {
-        if (signal.aborted) return;
-        this.fail(err);
-        await this.sleep(1000);
-        continue;
-      }
-      for (const m of messages) {
-        const work = this.deliver(m).catch((err: unknown) =>
-          this.deps.log.error({ err, flow: this.flow.id, message: m.MessageId }, `SQS flow ${this.flow.id}: a delivery failed to complete`),
-        );
-        this.inFlight.add(work);
-        void work.finally(() => this.inFlight.delete(work));
-      }
-    }
-  }
-
-  private async deliver(m: Message): Promise<void> {
+  protected async deliver(m: Message): Promise<void> {
     const receives = Number(m.Attributes?.ApproximateReceiveCount ?? 1);
     const contentType =
       m.MessageAttributes?.['content-type']?.StringValue ?? m.MessageAttributes?.['Content-Type']?.StringValue ?? undefined;
@@ -167,10 +122,8 @@ export class SqsSubscriber {
       });
       return;
     }
-    const { retry } = this.deps;
     const saturated = outcome.kind === 'saturated';
-    const delayMs = saturated ? retry.saturatedMs : Math.min(retry.maxMs, retry.baseMs * 2 ** (receives - 1));
-    if (saturated) this.markSaturated(retry.saturatedMs);
+    const delayMs = this.delayAfter(outcome, receives);
     // Back to the queue after the delay: visible again then, received again (or dead-lettered by the queue).
     await this.client.send(
       new ChangeMessageVisibilityCommand({
@@ -189,35 +142,5 @@ export class SqsSubscriber {
       requestId: outcome.kind === 'failed' ? outcome.requestId : null,
       latencyMs: outcome.latencyMs,
     });
-  }
-
-  /** Stops receiving for a while: the algorithm is saturated. */
-  private markSaturated(ms: number): void {
-    this.saturated++;
-    setTimeout(() => this.saturated--, ms).unref();
-  }
-
-  private timeoutS(): number {
-    return this.flow.timeoutSeconds ?? DEFAULT_FLOW_TIMEOUT_S;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    const signal = this.stopping.signal;
-    if (signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
-  }
-
-  private fail(err: unknown): void {
-    if (this.stopping.signal.aborted) return;
-    this.state.state = 'failed';
-    this.state.error = err instanceof Error ? err.message : String(err);
-    this.deps.log.warn({ err, flow: this.flow.id, queue: this.flow.sourceUri }, `SQS flow ${this.flow.id}: ${this.state.error}`);
   }
 }
