@@ -12,6 +12,7 @@ import { metricsRoute, type MetricsOptions } from './metrics-route.js';
 import { installAuth } from './auth.js';
 import { installCors } from './cors.js';
 import { installRateLimits, type RateLimitOptions } from './rate-limits.js';
+import { lazyChildLogger } from './request-logger.js';
 import type { Api, ApiServices } from './context.js';
 import { frameworkError, installErrorHandling, installJsonParser } from './errors.js';
 import { SHARED_SCHEMAS } from './schemas.js';
@@ -139,6 +140,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
     logController: new LogController({ disableRequestLogging: !opts.logRequests }),
     return503OnClosing: true,
     frameworkErrors: frameworkError,
+    childLoggerFactory: lazyChildLogger,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const schema of [...SHARED_SCHEMAS, ...EVENT_SCHEMAS, ...ADMIN_SCHEMAS]) app.addSchema(schema);
