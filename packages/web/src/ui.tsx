@@ -1,7 +1,7 @@
 /**
  * The small set of pieces every page is made of: loading data with its error, running an
  * action with its busy state and the API's message next to the control that caused it, labelled
- * fields, a copy button, a confirmation dialog and a progress bar.
+ * fields, tables, a copy button, a confirmation dialog and a progress bar.
  */
 import type { ButtonHTMLAttributes, ComponentChildren } from 'preact';
 import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
@@ -110,6 +110,59 @@ export function Show<T>({ loaded, children, label }: { loaded: Loaded<T>; childr
       </p>
     );
   return <>{children(loaded.data)}</>;
+}
+
+/** One column of a Table: its header and what each row shows in it. */
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => ComponentChildren;
+  /** A class for the column's cells and header (`wide`: hidden on narrow screens). */
+  class?: string;
+}
+
+/**
+ * A table of rows that scrolls sideways on its own (focusable, so keyboards can scroll it), or
+ * the `empty` text when there are no rows and one is given.
+ */
+export function Table<T>({
+  rows,
+  columns,
+  rowKey,
+  empty,
+}: {
+  rows: T[];
+  columns: (Column<T> | false)[];
+  rowKey: (row: T) => string;
+  empty?: ComponentChildren;
+}) {
+  if (rows.length === 0 && empty !== undefined) return <p class="muted">{empty}</p>;
+  const shown = columns.filter((c): c is Column<T> => c !== false);
+  return (
+    <div class="table-wrap" tabIndex={0}>
+      <table>
+        <thead>
+          <tr>
+            {shown.map((c) => (
+              <th scope="col" key={c.header} class={c.class}>
+                {c.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={rowKey(row)}>
+              {shown.map((c) => (
+                <td key={c.header} class={c.class}>
+                  {c.cell(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
 }
 
 type FieldProps = {

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Capability, CreatedApiKey, Identity } from '@algohost/client';
 import type { SignedIn } from '../session.js';
 import { AccountScm } from './account-scm.js';
-import { Busy, ConfirmButton, CopyBlock, ErrorText, Field, Show, Time, useAction, useLoad, useTitle } from '../ui.js';
+import { Busy, ConfirmButton, CopyBlock, ErrorText, Field, Show, Table, Time, useAction, useLoad, useTitle } from '../ui.js';
 
 export const CAPABILITIES: [string, string][] = [
   ['manage_algorithms', 'Manage algorithms: create, edit, publish, git push and clone'],
@@ -221,51 +221,39 @@ function Keys({ session }: { session: SignedIn }) {
         </div>
       )}
       <Show loaded={keys} label="your keys">
-        {(list) =>
-          list.length === 0 ? (
-            <p class="muted">No keys.</p>
-          ) : (
-            <div class="table-wrap" tabIndex={0}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Key</th>
-                    <th scope="col">Description</th>
-                    <th scope="col">Capabilities</th>
-                    <th scope="col" class="wide">
-                      Created
-                    </th>
-                    <th scope="col">Revoke</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((k) => (
-                    <tr key={k.id}>
-                      <td>
-                        <code>{k.prefix}…</code>
-                        {k.kind === 'admin' ? ' (admin)' : ''}
-                      </td>
-                      <td>{k.description || <span class="muted">—</span>}</td>
-                      <td>{k.capabilities.join(', ')}</td>
-                      <td class="wide">
-                        <Time iso={k.created_at} />
-                      </td>
-                      <td>
-                        <ConfirmButton
-                          label={`Revoke ${k.prefix}…`}
-                          question={<p>Revoke this key? Whatever uses it stops working at once.</p>}
-                          onConfirm={() => revoke.run(k.id)}
-                          busy={revoke.busy}
-                          error={revoke.error}
-                        />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {(list) => (
+          <Table
+            rows={list}
+            rowKey={(k) => k.id}
+            empty="No keys."
+            columns={[
+              {
+                header: 'Key',
+                cell: (k) => (
+                  <>
+                    <code>{k.prefix}…</code>
+                    {k.kind === 'admin' ? ' (admin)' : ''}
+                  </>
+                ),
+              },
+              { header: 'Description', cell: (k) => k.description || <span class="muted">—</span> },
+              { header: 'Capabilities', cell: (k) => k.capabilities.join(', ') },
+              { header: 'Created', class: 'wide', cell: (k) => <Time iso={k.created_at} /> },
+              {
+                header: 'Revoke',
+                cell: (k) => (
+                  <ConfirmButton
+                    label={`Revoke ${k.prefix}…`}
+                    question={<p>Revoke this key? Whatever uses it stops working at once.</p>}
+                    onConfirm={() => revoke.run(k.id)}
+                    busy={revoke.busy}
+                    error={revoke.error}
+                  />
+                ),
+              },
+            ]}
+          />
+        )}
       </Show>
     </section>
   );

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { AlgohostError, type KafkaCluster } from '@algohost/client';
 import { Link } from '../router.js';
 import type { SignedIn } from '../session.js';
-import { Busy, ConfirmButton, ErrorText, Field, Show, Time, useAction, useLoad } from '../ui.js';
+import { Busy, ConfirmButton, ErrorText, Field, Show, Table, Time, useAction, useLoad } from '../ui.js';
 
 const MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
 
@@ -307,53 +307,39 @@ function ClusterCard({ session, cluster: k, onDeleted }: { session: SignedIn; cl
       </Show>
       <h4>Assignments</h4>
       <Show loaded={assignments} label={`the assignments of ${k.name}`}>
-        {(list) =>
-          list.length === 0 ? (
-            <p class="muted">No algorithm is assigned to a topic of this cluster.</p>
-          ) : (
-            <div class="table-wrap" tabIndex={0}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Algorithm</th>
-                    <th scope="col">Topic</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Flow</th>
-                    <th scope="col">Remove</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((f) => {
-                    const [owner, name] = f.algorithm.split('/');
-                    return (
-                      <tr key={f.id}>
-                        <td>
-                          <Link href={`/algorithms/${owner}/${name}/events`}>{f.algorithm}</Link>
-                        </td>
-                        <td>
-                          <code>{f.topic}</code>
-                        </td>
-                        <td>{f.role}</td>
-                        <td>{f.enabled ? `enabled, ${f.version ?? 'no version'}` : 'disabled'}</td>
-                        <td>
-                          <Busy
-                            type="button"
-                            class="secondary small"
-                            aria-label={`Remove ${f.algorithm} from ${f.topic}`}
-                            busy={unassign.busy}
-                            onClick={() => void unassign.run(f.id)}
-                          >
-                            Remove
-                          </Busy>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {(list) => (
+          <Table
+            rows={list}
+            rowKey={(f) => f.id}
+            empty="No algorithm is assigned to a topic of this cluster."
+            columns={[
+              {
+                header: 'Algorithm',
+                cell: (f) => {
+                  const [owner, name] = f.algorithm.split('/');
+                  return <Link href={`/algorithms/${owner}/${name}/events`}>{f.algorithm}</Link>;
+                },
+              },
+              { header: 'Topic', cell: (f) => <code>{f.topic}</code> },
+              { header: 'Role', cell: (f) => f.role },
+              { header: 'Flow', cell: (f) => (f.enabled ? `enabled, ${f.version ?? 'no version'}` : 'disabled') },
+              {
+                header: 'Remove',
+                cell: (f) => (
+                  <Busy
+                    type="button"
+                    class="secondary small"
+                    aria-label={`Remove ${f.algorithm} from ${f.topic}`}
+                    busy={unassign.busy}
+                    onClick={() => void unassign.run(f.id)}
+                  >
+                    Remove
+                  </Busy>
+                ),
+              },
+            ]}
+          />
+        )}
       </Show>
       <ErrorText error={unassign.error} />
       <form

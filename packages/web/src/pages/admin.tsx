@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { collect } from '@algohost/client';
 import { Link } from '../router.js';
 import type { SignedIn } from '../session.js';
-import { Busy, ConfirmButton, ErrorText, Field, Show, Time, useAction, useLoad, useTitle } from '../ui.js';
+import { Busy, ConfirmButton, ErrorText, Field, Show, Table, Time, useAction, useLoad, useTitle } from '../ui.js';
 import { AdminEvents } from './admin-events.js';
 import { AdminScm } from './admin-scm.js';
 import { nameProblem } from './create-algorithm.js';
@@ -167,41 +167,31 @@ function Users({ session }: { session: SignedIn }) {
         <h2 id="user-list">Users</h2>
         <Show loaded={users} label="users">
           {(list) => (
-            <div class="table-wrap" tabIndex={0}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Username</th>
-                    <th scope="col">Name</th>
-                    <th scope="col">Email</th>
-                    <th scope="col">Delete</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((u) => (
-                    <tr key={u.id}>
-                      <td>{u.username}</td>
-                      <td>{u.fullname || <span class="muted">—</span>}</td>
-                      <td>{u.email || <span class="muted">—</span>}</td>
-                      <td>
-                        {u.username === session.me.username ? (
-                          <span class="muted">you</span>
-                        ) : (
-                          <ConfirmButton
-                            label={`Delete ${u.username}`}
-                            question={<p>Delete the account {u.username}, its keys, algorithms and data?</p>}
-                            confirmText={u.username}
-                            onConfirm={() => remove.run(u.username)}
-                            busy={remove.busy}
-                            error={remove.error}
-                          />
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              rows={list}
+              rowKey={(u) => u.id}
+              columns={[
+                { header: 'Username', cell: (u) => u.username },
+                { header: 'Name', cell: (u) => u.fullname || <span class="muted">—</span> },
+                { header: 'Email', cell: (u) => u.email || <span class="muted">—</span> },
+                {
+                  header: 'Delete',
+                  cell: (u) =>
+                    u.username === session.me.username ? (
+                      <span class="muted">you</span>
+                    ) : (
+                      <ConfirmButton
+                        label={`Delete ${u.username}`}
+                        question={<p>Delete the account {u.username}, its keys, algorithms and data?</p>}
+                        confirmText={u.username}
+                        onConfirm={() => remove.run(u.username)}
+                        busy={remove.busy}
+                        error={remove.error}
+                      />
+                    ),
+                },
+              ]}
+            />
           )}
         </Show>
       </section>
@@ -220,45 +210,31 @@ function Organizations({ session }: { session: SignedIn }) {
     <section aria-labelledby="orgs">
       <h2 id="orgs">Organizations</h2>
       <Show loaded={orgs} label="organizations">
-        {(list) =>
-          list.length === 0 ? (
-            <p class="muted">No organizations.</p>
-          ) : (
-            <div class="table-wrap" tabIndex={0}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Display name</th>
-                    <th scope="col">Contact</th>
-                    <th scope="col">Delete</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((o) => (
-                    <tr key={o.id}>
-                      <td>
-                        <Link href={`/organizations/${o.org_name}`}>{o.org_name}</Link>
-                      </td>
-                      <td>{o.org_label}</td>
-                      <td>{o.org_email || <span class="muted">—</span>}</td>
-                      <td>
-                        <ConfirmButton
-                          label={`Delete ${o.org_name}`}
-                          question={<p>Delete the organization {o.org_name}?</p>}
-                          confirmText={o.org_name}
-                          onConfirm={() => remove.run(o.org_name)}
-                          busy={remove.busy}
-                          error={remove.error}
-                        />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {(list) => (
+          <Table
+            rows={list}
+            rowKey={(o) => o.id}
+            empty="No organizations."
+            columns={[
+              { header: 'Name', cell: (o) => <Link href={`/organizations/${o.org_name}`}>{o.org_name}</Link> },
+              { header: 'Display name', cell: (o) => o.org_label },
+              { header: 'Contact', cell: (o) => o.org_email || <span class="muted">—</span> },
+              {
+                header: 'Delete',
+                cell: (o) => (
+                  <ConfirmButton
+                    label={`Delete ${o.org_name}`}
+                    question={<p>Delete the organization {o.org_name}?</p>}
+                    confirmText={o.org_name}
+                    onConfirm={() => remove.run(o.org_name)}
+                    busy={remove.busy}
+                    error={remove.error}
+                  />
+                ),
+              },
+            ]}
+          />
+        )}
       </Show>
     </section>
   );
@@ -280,47 +256,26 @@ function Environments({ session }: { session: SignedIn }) {
       <p class="hint">From the catalog (packages/server/catalog/environments.json); ids are this cluster's own.</p>
       <Show loaded={envs} label="environments">
         {(list) => (
-          <div class="table-wrap" tabIndex={0}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Environment</th>
-                  <th scope="col">Language</th>
-                  <th scope="col">Machine</th>
-                  <th scope="col" class="wide">
-                    Runtime
-                  </th>
-                  <th scope="col" class="wide">
-                    Id
-                  </th>
-                  <th scope="col" class="wide">
-                    Created
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((e) => (
-                  <tr key={e.id}>
-                    <td>
-                      {e.display_name}
-                      <div class="muted">{e.name}</div>
-                    </td>
-                    <td>{e.languageName}</td>
-                    <td>{e.machine_type}</td>
-                    <td class="wide">
-                      {e.runtime.name} {e.runtime.version}
-                    </td>
-                    <td class="wide">
-                      <code>{e.id}</code>
-                    </td>
-                    <td class="wide">
-                      <Time iso={e.created_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            rows={list}
+            rowKey={(e) => e.id}
+            columns={[
+              {
+                header: 'Environment',
+                cell: (e) => (
+                  <>
+                    {e.display_name}
+                    <div class="muted">{e.name}</div>
+                  </>
+                ),
+              },
+              { header: 'Language', cell: (e) => e.languageName },
+              { header: 'Machine', cell: (e) => e.machine_type },
+              { header: 'Runtime', class: 'wide', cell: (e) => `${e.runtime.name} ${e.runtime.version}` },
+              { header: 'Id', class: 'wide', cell: (e) => <code>{e.id}</code> },
+              { header: 'Created', class: 'wide', cell: (e) => <Time iso={e.created_at} /> },
+            ]}
+          />
         )}
       </Show>
     </section>

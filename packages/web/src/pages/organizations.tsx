@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Invitation, OrganizationInput } from '@algohost/client';
 import { Link, navigate } from '../router.js';
 import { refreshMe, type SignedIn } from '../session.js';
-import { Busy, ConfirmButton, ErrorText, Field, Show, Time, useAction, useLoad, useTitle } from '../ui.js';
+import { Busy, ConfirmButton, ErrorText, Field, Show, Table, Time, useAction, useLoad, useTitle } from '../ui.js';
 import { nameProblem } from './create-algorithm.js';
 
 /** The organizations I belong to, invitations waiting for me, and creating one. */
@@ -216,53 +216,45 @@ export function OrganizationPage({ session, org }: { session: SignedIn; org: str
         <h2 id="members">Members</h2>
         <Show loaded={members} label="members">
           {(list) => (
-            <div class="table-wrap" tabIndex={0}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">User</th>
-                    <th scope="col">Role</th>
-                    {canManage && <th scope="col">Remove</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((m) => (
-                    <tr key={m.username}>
-                      <td>{m.username}</td>
-                      <td>
-                        {canManage ? (
-                          <select
-                            aria-label={`Role of ${m.username}`}
-                            value={m.role}
-                            onChange={(e) => void changeRole.run(m.username, e.currentTarget.value as 'member' | 'owner')}
-                          >
-                            <option value="member">member</option>
-                            <option value="owner">owner</option>
-                          </select>
-                        ) : (
-                          m.role
-                        )}
-                      </td>
-                      {canManage && (
-                        <td>
-                          <ConfirmButton
-                            label={`Remove ${m.username}`}
-                            question={
-                              <p>
-                                Remove {m.username} from {org}?
-                              </p>
-                            }
-                            onConfirm={() => remove.run(m.username)}
-                            busy={remove.busy}
-                            error={remove.error}
-                          />
-                        </td>
-                      )}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              rows={list}
+              rowKey={(m) => m.username}
+              columns={[
+                { header: 'User', cell: (m) => m.username },
+                {
+                  header: 'Role',
+                  cell: (m) =>
+                    canManage ? (
+                      <select
+                        aria-label={`Role of ${m.username}`}
+                        value={m.role}
+                        onChange={(e) => void changeRole.run(m.username, e.currentTarget.value as 'member' | 'owner')}
+                      >
+                        <option value="member">member</option>
+                        <option value="owner">owner</option>
+                      </select>
+                    ) : (
+                      m.role
+                    ),
+                },
+                canManage && {
+                  header: 'Remove',
+                  cell: (m) => (
+                    <ConfirmButton
+                      label={`Remove ${m.username}`}
+                      question={
+                        <p>
+                          Remove {m.username} from {org}?
+                        </p>
+                      }
+                      onConfirm={() => remove.run(m.username)}
+                      busy={remove.busy}
+                      error={remove.error}
+                    />
+                  ),
+                },
+              ]}
+            />
           )}
         </Show>
         <ErrorText error={changeRole.error} />
