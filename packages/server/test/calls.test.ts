@@ -66,7 +66,14 @@ describe('the call API (Python fixture)', () => {
     assert.equal(second.body.metadata.cold_start, false);
     for (const k of ['queue_ms', 'start_ms', 'run_ms']) assert.equal(typeof second.body.metadata[k], 'number', k);
     // /metrics answers admins (or the metrics token): api/metrics-route.ts.
-    const metrics = await fetch(`${srv.url}/metrics`, { headers: { authorization: `Simple ${srv.adminKey}` } }).then((r) => r.text());
+    // Every node that runs calls and builds (one, or a cluster's workers) reports its own.
+    const metrics = (
+      await Promise.all(
+        srv.runnerNodeUrls.map((url) =>
+          fetch(`${url}/metrics`, { headers: { authorization: `Simple ${srv.adminKey}` } }).then((r) => r.text()),
+        ),
+      )
+    ).join('\n');
     assert.match(metrics, /algohost_calls_total [1-9]/);
     assert.match(metrics, /algohost_warm_calls_total [1-9]/);
     assert.match(metrics, /algohost_cold_starts_total [1-9]/);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { Client } from './http.js';
 import type { TestServer } from './server.js';
 import type { TestUser } from './fixtures.js';
@@ -93,6 +94,33 @@ export function blobFiles(srv: TestServer): { objects: string[]; tmp: string[] }
           .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]))
       : [];
   return { objects: walk(path.join(root, 'objects')), tmp: walk(path.join(root, 'tmp')) };
+}
+
+/**
+ * How many hosted-data files the blob store holds, on disk or in the S3 bucket (a cluster's):
+ * for tests that check nothing but what was accepted got stored.
+ */
+export async function storedDataObjects(srv: TestServer): Promise<number> {
+  const c = srv.config;
+  if (c.blobStore !== 's3') return blobFiles(srv).objects.length;
+  const s3 = new S3Client({
+    region: c.s3Region,
+    endpoint: c.s3Endpoint,
+    forcePathStyle: c.s3ForcePathStyle,
+    credentials: { accessKeyId: c.s3AccessKeyId!, secretAccessKey: c.s3SecretAccessKey! },
+  });
+  try {
+    let count = 0;
+    let token: string | undefined;
+    do {
+      const page = await s3.send(new ListObjectsV2Command({ Bucket: c.s3Bucket!, Prefix: 'data/', ContinuationToken: token }));
+      count += page.KeyCount ?? 0;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return count;
+  } finally {
+    s3.destroy();
+  }
 }
 
 export async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {

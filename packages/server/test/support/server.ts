@@ -2,6 +2,11 @@
  * Starts a real algohost node for a test: its own temporary data directory, a free port, a
  * known admin key, and either SQLite or a fresh database on the PostgreSQL server that
  * `scripts/with-services.sh` started (ALGOHOST_TEST_POSTGRES_URL).
+ *
+ * With ALGOHOST_TEST_TOPOLOGY=cluster (set by the files in test/cluster-topology/, which run the
+ * core loop's tests unchanged) the "server" is a cluster instead: an API node that the test
+ * talks to and two workers, each with its own data directory, sharing only PostgreSQL, NATS,
+ * the S3 store and the Git volume (the API node's repository directory), as in a deployment.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,7 +20,10 @@ import { generateApiKey } from '../../src/domain/accounts/secrets.js';
 export type DatabaseKind = 'sqlite' | 'postgres';
 
 export const POSTGRES_URL = process.env.ALGOHOST_TEST_POSTGRES_URL;
-export const DATABASES: DatabaseKind[] = POSTGRES_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+/** The core loop's tests run against a cluster (API node + two workers) instead of one node. */
+export const CLUSTER_TOPOLOGY = process.env.ALGOHOST_TEST_TOPOLOGY === 'cluster';
+/** A cluster keeps its metadata in PostgreSQL only. */
+export const DATABASES: DatabaseKind[] = CLUSTER_TOPOLOGY ? ['postgres'] : POSTGRES_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 if (!POSTGRES_URL && !process.env.ALGOHOST_TEST_QUIET) {
   console.warn('ALGOHOST_TEST_POSTGRES_URL is unset: PostgreSQL variants are skipped (npm test starts PostgreSQL).');
 }
@@ -26,6 +34,8 @@ export const BUILD_CACHE_DIR =
 
 export interface TestServer {
   url: string;
+  /** The nodes whose runners serve calls and builds (their /metrics count them): this one, or a cluster's workers. */
+  runnerNodeUrls: string[];
   adminKey: string;
   dataDir: string;
   config: Config;
@@ -75,6 +85,7 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop: () 
 }
 
 export async function startTestServer(opts: { database?: DatabaseKind; env?: Record<string, string> } = {}): Promise<TestServer> {
+  if (CLUSTER_TOPOLOGY) return startTestCluster(opts.env ?? {});
   const dataDir = await makeTempDir();
   const pgdb = opts.database === 'postgres' ? await createPostgresDatabase() : undefined;
   const adminKey = generateApiKey();
@@ -101,6 +112,7 @@ async function launch(env: Record<string, string>, adminKey: string, dataDir: st
   const server = await startServer(config, { level: config.logLevel });
   const self: TestServer = {
     url: server.url,
+    runnerNodeUrls: [server.url],
     adminKey,
     dataDir,
     config,
@@ -115,4 +127,70 @@ async function launch(env: Record<string, string>, adminKey: string, dataDir: st
     },
   };
   return self;
+}
+
+/**
+ * An API node (returned as the TestServer: its URL, data directory and configuration) and two
+ * workers in this process. Restarting restarts the API node; the workers stay up, as they
+ * would while one API node of a deployment is replaced.
+ */
+async function startTestCluster(extraEnv: Record<string, string>): Promise<TestServer> {
+  const { ALGOHOST_TEST_NATS_URL: nats, ALGOHOST_TEST_S3_ENDPOINT: s3 } = process.env;
+  if (!POSTGRES_URL || !nats || !s3) {
+    throw new Error('ALGOHOST_TEST_TOPOLOGY=cluster needs PostgreSQL, NATS and S3: run under scripts/with-services.sh');
+  }
+  const dataDir = await makeTempDir('algohost-test-api-');
+  const pgdb = await createPostgresDatabase();
+  const adminKey = generateApiKey();
+  const shared: Record<string, string> = {
+    ALGOHOST_DATABASE_URL: pgdb.url,
+    ALGOHOST_NATS_URL: nats,
+    ALGOHOST_BLOB_STORE: 's3',
+    ALGOHOST_S3_ENDPOINT: s3,
+    ALGOHOST_S3_BUCKET: `algohost-${crypto.randomBytes(4).toString('hex')}`,
+    ALGOHOST_S3_ACCESS_KEY_ID: 'test',
+    ALGOHOST_S3_SECRET_ACCESS_KEY: 'test',
+    // The one directory the nodes share: the Git volume (and the build logs on it).
+    ALGOHOST_REPOSITORY_DIR: path.join(dataDir, 'repositories'),
+    ALGOHOST_BUILD_LOG_DIR: path.join(dataDir, 'build-logs'),
+    ALGOHOST_ADMIN_KEY: adminKey,
+    ALGOHOST_CLUSTER_KEY: crypto.randomBytes(32).toString('base64'),
+    ALGOHOST_PORT: '0',
+    ALGOHOST_LOG_LEVEL: process.env.ALGOHOST_TEST_LOG_LEVEL ?? 'silent',
+    ALGOHOST_BUILD_CACHE_DIR: BUILD_CACHE_DIR,
+    ALGOHOST_BUILD_CACHE_SHARED: 'true',
+    ...extraEnv,
+  };
+  const workerDirs = await Promise.all([makeTempDir('algohost-test-worker-'), makeTempDir('algohost-test-worker-')]);
+  const startNode = async (env: Record<string, string>) => {
+    const config = loadConfig(env, []);
+    return { config, server: await startServer(config, { level: config.logLevel }) };
+  };
+  // The API node first: it makes the schema, the bucket and the admin account.
+  const apiEnv = { ...shared, ALGOHOST_ROLE: 'api', ALGOHOST_DATA_DIR: dataDir };
+  let api = await startNode(apiEnv);
+  const workers = await Promise.all(workerDirs.map((dir) => startNode({ ...shared, ALGOHOST_ROLE: 'worker', ALGOHOST_DATA_DIR: dir })));
+  const cleanup = async () => {
+    await Promise.all(workers.map((w) => w.server.close()));
+    await pgdb.drop();
+    for (const dir of [dataDir, ...workerDirs]) await fs.promises.rm(dir, { recursive: true, force: true });
+  };
+  const serverOf = (): TestServer => ({
+    url: api.server.url,
+    runnerNodeUrls: workers.map((w) => w.server.url),
+    adminKey,
+    dataDir,
+    config: api.config,
+    server: api.server,
+    stop: async () => {
+      await api.server.close();
+      await cleanup();
+    },
+    restart: async (more = {}) => {
+      await api.server.close();
+      api = await startNode({ ...apiEnv, ...more });
+      return serverOf();
+    },
+  });
+  return serverOf();
 }
