@@ -12,22 +12,40 @@ import { type AlgorithmRuntime, type Execution, type PipeRequest, type RunTarget
 import { DomainError, Errors } from '../domain/errors.js';
 import type { Capability } from '../domain/accounts/model.js';
 import type { CallContext, Principal } from '../domain/auth/principal.js';
+import type { LoadReport, WorkerDirectory } from './directory.js';
 import { decodeFrame, encodeFrame } from './frames.js';
-import { type NatsCluster, SUBJECTS } from './nats-cluster.js';
+import { artifactToken, type NatsCluster, SUBJECTS } from './nats-cluster.js';
 
-export function natsBuildDispatch(cluster: NatsCluster): BuildDispatch {
+/** What a build or call that needs a GPU is told while no live worker declares one. */
+const NO_GPU_WORKER = 'no live worker of this cluster declares a GPU (ALGOHOST_WORKER_GPU=true)';
+
+/**
+ * Queued builds to the workers; those of GPU environments (`gpuEnvironment`) to the GPU
+ * workers' subject, where they wait, saying so, while no GPU worker is live.
+ */
+export function natsBuildDispatch(
+  cluster: NatsCluster,
+  directory: WorkerDirectory,
+  gpuEnvironment: (name: string) => boolean,
+): BuildDispatch {
   return {
     queued: async (build: Build) => {
-      await cluster.js.publish(SUBJECTS.build, build.id, { msgID: build.id });
+      const gpu = gpuEnvironment(build.environmentName);
+      await cluster.js.publish(gpu ? SUBJECTS.gpuBuild : SUBJECTS.build, build.id, { msgID: build.id });
+      if (gpu && !directory.hasGpuWorker()) {
+        return `${build.environmentName} needs a GPU and ${NO_GPU_WORKER}: the build waits in the queue until one joins`;
+      }
+      return undefined;
     },
   };
 }
 
 export function natsAsyncDispatch(cluster: NatsCluster): AsyncDispatch {
   return {
-    submitted: async ({ requestId, caller, input }: AsyncJob) => {
+    submitted: async ({ requestId, caller, input, gpu }: AsyncJob) => {
       const { body, ...rest } = input;
-      await cluster.js.publish(SUBJECTS.async, encodeFrame({ requestId, caller, input: rest }, body), { msgID: requestId });
+      const subject = gpu ? SUBJECTS.gpuAsync : SUBJECTS.async;
+      await cluster.js.publish(subject, encodeFrame({ requestId, caller, input: rest }, body), { msgID: requestId });
     },
   };
 }
@@ -55,11 +73,12 @@ export interface CallKeyRef {
   call?: CallContext;
 }
 
-/** A worker's answer to a sync call. */
-export type RunReply =
+/** A worker's answer to a sync call, with its load once the call ended (for routing the next ones). */
+export type RunReply = (
   | { ok: Execution }
   | { failure: { errorType: string; message: string } }
-  | { error: { kind: DomainError['kind']; code: number; message: string; details?: DomainError['details']; id?: string } };
+  | { error: { kind: DomainError['kind']; code: number; message: string; details?: DomainError['details']; id?: string } }
+) & { report?: LoadReport };
 
 /**
  * A worker sends an empty message to the caller this often while it runs a call (and its final
@@ -76,10 +95,13 @@ interface Pending {
 }
 
 /**
- * The AlgorithmRuntime of an API node: each call is one NATS message, first to the workers that
- * have the build warm (a queue group per artifact), else to any worker, which starts a runner.
- * Answers (heartbeats and the result) come back on one subscription of this node's own inbox
- * prefix, one reply subject per call.
+ * The AlgorithmRuntime of an API node: each call is one NATS message to one worker, picked from
+ * the live workers' presence entries (WorkerDirectory.pick: one that has the build warm, else
+ * the least loaded, which starts a runner; a GPU worker for a GPU environment). The API node
+ * picks rather than a NATS queue group because a queue group cannot leave out a member that
+ * went silent: its subscriptions live until nats-server's ping timeout. Answers (heartbeats and
+ * the result) come back on one subscription of this node's own inbox prefix, one reply subject
+ * per call.
  */
 export class NatsRuntime implements AlgorithmRuntime {
   private readonly inbox: string;
@@ -88,6 +110,7 @@ export class NatsRuntime implements AlgorithmRuntime {
 
   constructor(
     private readonly cluster: NatsCluster,
+    private readonly directory: WorkerDirectory,
     /** The API node's live call keys (KeyService.callKeyPrincipal). */
     private readonly callKeys: (secret: string) => Principal | undefined,
   ) {
@@ -107,9 +130,45 @@ export class NatsRuntime implements AlgorithmRuntime {
       message.callKey = { accountId: key.account.id, capabilities: [...key.capabilities], ...(key.call ? { call: key.call } : {}) };
     }
     const data = encodeFrame(message, json);
-    const reply = (await this.ask(SUBJECTS.run(target.artifact), data)) ?? (await this.ask(SUBJECTS.runAny, data));
-    if (!reply) throw Errors.unavailable('no worker is connected to this cluster; start one (ALGOHOST_ROLE=worker) and call again');
-    const { meta } = decodeFrame<RunReply>(reply.data);
+    const token = artifactToken(target.artifact);
+    const gpu = target.environment.machine_type === 'GPU';
+    // A worker that is gone without its entry expiring yet (nobody subscribed) is skipped for the next.
+    const tried = new Set<string>();
+    let meta: RunReply | undefined;
+    let refreshed = false;
+    while (!meta) {
+      let worker = this.directory.pick(token, gpu, tried);
+      if (!worker && !refreshed) {
+        refreshed = true;
+        try {
+          await this.directory.refresh();
+        } catch (err) {
+          throw new RuntimeFailure('SystemExit', `this node cannot reach NATS (${(err as Error).message}); call again`);
+        }
+        worker = this.directory.pick(token, gpu, tried);
+      }
+      if (!worker) {
+        if (gpu) throw Errors.unavailable(`${target.environment.name} needs a GPU and ${NO_GPU_WORKER}; call again once one runs`);
+        throw Errors.unavailable('no worker is connected to this cluster; start one (ALGOHOST_ROLE=worker) and call again');
+      }
+      tried.add(worker.id);
+      this.directory.sending(worker.id);
+      let answer: Msg | undefined;
+      try {
+        answer = await this.ask(SUBJECTS.runOn(worker.id), data);
+      } catch (err) {
+        this.directory.answered(worker.id, token);
+        this.directory.silent(worker.id);
+        throw err;
+      }
+      if (!answer) {
+        this.directory.answered(worker.id, token);
+        this.directory.silent(worker.id);
+        continue;
+      }
+      meta = decodeFrame<RunReply>(answer.data).meta;
+      this.directory.answered(worker.id, token, meta.report);
+    }
     if ('ok' in meta) return meta.ok;
     if ('failure' in meta) throw new RuntimeFailure(meta.failure.errorType, meta.failure.message);
     const e = meta.error;

@@ -7,9 +7,11 @@
  * - `algohost.work.build` / `algohost.work.async` (stream ALGOHOST_WORK, work-queue retention,
  *   file storage): one message per queued build / accepted async call, taken by one worker,
  *   acknowledged once the outcome is recorded, redelivered after the ack wait when the worker
- *   holding it went silent (a live worker reports progress).
- * - `algohost.run.<artifact hash>` (queue group `workers`): sync calls, to a worker that has that
- *   build warm; `algohost.run.any` when none has.
+ *   holding it went silent (a live worker reports progress). `algohost.work.gpu.build` /
+ *   `algohost.work.gpu.async`: the same for GPU environments, taken only by workers that
+ *   declare a GPU (ALGOHOST_WORKER_GPU); they wait in the stream while there is none.
+ * - `algohost.run.node.<node id>`: sync calls to one worker, the one the API node picked from
+ *   the presence entries (cluster/directory.ts: warm there, else the least loaded).
  * - `algohost.build.<build id>`: live build output from the worker to every node's followers.
  */
 import crypto from 'node:crypto';
@@ -29,12 +31,13 @@ export const STREAM = 'ALGOHOST_WORK';
 export const SUBJECTS = {
   build: 'algohost.work.build',
   async: 'algohost.work.async',
-  runAny: 'algohost.run.any',
-  run: (artifact: string) => `algohost.run.${artifactToken(artifact)}`,
+  gpuBuild: 'algohost.work.gpu.build',
+  gpuAsync: 'algohost.work.gpu.async',
+  runOn: (nodeId: string) => `algohost.run.node.${nodeId}`,
   buildEvents: (buildId: string) => `algohost.build.${buildId}`,
   allBuildEvents: 'algohost.build.*',
 } as const;
-export const CONSUMERS = { build: 'builds', async: 'async-calls' } as const;
+export const CONSUMERS = { build: 'builds', async: 'async-calls', gpuBuild: 'gpu-builds', gpuAsync: 'gpu-async-calls' } as const;
 export const WORKERS_BUCKET = 'algohost_workers';
 /** A worker's presence entry lives this long unless renewed (workers renew every 5 s). */
 export const PRESENCE_TTL_MS = 15_000;
@@ -85,6 +88,8 @@ export async function openNatsCluster(url: string, opts: { ackWaitMs: number; na
     for (const [durable, subject] of [
       [CONSUMERS.build, SUBJECTS.build],
       [CONSUMERS.async, SUBJECTS.async],
+      [CONSUMERS.gpuBuild, SUBJECTS.gpuBuild],
+      [CONSUMERS.gpuAsync, SUBJECTS.gpuAsync],
     ] as const) {
       const consumer = {
         durable_name: durable,

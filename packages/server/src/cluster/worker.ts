@@ -2,7 +2,9 @@
  * A worker of the cluster: takes builds and async calls from JetStream, a few at a time, and
  * answers sync calls sent to it over NATS, running all of them on this node (its builder and
  * runner pool). The `cluster.worker` job (jobs/catalog.ts) starts it, has it announce itself
- * every few seconds, and stops it.
+ * every few seconds (its presence entry: load, warm artifacts, GPU, flow statuses; API nodes
+ * route sync calls from these, cluster/directory.ts), and stops it. A worker that declares a GPU
+ * also takes the GPU environments' builds and async calls, in slots of their own.
  *
  * Durable work is acknowledged only once its outcome is recorded in the database; while it
  * runs the worker tells JetStream it is still working, so a message comes back to another
@@ -15,10 +17,12 @@ import type { BuildService, DispatchOutcome } from '../domain/builds/build-servi
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import { type AlgorithmRuntime, type PipeRequest, RuntimeFailure } from '../domain/calls/ports.js';
 import { DomainError } from '../domain/errors.js';
+import type { ConsumerStatus } from '../domain/events/model.js';
 import { type CallKeyRef, HEARTBEAT_MS, type RunMessage, type RunReply } from './dispatch.js';
 import { decodeAsyncJob } from './dispatch.js';
+import type { PresenceEntry } from './directory.js';
 import { decodeFrame, encodeFrame } from './frames.js';
-import { CONSUMERS, type NatsCluster, STREAM, SUBJECTS } from './nats-cluster.js';
+import { artifactToken, CONSUMERS, type NatsCluster, STREAM, SUBJECTS } from './nats-cluster.js';
 
 export interface WorkerLog {
   info(obj: object, msg: string): void;
@@ -36,8 +40,10 @@ export interface ClusterWorkerDeps {
   adoptCallKey: (secret: string, ref: CallKeyRef, ttlMs: number) => Promise<(() => void) | undefined>;
   /** The artifacts this node has warm runners of (the pool's), for routing sync calls here. */
   warmArtifacts: () => Set<string>;
-  /** Facts for the presence entry: runners, calls and builds in progress. */
-  load: () => Record<string, number>;
+  /** This node's warm runners (busy or idle). */
+  warmRunners: () => number;
+  /** What the subscriber flows running here report, by flow id. */
+  flows: () => Record<string, ConsumerStatus>;
   settings: { buildSlots: number; asyncSlots: number; ackWaitMs: number; gpu: boolean };
   log: WorkerLog;
 }
@@ -50,34 +56,44 @@ const BUSY_DELAY_MS = 2000;
 export class ClusterWorker {
   private stopping = false;
   private readonly loops: Promise<void>[] = [];
-  private readonly subscriptions = new Map<string, Subscription>();
+  private subscription: Subscription | undefined;
   private readonly startedAt = new Date().toISOString();
   private callsInFlight = 0;
+  /** Numbers this worker's reports (entries and call answers), so a reader keeps the newest. */
+  private seq = 0;
 
   constructor(private readonly deps: ClusterWorkerDeps) {}
 
   async start(): Promise<void> {
     const { cluster, settings } = this.deps;
-    const builds = await cluster.js.consumers.get(STREAM, CONSUMERS.build);
-    const calls = await cluster.js.consumers.get(STREAM, CONSUMERS.async);
-    for (let i = 0; i < settings.buildSlots; i++) this.loops.push(this.pull(builds, (m) => this.build(m)));
-    for (let i = 0; i < settings.asyncSlots; i++) this.loops.push(this.pull(calls, (m) => this.asyncCall(m)));
-    this.serve(SUBJECTS.runAny);
+    const kinds: [string, string][] = [[CONSUMERS.build, CONSUMERS.async]];
+    if (settings.gpu) kinds.push([CONSUMERS.gpuBuild, CONSUMERS.gpuAsync]);
+    for (const [build, async] of kinds) {
+      const builds = await cluster.js.consumers.get(STREAM, build);
+      const calls = await cluster.js.consumers.get(STREAM, async);
+      for (let i = 0; i < settings.buildSlots; i++) this.loops.push(this.pull(builds, (m) => this.build(m)));
+      for (let i = 0; i < settings.asyncSlots; i++) this.loops.push(this.pull(calls, (m) => this.asyncCall(m)));
+    }
+    this.serve();
     await this.announce();
   }
 
-  /** Renews the presence entry and follows the warm runners with the per-artifact subscriptions. */
+  /** Renews the presence entry. */
   async announce(): Promise<void> {
-    this.reconcileRoutes();
-    const { cluster, settings, load } = this.deps;
-    const entry = {
+    const { cluster, settings } = this.deps;
+    const warmRunners = this.deps.warmRunners();
+    const entry: PresenceEntry = {
       id: cluster.nodeId,
       host: os.hostname(),
       pid: process.pid,
       startedAt: this.startedAt,
       gpu: settings.gpu,
+      load: warmRunners + this.callsInFlight,
+      warmRunners,
       callsInFlight: this.callsInFlight,
-      ...load(),
+      warm: [...this.deps.warmArtifacts()].map(artifactToken),
+      flows: this.deps.flows(),
+      seq: ++this.seq,
     };
     await cluster.workers.put(cluster.nodeId, JSON.stringify(entry));
   }
@@ -89,8 +105,7 @@ export class ClusterWorker {
    */
   async stop(): Promise<void> {
     this.stopping = true;
-    for (const sub of this.subscriptions.values()) sub.unsubscribe();
-    this.subscriptions.clear();
+    this.subscription?.unsubscribe();
     await this.deps.builds.stop();
     await this.deps.cluster.workers.delete(this.deps.cluster.nodeId).catch(() => {});
   }
@@ -143,11 +158,9 @@ export class ClusterWorker {
     }
   }
 
-  /** Answers sync calls sent to `subject` (queue group `workers`: one worker gets each). */
-  private serve(subject: string): void {
-    if (this.subscriptions.has(subject) || this.stopping) return;
-    const sub = this.deps.cluster.nc.subscribe(subject, {
-      queue: 'workers',
+  /** Answers the sync calls API nodes send to this worker. */
+  private serve(): void {
+    this.subscription = this.deps.cluster.nc.subscribe(SUBJECTS.runOn(this.deps.cluster.nodeId), {
       callback: (err, msg) => {
         if (err) return;
         // Heartbeats while the call runs tell the caller this worker is alive (see NatsRuntime).
@@ -158,16 +171,13 @@ export class ClusterWorker {
         });
       },
     });
-    this.subscriptions.set(subject, sub);
   }
 
   private async run(data: Uint8Array): Promise<Uint8Array> {
     this.callsInFlight++;
     let reply: RunReply;
-    let artifact: string | undefined;
     try {
       const { meta, bytes } = decodeFrame<RunMessage>(data);
-      artifact = meta.target.artifact;
       const request: PipeRequest = meta.hasJson ? { ...meta.request, json: bytes } : meta.request;
       const forget =
         meta.callKey && request.api_key ? await this.deps.adoptCallKey(request.api_key, meta.callKey, meta.timeoutMs + 60_000) : undefined;
@@ -187,19 +197,8 @@ export class ClusterWorker {
     } finally {
       this.callsInFlight--;
     }
-    // The next call of this build comes straight here while its runner is warm.
-    if (artifact !== undefined) this.serve(SUBJECTS.run(artifact));
+    // The caller's node routes its next calls by this (fresher than the presence entry).
+    reply.report = { id: this.deps.cluster.nodeId, seq: ++this.seq, load: this.deps.warmRunners() + this.callsInFlight };
     return encodeFrame(reply);
-  }
-
-  /** Drops the per-artifact subscriptions of builds whose runners have all stopped. */
-  private reconcileRoutes(): void {
-    const warm = new Set([...this.deps.warmArtifacts()].map((a) => SUBJECTS.run(a)));
-    for (const [subject, sub] of this.subscriptions) {
-      if (subject !== SUBJECTS.runAny && !warm.has(subject)) {
-        sub.unsubscribe();
-        this.subscriptions.delete(subject);
-      }
-    }
   }
 }

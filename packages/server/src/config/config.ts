@@ -100,6 +100,13 @@ export const ConfigSchema = Type.Object({
     flag: '--build-log-dir',
     describe: 'Where build logs are kept; unset = <data dir>/builds/logs. In cluster mode a directory on the shared volume.',
   }),
+  workerGpu: setting(Type.Union([Type.Literal('auto'), Type.Literal('true'), Type.Literal('false')]), {
+    env: 'ALGOHOST_WORKER_GPU',
+    flag: '--worker-gpu',
+    default: 'auto',
+    describe:
+      'Whether this node runs GPU environments: true or false, or auto (true when /dev/nvidia0 exists). In a cluster a worker announces it, and GPU builds and calls go only to workers that declare a GPU.',
+  }),
   artifactCacheMiB: setting(Type.Integer({ minimum: 0 }), {
     env: 'ALGOHOST_ARTIFACT_CACHE',
     flag: '--artifact-cache',

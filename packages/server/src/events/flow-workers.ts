@@ -4,6 +4,13 @@
  * every few seconds) starts what is enabled and not running, restarts what failed, and stops
  * what was disabled, changed or removed. Publisher flows need no worker: the call path reports
  * successful calls to the FlowPublisher, whose table is reloaded here too.
+ *
+ * In a cluster every worker runs every subscriber flow (a Kafka consumer group member, an SQS
+ * poller, a Service Bus receiver each), and its deliveries call the algorithm on that worker.
+ * Durability is the broker's: an outcome is recorded before the offset is committed or the
+ * message deleted, so the records and messages of a worker that dies go to the other workers
+ * (a group rebalance; the visibility timeout or lock expiring) and are delivered again there.
+ * API nodes run none; they only keep the publisher table.
  */
 import type { ConsumerStatus, EventFlow } from '../domain/events/model.js';
 import type { EventService } from '../domain/events/event-service.js';
@@ -31,6 +38,8 @@ export interface FlowWorkersDeps {
   /** Queue (SQS, Service Bus) deliveries at once per flow (the algorithm's runners, ALGOHOST_RUNNERS_PER_ALGORITHM). */
   sqsConcurrency: number;
   sqsDefaultRegion: string;
+  /** Whether this node runs the subscriber flows (false on a cluster's API nodes: the workers do). */
+  subscribers: boolean;
   log: WorkerLog;
 }
 
@@ -54,6 +63,7 @@ export class FlowWorkers {
     if (this.stopped) return;
     const enabled = await this.deps.events.enabledFlows();
     this.deps.publisher.load(enabled);
+    if (!this.deps.subscribers) return;
     const wanted = new Map(enabled.filter((f) => f.role === 'subscriber' && f.version).map((f) => [f.id, f]));
     for (const [id, sub] of this.running) {
       const flow = wanted.get(id);

@@ -3,9 +3,10 @@
  * it stops. `main/server.ts` hands this list to a `JobRunner` once the stores are ready, which
  * starts the jobs in this order and stops them in the reverse order before the database
  * closes. In cluster mode (`cluster` set) the list depends on the node's role: workers take
- * builds and async calls from NATS (`cluster.worker`) instead of the `build.schedule` job, API
- * nodes run the event flows, and the sweeps run on one node of the cluster at a time, the
- * holder of their lease in the database.
+ * builds and async calls from NATS (`cluster.worker`) instead of the `build.schedule` job, every
+ * node runs `events.flows` (workers run the subscriber flows, API nodes only reload the publisher
+ * table: FlowWorkers' `subscribers`), and the sweeps run on one node of the cluster at a time,
+ * the holder of their lease in the database.
  */
 import type { BuildService } from '../domain/builds/build-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
@@ -104,8 +105,12 @@ export function jobCatalog(s: JobServices, settings: JobSettings): Job[] {
   }
   // Results a stopped worker left are completed by redelivery, not here: only expiry remains.
   const asyncSweep = byName.get('calls.async-sweep')!;
-  jobs.push(once('data.sweep'), onePerCluster({ ...asyncSweep, prepare: undefined }, c), byName.get('runners.idle-sweep')!);
-  if (c.role !== 'worker') jobs.push(byName.get('events.flows')!);
+  jobs.push(
+    once('data.sweep'),
+    onePerCluster({ ...asyncSweep, prepare: undefined }, c),
+    byName.get('runners.idle-sweep')!,
+    byName.get('events.flows')!,
+  );
   jobs.push(once('events.delivery-sweep'));
   return jobs;
 }

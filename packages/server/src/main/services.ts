@@ -73,6 +73,7 @@ import { type NatsCluster, NatsSetupError, openNatsCluster } from '../cluster/na
 import { NatsRuntime, natsAsyncDispatch, natsBuildDispatch, receiveBuildEvents, relayBuildEvent } from '../cluster/dispatch.js';
 import { ClusterWorker } from '../cluster/worker.js';
 import { BlobArtifactStore } from '../cluster/artifact-store.js';
+import { WorkerDirectory } from '../cluster/directory.js';
 
 /** This server's release, from its package.json. */
 export const VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -153,6 +154,10 @@ export async function buildServices(
   // Cluster mode: every node reaches the others through NATS (ARCHITECTURE.md "Cluster mode").
   const nats = config.natsUrl ? await openCluster(config) : undefined;
   const runsWork = config.role !== 'api';
+  // The live workers, from their presence entries: where sync calls go, whether a GPU worker is there.
+  const directory = nats ? new WorkerDirectory(nats) : undefined;
+  await directory?.start();
+  const gpu = config.workerGpu === 'auto' ? fs.existsSync('/dev/nvidia0') : config.workerGpu === 'true';
 
   const clock = systemClock;
   const startedAt = clock();
@@ -316,7 +321,8 @@ export async function buildServices(
     },
     // The workers are made below (they need the call service, which needs the publisher made
     // from this service's connections); status is only asked by requests, after all are made.
-    status: (flowId): ConsumerStatus | undefined => flowWorkers.status(flowId),
+    // In a cluster the workers run the consumers and report them in their presence entries.
+    status: (flowId): ConsumerStatus | undefined => (directory ? directory.flowStatus(flowId) : flowWorkers.status(flowId)),
     onChanged: () => flowChanges.wake(),
   });
   const producers = new KafkaProducers((clusterId) => events.connection(clusterId));
@@ -340,11 +346,14 @@ export async function buildServices(
     access,
     catalog,
     // An API node sends each call to a worker over NATS; every other node runs it here.
-    runtime: metrics.timedRuntime(nats && !runsWork ? new NatsRuntime(nats, (secret) => keys.callKeyPrincipal(secret)) : pool),
+    runtime: metrics.timedRuntime(
+      nats && directory && !runsWork ? new NatsRuntime(nats, directory, (secret) => keys.callKeyPrincipal(secret)) : pool,
+    ),
     keys,
     settings: {
       maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
-      gpuAvailable: fs.existsSync('/dev/nvidia0'),
+      // An API node sends GPU calls to a GPU worker (NatsRuntime), so it asks whether one is live.
+      gpuAvailable: directory && !runsWork ? () => directory.hasGpuWorker() : () => gpu,
     },
     onSucceeded: (call) => publisher.succeeded(call),
     insights,
@@ -364,6 +373,9 @@ export async function buildServices(
       saturatedMs: config.eventSaturationDelayMs,
     },
     sqsConcurrency: Math.max(1, config.runnersPerAlgorithm),
+    // In a cluster the workers consume (a dead worker's messages and partitions go to the others
+    // by the broker's own redelivery); API nodes only keep the publisher table.
+    subscribers: runsWork,
     sqsDefaultRegion: config.sqsRegion,
     log,
   });
@@ -383,7 +395,12 @@ export async function buildServices(
     },
     clock,
     queue: buildQueue,
-    ...(nats ? { dispatch: natsBuildDispatch(nats), events: new BuildEvents(runsWork ? relayBuildEvent(nats) : undefined) } : {}),
+    ...(nats && directory
+      ? {
+          dispatch: natsBuildDispatch(nats, directory, (name) => catalog.environmentByName(name)?.machine_type === 'GPU'),
+          events: new BuildEvents(runsWork ? relayBuildEvent(nats) : undefined),
+        }
+      : {}),
     log,
   });
   if (nats && config.role !== 'worker') receiveBuildEvents(nats, builds.events);
@@ -425,12 +442,13 @@ export async function buildServices(
             );
           },
           warmArtifacts: () => pool.warmArtifacts(),
-          load: () => ({ warmRunners: pool.warmRunners() }),
+          warmRunners: () => pool.warmRunners(),
+          flows: () => Object.fromEntries(flowWorkers.statuses().map(({ flow, status }) => [flow.id, status])),
           settings: {
             buildSlots: Math.max(1, config.buildConcurrency),
             asyncSlots: Math.min(16, Math.max(1, config.maxRunners)),
             ackWaitMs: config.workAckWaitSeconds * 1000,
-            gpu: fs.existsSync('/dev/nvidia0'),
+            gpu,
           },
           log,
         })

@@ -65,9 +65,12 @@ export interface BuildServiceDeps {
   log: Logger;
 }
 
-/** Cluster mode: how a queued build reaches a worker. Resolves once the work is stored durably. */
+/**
+ * Cluster mode: how a queued build reaches a worker. Resolves once the work is stored durably,
+ * with a note for the build's log when no worker can take it yet (a GPU environment, no GPU worker).
+ */
 export interface BuildDispatch {
-  queued(build: Build): Promise<void>;
+  queued(build: Build): Promise<string | undefined>;
 }
 
 /** What a worker did with a dispatched build: `busy` = another build of its algorithm runs first, offer it again later. */
@@ -148,7 +151,8 @@ export class BuildService {
     if (failed) throw failed.reason;
   }
 
-  async enqueue(view: AlgorithmView, commitSha: string, trigger: Build['trigger']): Promise<Build> {
+  /** Queues a build; `note` says why it cannot start yet, when the dispatch knows (cluster mode). */
+  async enqueue(view: AlgorithmView, commitSha: string, trigger: Build['trigger']): Promise<Build & { note?: string }> {
     const build: Build = {
       id: crypto.randomUUID(),
       algorithmId: view.algorithm.id,
@@ -166,13 +170,18 @@ export class BuildService {
     await this.builds.insert(build);
     if (!this.dispatch) this.queue.wake();
     else {
+      let note: string | undefined;
       try {
-        await this.dispatch.queued(build);
+        note = await this.dispatch.queued(build);
       } catch (err) {
         // No worker would ever see it: it fails now, saying why, instead of staying queued.
         const reason = `the build could not be handed to the workers (${(err as Error).message}); push again or POST .../compile`;
         await this.finish(build, 'failed', reason, null);
         throw Errors.unavailable(reason);
+      }
+      if (note) {
+        await this.logs.append(build.id, `-- ${note} --\n`);
+        return { ...build, note };
       }
     }
     return build;
@@ -190,6 +199,7 @@ export class BuildService {
     const build = await this.enqueue(view, update.new, 'push');
     const base = `${this.settings.publicUrl}/v1/algorithms/${view.algorithm.ownerName}/${view.algorithm.name}/builds/${build.id}`;
     say(`algohost: build ${build.id} queued for ${update.new.slice(0, 12)}`);
+    if (build.note) say(`algohost: ${build.note}`);
     if (!options.includes('wait')) {
       say(`algohost: follow it with \`algo builds ${view.algorithm.ownerName} ${view.algorithm.name} --follow\`, GET ${base}/logs/stream,`);
       say('algohost: or push with `git push -o wait` to watch the build here');

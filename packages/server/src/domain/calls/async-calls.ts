@@ -37,6 +37,8 @@ export interface AsyncJob {
   requestId: string;
   caller: { accountId: string; via: CredentialKind; capabilities: Capability[]; keyId: string | null; call?: CallContext };
   input: CallInput;
+  /** Its environment needs a GPU: only workers that declare one take it. */
+  gpu?: boolean;
 }
 
 /** Cluster mode: how an accepted async call reaches a worker. Resolves once the work is stored durably. */
@@ -97,7 +99,7 @@ export class AsyncCallService {
 
   /** `done` settles (never rejects) when the call has ended and no longer holds its input. */
   async submit(p: Principal, input: CallInput): Promise<{ requestId: string; done: Promise<void> }> {
-    await this.calls.check(p, input);
+    const environment = await this.calls.check(p, input);
     const id = `req-${crypto.randomUUID()}`;
     await this.store.insert({
       id,
@@ -114,6 +116,7 @@ export class AsyncCallService {
           requestId: id,
           caller: { accountId: account.id, via, capabilities: [...capabilities], keyId, ...(call ? { call } : {}) },
           input,
+          ...(environment.machine_type === 'GPU' ? { gpu: true } : {}),
         });
       } catch (err) {
         // Not accepted after all: the request is closed and the caller told to retry.

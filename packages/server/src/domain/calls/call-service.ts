@@ -58,7 +58,8 @@ export type SucceededCallHook = (call: SucceededCall) => void;
 export interface CallSettings {
   /** Calls one account may have in flight at once (429 beyond). */
   maxInFlightPerAccount: number;
-  gpuAvailable: boolean;
+  /** Whether GPU environments can run: this node's GPU, or in a cluster a live worker that declares one. */
+  gpuAvailable: () => boolean;
 }
 
 const RESOLVE_TTL_MS = 2000;
@@ -222,12 +223,12 @@ export class CallService {
    * Everything `call` would refuse before running anything (capability, address, version,
    * callability, timeout, input): async calls answer these at once instead of in the result.
    */
-  async check(p: Principal, input: CallInput): Promise<void> {
+  async check(p: Principal, input: CallInput): Promise<Environment> {
     requireCapability(p, 'call_algorithms');
     const { cacheKey, cached, address } = this.lookUp(p, input.path);
     parseTimeout(input.timeout);
     toPipeRequest(input.contentType, input.body);
-    if (!cached) await this.resolve(p, address!, cacheKey);
+    return (cached ?? (await this.resolve(p, address!, cacheKey))).environment;
   }
 
   /**
@@ -262,8 +263,10 @@ export class CallService {
     const target = await this.versions.resolveCall(algorithm, owner.name, member, version);
     const environment = this.catalog.environmentByName(target.environmentName);
     if (!environment) throw Errors.unavailable(`environment ${target.environmentName} is no longer in the catalog`);
-    if (environment.machine_type === 'GPU' && !this.settings.gpuAvailable) {
-      throw Errors.unavailable(`${environment.name} needs a GPU and no worker of this cluster reports one`);
+    if (environment.machine_type === 'GPU' && !this.settings.gpuAvailable()) {
+      throw Errors.unavailable(
+        `${environment.name} needs a GPU and no live worker of this cluster declares a GPU (ALGOHOST_WORKER_GPU=true); call again once one runs`,
+      );
     }
     const value: Resolved = {
       algorithm,

@@ -83,7 +83,8 @@ export class ServiceBusSubscriber extends QueueSubscriber<ServiceBusReceivedMess
     };
     const outcome = await this.deps.deliveries.call(this.flow, { body: bodyOf(m.body), contentType: m.contentType, event });
     if (outcome.kind === 'succeeded') {
-      await receiver.completeMessage(m);
+      // Recorded, then completed: a node that dies between the two leaves the message to be
+      // delivered again when its lock expires (at least once), never a delivery without a record.
       await this.deps.deliveries.record(this.flow, {
         source: messageId,
         attempts: attempt,
@@ -91,6 +92,7 @@ export class ServiceBusSubscriber extends QueueSubscriber<ServiceBusReceivedMess
         requestId: outcome.requestId,
         latencyMs: outcome.latencyMs,
       });
+      await receiver.completeMessage(m);
       return;
     }
     const saturated = outcome.kind === 'saturated';

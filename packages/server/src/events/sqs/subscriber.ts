@@ -10,7 +10,7 @@
  *   maxReceiveCount receives; the delivery record of that last receive says `dead_lettered`.
  * - A message is invisible for the call's timeout plus a margin while it is delivered, so no
  *   other consumer takes it meanwhile; a node that stops mid-delivery leaves it to reappear
- *   (at-least-once).
+ *   (at-least-once). In a cluster every worker polls the queue, so another worker takes it.
  */
 import {
   ChangeMessageVisibilityCommand,
@@ -112,7 +112,8 @@ export class SqsSubscriber extends QueueSubscriber<Message> {
     const outcome = await this.deps.deliveries.call(this.flow, { body: Buffer.from(m.Body ?? '', 'utf8'), contentType, event });
     const source = m.MessageId ?? '';
     if (outcome.kind === 'succeeded') {
-      await this.client.send(new DeleteMessageCommand({ QueueUrl: this.flow.sourceUri!, ReceiptHandle: m.ReceiptHandle! }));
+      // Recorded, then deleted: a node that dies between the two leaves the message to reappear
+      // after its visibility timeout (at least once), never a delivery without a record.
       await this.deps.deliveries.record(this.flow, {
         source,
         attempts: receives,
@@ -120,6 +121,7 @@ export class SqsSubscriber extends QueueSubscriber<Message> {
         requestId: outcome.requestId,
         latencyMs: outcome.latencyMs,
       });
+      await this.client.send(new DeleteMessageCommand({ QueueUrl: this.flow.sourceUri!, ReceiptHandle: m.ReceiptHandle! }));
       return;
     }
     const saturated = outcome.kind === 'saturated';

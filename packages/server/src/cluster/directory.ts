@@ -1,0 +1,194 @@
+/**
+ * What a node knows of the cluster's workers: their presence entries in the `algohost_workers`
+ * KV bucket (docs/design.md §2), kept in memory from a watch of the bucket, plus what each
+ * worker's answers to sync calls say of its load since its last entry. An API node routes every
+ * sync call from this view (NatsRuntime) and asks it whether a GPU worker exists (builds and
+ * async calls of GPU environments wait for one).
+ *
+ * A worker is live while its entry is younger than PRESENCE_TTL_MS: it renews it every few
+ * seconds, so a worker that stopped without a goodbye (SIGSTOP, a frozen machine, a cut cable)
+ * falls out of the view within the TTL, even though its NATS connection and subscriptions live
+ * on until nats-server's ping timeout (minutes). A worker that left cleanly deletes its entry.
+ * The bucket's own expiry of an entry (max age) sends no notification, hence the clock here.
+ */
+import type { KvEntry } from '@nats-io/kv';
+import type { ConsumerStatus } from '../domain/events/model.js';
+import { type NatsCluster, PRESENCE_TTL_MS } from './nats-cluster.js';
+
+/** A worker's presence entry (cluster/worker.ts writes it). */
+export interface PresenceEntry {
+  id: string;
+  host: string;
+  pid: number;
+  startedAt: string;
+  /** Set by ALGOHOST_WORKER_GPU: GPU environments are routed to this worker only when true. */
+  gpu: boolean;
+  /** Warm runners plus sync calls running: what routing compares. */
+  load: number;
+  warmRunners: number;
+  callsInFlight: number;
+  /** The artifacts it has warm runners of, as subject tokens (artifactToken). */
+  warm: string[];
+  /** What its subscriber flows report, by flow id. */
+  flows: Record<string, ConsumerStatus>;
+  /** Increases with every report of this worker (entry or call answer): the newest wins. */
+  seq: number;
+}
+
+/** The load a worker reports with each answer to a sync call (newer than its last entry). */
+export interface LoadReport {
+  id: string;
+  seq: number;
+  load: number;
+}
+
+interface Known {
+  entry: PresenceEntry;
+  /** When this node last heard the worker's entry (ms, this node's monotonic clock). */
+  seenAt: number;
+  /** Sync calls this node sent to it that have not been answered. */
+  sent: number;
+  /** Set when a call to it went unanswered: left out until it reports again. */
+  silentSince: number | null;
+}
+
+export class WorkerDirectory {
+  private readonly workers = new Map<string, Known>();
+
+  constructor(
+    private readonly cluster: NatsCluster,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Reads the bucket, then follows its changes while the connection lasts. */
+  async start(): Promise<void> {
+    await this.refresh();
+    void this.follow();
+  }
+
+  /**
+   * Reads every entry of the bucket again: at start, and when a call finds no worker (a worker
+   * that joined a moment ago, or a watch that missed entries while NATS restarted).
+   */
+  async refresh(): Promise<void> {
+    for await (const key of await this.cluster.workers.keys()) {
+      const e = await this.cluster.workers.get(key);
+      // Its age is the server's timestamp: an entry read now may have been written long ago.
+      if (e) this.apply(e, Math.max(0, Date.now() - e.created.getTime()));
+    }
+  }
+
+  /** Follows the bucket; a watch that ends (an error) is made again, until the connection closes. */
+  private async follow(): Promise<void> {
+    while (!this.cluster.nc.isClosed()) {
+      try {
+        const watch = await this.cluster.workers.watch({ include: 'updates' });
+        for await (const e of watch) this.apply(e, 0);
+      } catch {
+        // Retried below: the entries renew every few seconds, so nothing is missed for long.
+      }
+      if (!this.cluster.nc.isClosed()) await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+
+  private apply(e: KvEntry, ageMs: number): void {
+    if (e.operation !== 'PUT') {
+      this.workers.delete(e.key);
+      return;
+    }
+    let entry: PresenceEntry;
+    try {
+      entry = e.json<PresenceEntry>();
+    } catch {
+      return;
+    }
+    const known = this.workers.get(e.key);
+    const seenAt = this.now() - ageMs;
+    if (known && known.entry.seq > entry.seq && known.entry.startedAt === entry.startedAt) {
+      // An answer told us more recent figures: keep them, but the worker is alive now.
+      known.seenAt = Math.max(known.seenAt, seenAt);
+      known.silentSince = null;
+      return;
+    }
+    this.workers.set(e.key, { entry, seenAt, sent: known?.sent ?? 0, silentSince: null });
+  }
+
+  /** The live workers (renewed within the TTL and not gone silent on a call). */
+  live(): PresenceEntry[] {
+    return [...this.liveKnown()].map((k) => k.entry);
+  }
+
+  private *liveKnown(): Iterable<Known> {
+    const oldest = this.now() - PRESENCE_TTL_MS;
+    for (const k of this.workers.values()) if (k.seenAt >= oldest && k.silentSince === null) yield k;
+  }
+
+  hasGpuWorker(): boolean {
+    for (const k of this.liveKnown()) if (k.entry.gpu) return true;
+    return false;
+  }
+
+  /**
+   * Where a sync call of the artifact goes: among the live workers that may run it (a GPU one
+   * when `gpu`), the least loaded of those that have it warm, else the least loaded of all (it
+   * starts a runner there). Loads count this node's unanswered calls to each worker; ties go to
+   * a random one, so several API nodes do not all pick the same worker.
+   */
+  pick(artifactToken: string, gpu: boolean, skip: ReadonlySet<string>): PresenceEntry | undefined {
+    let best: Known[] = [];
+    let bestScore = Infinity;
+    let bestWarm = false;
+    for (const k of this.liveKnown()) {
+      if ((gpu && !k.entry.gpu) || skip.has(k.entry.id)) continue;
+      const warm = k.entry.warm.includes(artifactToken);
+      if (bestWarm && !warm) continue;
+      const score = k.entry.load + k.sent;
+      if ((warm && !bestWarm) || score < bestScore) {
+        best = [k];
+        bestScore = score;
+        bestWarm = warm;
+      } else if (score === bestScore) best.push(k);
+    }
+    if (!best.length) return undefined;
+    return best[Math.floor(Math.random() * best.length)]!.entry;
+  }
+
+  /** A call goes to `id`: counted in its load until answered. */
+  sending(id: string): void {
+    const k = this.workers.get(id);
+    if (k) k.sent++;
+  }
+
+  /** The worker answered (`report` set) or the call ended without an answer. */
+  answered(id: string, artifactToken: string, report?: LoadReport): void {
+    const k = this.workers.get(id);
+    if (!k) return;
+    k.sent = Math.max(0, k.sent - 1);
+    if (!report || report.seq <= k.entry.seq) return;
+    // It ran the call: it has the artifact warm now, and its load is this.
+    const warm = k.entry.warm.includes(artifactToken) ? k.entry.warm : [...k.entry.warm, artifactToken];
+    k.entry = { ...k.entry, load: report.load, seq: report.seq, warm };
+    k.silentSince = null;
+  }
+
+  /** A call to `id` went unanswered (nobody subscribed, or silence): no more calls until it reports again. */
+  silent(id: string): void {
+    const k = this.workers.get(id);
+    if (k && k.silentSince === null) k.silentSince = this.now();
+  }
+
+  /**
+   * What the subscriber flow reports, across the live workers (each runs a consumer of it): running
+   * when one runs, else the first other state; the lag is the largest reported.
+   */
+  flowStatus(flowId: string): ConsumerStatus | undefined {
+    let status: ConsumerStatus | undefined;
+    for (const w of this.live()) {
+      const s = w.flows?.[flowId];
+      if (!s) continue;
+      if (!status || (status.state !== 'running' && s.state === 'running')) status = { ...s };
+      if (s.lag !== null && (status.lag === null || s.lag > status.lag)) status.lag = s.lag;
+    }
+    return status;
+  }
+}
