@@ -30,6 +30,10 @@ import { client, request, type Client } from './support/http.js';
 import { available as netnsAvailable, createLan, type Lan } from './support/netns.js';
 import { BUILD_CACHE_DIR, createPostgresDatabase, makeTempDir } from './support/server.js';
 import { generateApiKey } from '../src/domain/accounts/secrets.js';
+import { natsNames } from '../src/cluster/nats-cluster.js';
+
+/** This file's NATS names (ALGOHOST_NATS_PREFIX), apart from the clusters of other test files. */
+const NATS_PREFIX = `cr-${crypto.randomBytes(3).toString('hex')}`;
 
 const NATS_URL = process.env.ALGOHOST_TEST_NATS_URL;
 const S3_ENDPOINT = process.env.ALGOHOST_TEST_S3_ENDPOINT;
@@ -99,7 +103,7 @@ describe(
     async function presence(): Promise<Map<number, Presence>> {
       const nc = await connect({ servers: NATS_URL! });
       try {
-        const kv = await new Kvm(nc).open('algohost_workers');
+        const kv = await new Kvm(nc).open(natsNames(NATS_PREFIX).workersBucket);
         const out = new Map<number, Presence>();
         for await (const k of await kv.keys()) {
           const e = await kv.get(k);
@@ -117,7 +121,7 @@ describe(
     async function consumerInfo(name: string) {
       const nc = await connect({ servers: NATS_URL! });
       try {
-        return await (await jetstreamManager(nc)).consumers.info('ALGOHOST_WORK', name);
+        return await (await jetstreamManager(nc)).consumers.info(natsNames(NATS_PREFIX).stream, name);
       } finally {
         await nc.close();
       }
@@ -136,6 +140,8 @@ describe(
       const env: Record<string, string> = {
         ALGOHOST_DATABASE_URL: db.url,
         ALGOHOST_NATS_URL: NATS_URL!,
+        // Its own names on the shared nats-server: other test files run clusters beside this one.
+        ALGOHOST_NATS_PREFIX: NATS_PREFIX,
         ALGOHOST_BLOB_STORE: 's3',
         ALGOHOST_S3_ENDPOINT: S3_ENDPOINT!,
         ALGOHOST_S3_BUCKET: `algohost-${crypto.randomBytes(4).toString('hex')}`,

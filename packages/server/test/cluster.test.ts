@@ -33,6 +33,10 @@ import { BUILD_CACHE_DIR, createPostgresDatabase, makeTempDir } from './support/
 import { available as netnsAvailable, createLan, type Lan } from './support/netns.js';
 import { type Node, startNode, stopNode, until } from './support/cluster.js';
 import { generateApiKey } from '../src/domain/accounts/secrets.js';
+import { natsNames } from '../src/cluster/nats-cluster.js';
+
+/** This file's NATS names (ALGOHOST_NATS_PREFIX), apart from the clusters of other test files. */
+const NATS_PREFIX = `ct-${crypto.randomBytes(3).toString('hex')}`;
 
 const NATS_URL = process.env.ALGOHOST_TEST_NATS_URL;
 const S3_ENDPOINT = process.env.ALGOHOST_TEST_S3_ENDPOINT;
@@ -85,6 +89,8 @@ describe(
       const env = (clusterEnv = {
         ALGOHOST_DATABASE_URL: db.url,
         ALGOHOST_NATS_URL: NATS_URL!,
+        // Its own names on the shared nats-server: other test files run clusters beside this one.
+        ALGOHOST_NATS_PREFIX: NATS_PREFIX,
         ALGOHOST_BLOB_STORE: 's3',
         ALGOHOST_S3_ENDPOINT: S3_ENDPOINT!,
         ALGOHOST_S3_BUCKET: `algohost-${crypto.randomBytes(4).toString('hex')}`,
@@ -141,7 +147,7 @@ describe(
       }
       const nc = await connect({ servers: NATS_URL! });
       try {
-        const kv = await new Kvm(nc).open('algohost_workers');
+        const kv = await new Kvm(nc).open(natsNames(NATS_PREFIX).workersBucket);
         const ids = await until('two workers in the KV bucket', async () => {
           const keys: string[] = [];
           for await (const k of await kv.keys()) keys.push(k);
@@ -384,7 +390,7 @@ describe(
       // Acknowledged once: nothing of it is left in the work queue.
       const nc = await connect({ servers: NATS_URL! });
       try {
-        const info = await (await jetstreamManager(nc)).consumers.info('ALGOHOST_WORK', 'async-calls');
+        const info = await (await jetstreamManager(nc)).consumers.info(natsNames(NATS_PREFIX).stream, 'async-calls');
         assert.equal(info.num_pending, 0);
         assert.equal(info.num_ack_pending, 0);
       } finally {
@@ -399,7 +405,7 @@ describe(
       const nc = await connect({ servers: NATS_URL! });
       let pending: ReturnType<typeof api.post>;
       try {
-        const kv = await new Kvm(nc).open('algohost_workers');
+        const kv = await new Kvm(nc).open(natsNames(NATS_PREFIX).workersBucket);
         const entryOf = async () => {
           for await (const k of await kv.keys()) {
             const e = await kv.get(k);

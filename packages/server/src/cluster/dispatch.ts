@@ -14,7 +14,7 @@ import type { Capability } from '../domain/accounts/model.js';
 import type { CallContext, Principal } from '../domain/auth/principal.js';
 import type { LoadReport, WorkerDirectory } from './directory.js';
 import { decodeFrame, encodeFrame } from './frames.js';
-import { artifactToken, type NatsCluster, SUBJECTS } from './nats-cluster.js';
+import { artifactToken, type NatsCluster } from './nats-cluster.js';
 
 /** What a build or call that needs a GPU is told while no live worker declares one. */
 const NO_GPU_WORKER = 'no live worker of this cluster declares a GPU (ALGOHOST_WORKER_GPU=true)';
@@ -31,7 +31,7 @@ export function natsBuildDispatch(
   return {
     queued: async (build: Build) => {
       const gpu = gpuEnvironment(build.environmentName);
-      await cluster.js.publish(gpu ? SUBJECTS.gpuBuild : SUBJECTS.build, build.id, { msgID: build.id });
+      await cluster.js.publish(gpu ? cluster.names.subjects.gpuBuild : cluster.names.subjects.build, build.id, { msgID: build.id });
       if (gpu && !directory.hasGpuWorker()) {
         return `${build.environmentName} needs a GPU and ${NO_GPU_WORKER}: the build waits in the queue until one joins`;
       }
@@ -44,7 +44,7 @@ export function natsAsyncDispatch(cluster: NatsCluster): AsyncDispatch {
   return {
     submitted: async ({ requestId, caller, input, gpu }: AsyncJob) => {
       const { body, ...rest } = input;
-      const subject = gpu ? SUBJECTS.gpuAsync : SUBJECTS.async;
+      const subject = gpu ? cluster.names.subjects.gpuAsync : cluster.names.subjects.async;
       await cluster.js.publish(subject, encodeFrame({ requestId, caller, input: rest }, body), { msgID: requestId });
     },
   };
@@ -155,7 +155,7 @@ export class NatsRuntime implements AlgorithmRuntime {
       this.directory.sending(worker.id);
       let answer: Msg | undefined;
       try {
-        answer = await this.ask(SUBJECTS.runOn(worker.id), data);
+        answer = await this.ask(this.cluster.names.subjects.runOn(worker.id), data);
       } catch (err) {
         this.directory.answered(worker.id, token);
         this.directory.silent(worker.id);
@@ -217,16 +217,16 @@ export class NatsRuntime implements AlgorithmRuntime {
 /** Worker side of the relay: each build event of this node also goes to the other nodes. */
 export function relayBuildEvent(cluster: NatsCluster): (buildId: string, event: BuildEvent) => void {
   return (buildId, event) => {
-    cluster.nc.publish(SUBJECTS.buildEvents(buildId), JSON.stringify({ from: cluster.nodeId, event }));
+    cluster.nc.publish(cluster.names.subjects.buildEvents(buildId), JSON.stringify({ from: cluster.nodeId, event }));
   };
 }
 
 /** API side of the relay: build events of other nodes reach this node's followers. */
 export function receiveBuildEvents(cluster: NatsCluster, events: BuildEvents): void {
-  cluster.nc.subscribe(SUBJECTS.allBuildEvents, {
+  cluster.nc.subscribe(cluster.names.subjects.allBuildEvents, {
     callback: (err, msg) => {
       if (err) return;
-      const buildId = msg.subject.slice(SUBJECTS.allBuildEvents.length - 1);
+      const buildId = msg.subject.slice(cluster.names.subjects.allBuildEvents.length - 1);
       const { from, event } = msg.json<{ from: string; event: BuildEvent }>();
       if (from !== cluster.nodeId) events.deliver(buildId, event);
     },

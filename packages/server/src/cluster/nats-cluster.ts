@@ -3,6 +3,9 @@
  * JetStream stream and consumers that hold builds and async calls as durable work, the subjects
  * that route sync calls to workers, and the KV bucket where workers announce themselves.
  *
+ * Every name below starts with the cluster's prefix (ALGOHOST_NATS_PREFIX, `algohost` unless set;
+ * shown here with the default), so clusters sharing a nats-server never take each other's work.
+ *
  * Subjects:
  * - `algohost.work.build` / `algohost.work.async` (stream ALGOHOST_WORK, work-queue retention,
  *   file storage): one message per queued build / accepted async call, taken by one worker,
@@ -27,18 +30,41 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 
-export const STREAM = 'ALGOHOST_WORK';
-export const SUBJECTS = {
-  build: 'algohost.work.build',
-  async: 'algohost.work.async',
-  gpuBuild: 'algohost.work.gpu.build',
-  gpuAsync: 'algohost.work.gpu.async',
-  runOn: (nodeId: string) => `algohost.run.node.${nodeId}`,
-  buildEvents: (buildId: string) => `algohost.build.${buildId}`,
-  allBuildEvents: 'algohost.build.*',
-} as const;
-export const CONSUMERS = { build: 'builds', async: 'async-calls', gpuBuild: 'gpu-builds', gpuAsync: 'gpu-async-calls' } as const;
-export const WORKERS_BUCKET = 'algohost_workers';
+/** The subjects, stream, consumers and bucket of one cluster, all under its prefix. */
+export interface NatsNames {
+  stream: string;
+  subjects: {
+    build: string;
+    async: string;
+    gpuBuild: string;
+    gpuAsync: string;
+    runOn: (nodeId: string) => string;
+    buildEvents: (buildId: string) => string;
+    allBuildEvents: string;
+  };
+  consumers: { build: string; async: string; gpuBuild: string; gpuAsync: string };
+  workersBucket: string;
+}
+
+export function natsNames(prefix: string): NatsNames {
+  // Stream and bucket names allow neither dots nor (in KV buckets) every character a subject does.
+  const upper = prefix.toUpperCase().replaceAll('-', '_');
+  return {
+    stream: `${upper}_WORK`,
+    subjects: {
+      build: `${prefix}.work.build`,
+      async: `${prefix}.work.async`,
+      gpuBuild: `${prefix}.work.gpu.build`,
+      gpuAsync: `${prefix}.work.gpu.async`,
+      runOn: (nodeId) => `${prefix}.run.node.${nodeId}`,
+      buildEvents: (buildId) => `${prefix}.build.${buildId}`,
+      allBuildEvents: `${prefix}.build.*`,
+    },
+    consumers: { build: 'builds', async: 'async-calls', gpuBuild: 'gpu-builds', gpuAsync: 'gpu-async-calls' },
+    workersBucket: `${prefix.replaceAll('-', '_')}_workers`,
+  };
+}
+
 /** A worker's presence entry lives this long unless renewed (workers renew every 5 s). */
 export const PRESENCE_TTL_MS = 15_000;
 /** The largest message cluster mode sends: a 15 MB output or a 10 MiB input with its envelope. */
@@ -51,6 +77,8 @@ export function artifactToken(artifact: string): string {
 
 export interface NatsCluster {
   nc: NatsConnection;
+  /** This cluster's subjects, stream, consumers and bucket. */
+  names: NatsNames;
   js: JetStreamClient;
   workers: KV;
   /** This process, in presence entries and to skip its own relayed build output. */
@@ -65,7 +93,9 @@ export class NatsSetupError extends Error {}
  * makes sure the stream, the consumers and the KV bucket exist. Every node does this at start;
  * creating what already exists with the same settings is a no-op.
  */
-export async function openNatsCluster(url: string, opts: { ackWaitMs: number; name: string }): Promise<NatsCluster> {
+export async function openNatsCluster(url: string, opts: { ackWaitMs: number; name: string; prefix: string }): Promise<NatsCluster> {
+  const names = natsNames(opts.prefix);
+  const { stream: STREAM, subjects: SUBJECTS, consumers: CONSUMERS } = names;
   const nc = await connect({ servers: url, name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
   try {
     const maxPayload = nc.info?.max_payload ?? 0;
@@ -77,7 +107,7 @@ export async function openNatsCluster(url: string, opts: { ackWaitMs: number; na
     const jsm = await jetstreamManager(nc);
     const stream = {
       name: STREAM,
-      subjects: ['algohost.work.>'],
+      subjects: [`${opts.prefix}.work.>`],
       retention: RetentionPolicy.Workqueue,
       storage: StorageType.File,
       // A retried publish of the same build or request (same message id) is stored once.
@@ -102,9 +132,10 @@ export async function openNatsCluster(url: string, opts: { ackWaitMs: number; na
       await jsm.consumers.add(STREAM, consumer).catch(async () => jsm.consumers.update(STREAM, durable, { ack_wait: ackWait }));
     }
     const js = jetstream(nc);
-    const workers = await new Kvm(js).create(WORKERS_BUCKET, { ttl: PRESENCE_TTL_MS, history: 1 });
+    const workers = await new Kvm(js).create(names.workersBucket, { ttl: PRESENCE_TTL_MS, history: 1 });
     return {
       nc,
+      names,
       js,
       workers,
       nodeId: crypto.randomUUID(),

@@ -22,7 +22,7 @@ import { type CallKeyRef, HEARTBEAT_MS, type RunMessage, type RunReply } from '.
 import { decodeAsyncJob } from './dispatch.js';
 import type { PresenceEntry } from './directory.js';
 import { decodeFrame, encodeFrame } from './frames.js';
-import { artifactToken, CONSUMERS, type NatsCluster, STREAM, SUBJECTS } from './nats-cluster.js';
+import { artifactToken, type NatsCluster } from './nats-cluster.js';
 
 export interface WorkerLog {
   info(obj: object, msg: string): void;
@@ -66,11 +66,12 @@ export class ClusterWorker {
 
   async start(): Promise<void> {
     const { cluster, settings } = this.deps;
-    const kinds: [string, string][] = [[CONSUMERS.build, CONSUMERS.async]];
-    if (settings.gpu) kinds.push([CONSUMERS.gpuBuild, CONSUMERS.gpuAsync]);
+    const { stream, consumers } = cluster.names;
+    const kinds: [string, string][] = [[consumers.build, consumers.async]];
+    if (settings.gpu) kinds.push([consumers.gpuBuild, consumers.gpuAsync]);
     for (const [build, async] of kinds) {
-      const builds = await cluster.js.consumers.get(STREAM, build);
-      const calls = await cluster.js.consumers.get(STREAM, async);
+      const builds = await cluster.js.consumers.get(stream, build);
+      const calls = await cluster.js.consumers.get(stream, async);
       for (let i = 0; i < settings.buildSlots; i++) this.loops.push(this.pull(builds, (m) => this.build(m)));
       for (let i = 0; i < settings.asyncSlots; i++) this.loops.push(this.pull(calls, (m) => this.asyncCall(m)));
     }
@@ -160,7 +161,7 @@ export class ClusterWorker {
 
   /** Answers the sync calls API nodes send to this worker. */
   private serve(): void {
-    this.subscription = this.deps.cluster.nc.subscribe(SUBJECTS.runOn(this.deps.cluster.nodeId), {
+    this.subscription = this.deps.cluster.nc.subscribe(this.deps.cluster.names.subjects.runOn(this.deps.cluster.nodeId), {
       callback: (err, msg) => {
         if (err) return;
         // Heartbeats while the call runs tell the caller this worker is alive (see NatsRuntime).

@@ -82,6 +82,13 @@ export const ConfigSchema = Type.Object({
     describe:
       'Cluster mode: nats://host:port of a nats-server with JetStream (its max_payload at least 16 MiB), carrying builds, async and sync calls between nodes. Unset: work stays in this process.',
   }),
+  natsPrefix: setting(Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}$' }), {
+    env: 'ALGOHOST_NATS_PREFIX',
+    flag: '--nats-prefix',
+    default: 'algohost',
+    describe:
+      'Cluster mode: the first token of every NATS subject, stream, consumer and KV bucket this cluster uses, so several clusters (staging and production) can share one nats-server. Lower-case letters, digits and dashes; every node of a cluster sets the same.',
+  }),
   workAckWaitSeconds: setting(Type.Number({ minimum: 1 }), {
     env: 'ALGOHOST_WORK_ACK_WAIT',
     flag: '--work-ack-wait',

@@ -546,7 +546,11 @@ export async function buildServices(
 /** NATS for cluster mode; a server that cannot carry the call limits is a settings error (exit 2). */
 async function openCluster(config: Config): Promise<NatsCluster> {
   try {
-    return await openNatsCluster(config.natsUrl!, { ackWaitMs: config.workAckWaitSeconds * 1000, name: `algohost-${config.role}` });
+    return await openNatsCluster(config.natsUrl!, {
+      ackWaitMs: config.workAckWaitSeconds * 1000,
+      name: `algohost-${config.role}`,
+      prefix: config.natsPrefix,
+    });
   } catch (err) {
     if (err instanceof NatsSetupError) throw new ConfigError(`ALGOHOST_NATS_URL: ${err.message}`);
     throw err;

@@ -145,6 +145,8 @@ async function startTestCluster(extraEnv: Record<string, string>): Promise<TestS
   const shared: Record<string, string> = {
     ALGOHOST_DATABASE_URL: pgdb.url,
     ALGOHOST_NATS_URL: nats,
+    // Its own names on the shared nats-server: other test files run clusters at the same time.
+    ALGOHOST_NATS_PREFIX: `t-${crypto.randomBytes(4).toString('hex')}`,
     ALGOHOST_BLOB_STORE: 's3',
     ALGOHOST_S3_ENDPOINT: s3,
     ALGOHOST_S3_BUCKET: `algohost-${crypto.randomBytes(4).toString('hex')}`,
