@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig, SETTINGS } from '../src/config/config.js';
@@ -226,7 +227,7 @@ describe('Kubernetes manifests (deploy/kubernetes/)', () => {
     const claim = manifests.find((m) => m.object.kind === 'PersistentVolumeClaim')!.object;
     assert.deepEqual(claim.spec.accessModes, ['ReadWriteMany'], 'every node mounts the Git volume read-write');
     const roles = manifests
-      .filter((m) => m.object.kind === 'Deployment')
+      .filter((m) => Deployment.is(m.object))
       .map((m) => m.object.spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === 'ALGOHOST_ROLE')?.value)
       .sort();
     assert.deepEqual(roles, ['api', 'worker']);
