@@ -2,6 +2,7 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -164,16 +165,42 @@ const NOOP_PYTHON = `def apply(input):\n    return input\n`;
  */
 export async function deployNoop(h: Algohost, work: string): Promise<{ target: string; key: string; dir: string }> {
   const key = await benchUser(h, 'bench');
-  await api(h.url, key, 'POST', '/v1/algorithms/bench', { name: 'Noop' });
-  const dir = path.join(work, 'noop');
-  git(['clone', '-q', gitUrl(h.url, 'bench', key, 'bench', 'Noop'), dir]);
-  fs.writeFileSync(path.join(dir, 'src', 'Noop.py'), NOOP_PYTHON);
-  git(['commit', '-q', '-am', 'noop'], dir);
+  return deployPython(h, work, { key, name: 'Noop', source: NOOP_PYTHON });
+}
+
+/**
+ * A Python algorithm `name` of the user `bench` (whose key is `key`) with `source` as its code,
+ * pushed, built and called once (warm on some node): its call URL by commit.
+ */
+export async function deployPython(
+  h: Algohost,
+  work: string,
+  o: { key: string; name: string; source: string },
+): Promise<{ target: string; key: string; dir: string }> {
+  const { key, name } = o;
+  await api(h.url, key, 'POST', '/v1/algorithms/bench', { name });
+  const dir = path.join(work, name.toLowerCase());
+  git(['clone', '-q', gitUrl(h.url, 'bench', key, 'bench', name), dir]);
+  fs.writeFileSync(path.join(dir, 'src', `${name}.py`), o.source);
+  git(['commit', '-q', '-am', name], dir);
   git(['push', '-q', '-o', 'wait', 'origin', 'HEAD:main'], dir);
   const sha = git(['rev-parse', 'HEAD'], dir).trim();
-  const target = `${h.url}/v1/algo/bench/Noop/${sha}`;
+  const target = `${h.url}/v1/algo/bench/${name}/${sha}`;
   await fetch(target, { method: 'POST', headers: { authorization: `Simple ${key}`, 'content-type': 'application/json' }, body: '1' });
   return { target, key, dir };
+}
+
+/** Busy and total CPU time of the whole machine so far, in clock ticks (/proc/stat). */
+export function machineTicks(): { busy: number; total: number } {
+  const [, ...f] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const n = f.map(Number);
+  const total = n.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - n[3]! - n[4]!, total }; // less idle and iowait
+}
+
+/** The load averages (1, 5, 15 min), to print beside a run. */
+export function loadAverage(): string {
+  return fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
@@ -212,4 +239,46 @@ export async function load(o: LoadOptions) {
   });
   const cpuMsPerCall = ((cpuSeconds(o.serverPid) - cpu0) * 1000) / r.requests.total;
   return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, errors: r.errors + r.non2xx, cpuMsPerCall };
+}
+
+/**
+ * One call at a time over one kept-alive connection, timed to the microsecond (autocannon's
+ * latencies are whole milliseconds, too coarse for a sub-millisecond budget): p50 and p99 in ms.
+ */
+export async function sequentialLatency(url: string, key: string, calls: number): Promise<{ p50: number; p99: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const u = new URL(url);
+  const body = '{"x":1}';
+  const one = () =>
+    new Promise<number>((resolve, reject) => {
+      const t = process.hrtime.bigint();
+      const req = http.request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname,
+          method: 'POST',
+          agent,
+          headers: { authorization: `Simple ${key}`, 'content-type': 'application/json', 'content-length': body.length },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - t) / 1e6) : reject(new Error(`HTTP ${res.statusCode}`)),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  for (let i = 0; i < 50; i++) await one(); // the connection and the runner warm
+  const times: number[] = [];
+  for (let i = 0; i < calls; i++) times.push(await one());
+  agent.destroy();
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
+}
+
+export function percentile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 }

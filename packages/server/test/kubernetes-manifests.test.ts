@@ -1,0 +1,283 @@
+/**
+ * The Kubernetes manifests of deploy/kubernetes/ (docs/cluster.md), checked without a cluster:
+ * every YAML document is validated against the Kubernetes OpenAPI schemas (kubernetes-models,
+ * which compiles them with ajv), type-checked against the same package's declarations so that a
+ * misspelt field fails too (the schemas allow unknown fields; the API server's strict field
+ * validation would refuse them), and read for what the schemas cannot know: every ALGOHOST_*
+ * name is a setting of config.ts and the settings of each role load, what one object names
+ * (ConfigMap, Secret, claim, port) exists, selectors match the labels, probes ask /healthz.
+ * Each kind of breakage is also shown to fail.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import ts from 'typescript';
+import { parseAllDocuments } from 'yaml';
+import { loadConfig, SETTINGS } from '../src/config/config.js';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const DIR = path.join(REPO, 'deploy/kubernetes');
+
+interface Manifest {
+  /** Where it came from: the file and the document's index in it. */
+  source: string;
+  object: Record<string, any>;
+}
+
+function readManifests(): Manifest[] {
+  const out: Manifest[] = [];
+  for (const file of fs.readdirSync(DIR).filter((f) => /\.ya?ml$/.test(f))) {
+    const docs = parseAllDocuments(fs.readFileSync(path.join(DIR, file), 'utf8'));
+    docs.forEach((doc, i) => {
+      if (doc.errors.length) throw new Error(`${file} #${i}: ${doc.errors[0]!.message}`);
+      const object = doc.toJS() as Record<string, any> | null;
+      if (object !== null) out.push({ source: `${file} #${i}`, object });
+    });
+  }
+  return out;
+}
+
+/** The kubernetes-models module of an object: its directory is the apiVersion ("v1", "apps/v1"). */
+function modelPath(object: Record<string, any>): string {
+  return `kubernetes-models/${String(object.apiVersion)}/${String(object.kind)}`;
+}
+
+/** Schema validation: the problems, one line each. */
+async function schemaProblems(manifests: Manifest[]): Promise<string[]> {
+  const problems: string[] = [];
+  for (const { source, object } of manifests) {
+    if (typeof object.apiVersion !== 'string' || typeof object.kind !== 'string' || !/^[A-Za-z]+$/.test(object.kind)) {
+      problems.push(`${source}: no apiVersion and kind`);
+      continue;
+    }
+    let Model: new (data: unknown) => { validate(): void };
+    try {
+      Model = ((await import(modelPath(object))) as Record<string, any>)[object.kind];
+    } catch {
+      problems.push(`${source}: ${object.apiVersion} ${object.kind} is not a Kubernetes kind`);
+      continue;
+    }
+    try {
+      new Model(object).validate();
+    } catch (err) {
+      problems.push(`${source}: ${(err as Error).message}`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Unknown fields: each object as a TypeScript literal of its kind's interface. Excess-property
+ * checks reach every level of a fresh literal, so `readinessprobe:` is an error naming the field.
+ */
+function fieldProblems(manifests: Manifest[]): string[] {
+  const file = path.join(DIR, '__manifests__.ts');
+  const lines: string[] = [];
+  const sources: string[] = [];
+  manifests.forEach(({ source, object }, i) => {
+    lines.push(`import type { I${object.kind} as T${i} } from '${modelPath(object)}';`);
+    lines.push(`export const m${i}: T${i} = ${JSON.stringify(object)};`);
+    sources.push(source, source);
+  });
+  const text = lines.join('\n');
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: [],
+  };
+  const host = ts.createCompilerHost(options);
+  const read = host.readFile.bind(host);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.readFile = (f) => (f === file ? text : read(f));
+  host.fileExists = (f) => f === file || ts.sys.fileExists(f);
+  host.getSourceFile = (f, lang, ...rest) => (f === file ? ts.createSourceFile(f, text, lang) : getSourceFile(f, lang, ...rest));
+  const program = ts.createProgram([file], options, host);
+  return ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => {
+    const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : -1;
+    return `${sources[line] ?? '?'}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
+  });
+}
+
+const SETTING_NAMES = new Set(SETTINGS.map((s) => s.env));
+
+/** What a container's environment holds, from its env and envFrom. */
+function containerEnv(container: Record<string, any>, byName: Map<string, Manifest>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const from of container.envFrom ?? []) {
+    const ref = from.configMapRef ?? from.secretRef;
+    const kind = from.configMapRef ? 'ConfigMap' : 'Secret';
+    const source = byName.get(`${kind}/${ref?.name}`)?.object;
+    Object.assign(env, source?.data ?? {}, source?.stringData ?? {});
+  }
+  for (const e of container.env ?? []) if (typeof e.value === 'string') env[e.name] = e.value;
+  return env;
+}
+
+/** Placeholder secrets as values of the right shape, for loading the settings. */
+function withPlaceholdersFilled(env: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    out[k] = !v.includes('CHANGE-ME') ? v : k === 'ALGOHOST_CLUSTER_KEY' ? 'A'.repeat(43) + '=' : v.replaceAll('CHANGE-ME', 'secret');
+  }
+  return out;
+}
+
+/** The checks the schemas cannot make. */
+function crossProblems(manifests: Manifest[]): string[] {
+  const problems: string[] = [];
+  const byName = new Map(manifests.map((m) => [`${m.object.kind}/${m.object.metadata?.name}`, m]));
+  for (const { source, object } of manifests) {
+    if (object.kind === 'ConfigMap' || object.kind === 'Secret') {
+      for (const name of Object.keys({ ...object.data, ...object.stringData })) {
+        if (!SETTING_NAMES.has(name)) problems.push(`${source}: ${name} is not an algohost setting (config.ts)`);
+      }
+    }
+    if (object.kind === 'Deployment') {
+      const spec = object.spec ?? {};
+      const labels = spec.template?.metadata?.labels ?? {};
+      for (const [k, v] of Object.entries(spec.selector?.matchLabels ?? {})) {
+        if (labels[k] !== v) problems.push(`${source}: the selector ${k}=${String(v)} does not match the pod template's labels`);
+      }
+      const pod = spec.template?.spec ?? {};
+      const volumes = new Set((pod.volumes ?? []).map((v: { name: string }) => v.name));
+      for (const v of pod.volumes ?? []) {
+        const claim = v.persistentVolumeClaim?.claimName;
+        if (claim && !byName.has(`PersistentVolumeClaim/${claim}`)) problems.push(`${source}: no PersistentVolumeClaim ${claim}`);
+      }
+      for (const c of pod.containers ?? []) {
+        for (const from of c.envFrom ?? []) {
+          const [kind, ref] = from.configMapRef ? ['ConfigMap', from.configMapRef] : ['Secret', from.secretRef];
+          if (!byName.has(`${kind}/${ref?.name}`)) problems.push(`${source}: no ${kind} ${ref?.name}`);
+        }
+        for (const m of c.volumeMounts ?? []) if (!volumes.has(m.name)) problems.push(`${source}: no volume ${m.name}`);
+        const ports = new Set((c.ports ?? []).map((p: { name?: string }) => p.name));
+        for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
+          const get = c[probe]?.httpGet;
+          if (get?.path !== '/healthz') problems.push(`${source}: ${c.name}'s ${probe} does not ask /healthz`);
+          if (typeof get?.port === 'string' && !ports.has(get.port)) problems.push(`${source}: ${c.name}'s ${probe} names no port of it`);
+        }
+        const env = containerEnv(c, byName);
+        for (const name of Object.keys(env)) {
+          if (name.startsWith('ALGOHOST_') && !SETTING_NAMES.has(name)) problems.push(`${source}: ${name} is not an algohost setting`);
+        }
+        try {
+          loadConfig(withPlaceholdersFilled(env), []);
+        } catch (err) {
+          problems.push(`${source}: ${c.name}'s settings do not load: ${(err as Error).message}`);
+        }
+      }
+    }
+    if (object.kind === 'Service') {
+      const selector = object.spec?.selector ?? {};
+      const target = manifests.find(
+        (m) =>
+          m.object.kind === 'Deployment' &&
+          Object.entries(selector).every(([k, v]) => m.object.spec?.template?.metadata?.labels?.[k] === v),
+      );
+      if (!target) problems.push(`${source}: its selector matches no Deployment's pods`);
+      const names = new Set<string>(
+        (target?.object.spec.template.spec.containers ?? []).flatMap((c: Record<string, any>) =>
+          (c.ports ?? []).map((p: { name?: string }) => p.name),
+        ),
+      );
+      for (const p of object.spec?.ports ?? []) {
+        if (typeof p.targetPort === 'string' && !names.has(p.targetPort))
+          problems.push(`${source}: target port ${p.targetPort} is no pod's port`);
+      }
+    }
+  }
+  return problems;
+}
+
+async function allProblems(manifests: Manifest[]): Promise<string[]> {
+  return [...(await schemaProblems(manifests)), ...fieldProblems(manifests), ...crossProblems(manifests)];
+}
+
+/** A deep copy of the manifests with one object changed. */
+function broken(manifests: Manifest[], source: string, change: (o: Record<string, any>) => void): Manifest[] {
+  const copy = structuredClone(manifests);
+  const target = copy.find((m) => m.source === source);
+  assert.ok(target, `no manifest ${source}`);
+  change(target.object);
+  return copy;
+}
+
+describe('Kubernetes manifests (deploy/kubernetes/)', () => {
+  const manifests = readManifests();
+
+  test('hold the API Deployment and Service, the worker Deployment, the settings and the Git volume', () => {
+    const kinds = manifests.map((m) => `${m.object.kind}/${m.object.metadata.name}`).sort();
+    for (const k of [
+      'ConfigMap/algohost-settings',
+      'Deployment/algohost-api',
+      'Deployment/algohost-worker',
+      'PersistentVolumeClaim/algohost-git',
+      'Secret/algohost-secrets',
+      'Service/algohost-api',
+    ]) {
+      assert.ok(kinds.includes(k), `${k} is missing (have ${kinds.join(', ')})`);
+    }
+    const claim = manifests.find((m) => m.object.kind === 'PersistentVolumeClaim')!.object;
+    assert.deepEqual(claim.spec.accessModes, ['ReadWriteMany'], 'every node mounts the Git volume read-write');
+    const roles = manifests
+      .filter((m) => Deployment.is(m.object))
+      .map((m) => m.object.spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === 'ALGOHOST_ROLE')?.value)
+      .sort();
+    assert.deepEqual(roles, ['api', 'worker']);
+  });
+
+  test('every object fits its schema, names only known fields and settings, and refers to what exists', async () => {
+    assert.deepEqual(await allProblems(manifests), []);
+  });
+
+  test('a broken manifest fails: a wrong type, a misspelt field, an unknown setting, a missing reference', async () => {
+    const api = manifests.find((m) => m.object.kind === 'Deployment' && m.object.metadata.name === 'algohost-api')!.source;
+    const settings = manifests.find((m) => m.object.kind === 'ConfigMap')!.source;
+    const wrongType = await schemaProblems(
+      broken(manifests, api, (o) => {
+        o.spec.template.spec.containers[0].ports[0].containerPort = 'eighty';
+      }),
+    );
+    assert.match(wrongType.join('\n'), /containerPort must be integer/);
+    const noName = await schemaProblems(
+      broken(manifests, api, (o) => {
+        delete o.spec.template.spec.containers[0].name;
+      }),
+    );
+    assert.match(noName.join('\n'), /containers\/0 must have required property '?name'?/);
+    const misspelt = fieldProblems(
+      broken(manifests, api, (o) => {
+        const c = o.spec.template.spec.containers[0];
+        c.readinessprobe = c.readinessProbe;
+      }),
+    );
+    assert.match(misspelt.join('\n'), new RegExp(`${api}: .*readinessprobe.* does not exist in type 'IContainer'`));
+    const unknownSetting = crossProblems(
+      broken(manifests, settings, (o) => {
+        o.data.ALGOHOST_NATS_ADDRESS = o.data.ALGOHOST_NATS_URL;
+      }),
+    );
+    assert.match(unknownSetting.join('\n'), /ALGOHOST_NATS_ADDRESS is not an algohost setting/);
+    const badValue = crossProblems(
+      broken(manifests, settings, (o) => {
+        delete o.data.ALGOHOST_NATS_URL;
+      }),
+    );
+    assert.match(badValue.join('\n'), /ALGOHOST_ROLE=api needs ALGOHOST_NATS_URL/);
+    const missingClaim = crossProblems(manifests.filter((m) => m.object.kind !== 'PersistentVolumeClaim'));
+    assert.match(missingClaim.join('\n'), /no PersistentVolumeClaim algohost-git/);
+    const wrongProbe = crossProblems(
+      broken(manifests, api, (o) => {
+        o.spec.template.spec.containers[0].livenessProbe.httpGet.path = '/';
+      }),
+    );
+    assert.match(wrongProbe.join('\n'), /livenessProbe does not ask \/healthz/);
+  });
+});
