@@ -29,6 +29,7 @@ import {
   StorageType,
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { LRUCache } from 'lru-cache';
 
 /** The subjects, stream, consumers and bucket of one cluster, all under its prefix. */
 export interface NatsNames {
@@ -70,9 +71,17 @@ export const PRESENCE_TTL_MS = 15_000;
 /** The largest message cluster mode sends: a 15 MB output or a 10 MiB input with its envelope. */
 export const MIN_MAX_PAYLOAD = 16 * 1024 * 1024;
 
-/** A subject token for an artifact key (which holds "/" and "."): a hash, stable on every node. */
+/** Tokens already made: a node calls a handful of artifacts many times a second. */
+const tokens = new LRUCache<string, string>({ max: 10_000 });
+
+/** A short token for an artifact key (which holds "/" and "."): a hash, the same on every node. */
 export function artifactToken(artifact: string): string {
-  return crypto.createHash('sha256').update(artifact).digest('hex').slice(0, 32);
+  let token = tokens.get(artifact);
+  if (token === undefined) {
+    token = crypto.createHash('sha256').update(artifact).digest('hex').slice(0, 32);
+    tokens.set(artifact, token);
+  }
+  return token;
 }
 
 export interface NatsCluster {
