@@ -111,7 +111,11 @@ function sendDomainError(reply: FastifyReply, err: DomainError): FastifyReply {
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof DomainError) {
-      if (statusOf(err) >= 500) req.log.error({ err }, 'domain error');
+      // A 503 is a state the service says it is in (no worker yet, a backing service away, a
+      // saturated algorithm): worth a warning, not an error page for the operator each time.
+      const status = statusOf(err);
+      if (status === 503) req.log.warn({ err }, 'unavailable');
+      else if (status >= 500) req.log.error({ err }, 'domain error');
       return sendDomainError(reply, err);
     }
     if (err.validation) {
