@@ -61,6 +61,11 @@ export interface Algohost {
 export interface StartOptions {
   /** A checkout of algohost to run (default: this one); its server is compiled first, as `npm start` does. */
   root?: string;
+  /**
+   * cgroup.procs files the server process joins before Node starts (so that the groups its
+   * sandboxes make sit below them, apart from other servers on the machine).
+   */
+  cgroupProcs?: string[];
 }
 
 /**
@@ -75,10 +80,16 @@ export async function startAlgohost(env: Record<string, string> = {}, opts: Star
   const port = await freePort();
   const adminKey = 'simBENCHBENCHBENCHBENCHBENCH';
   const flags = (process.env.ALGOHOST_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...flags, path.join(root, 'packages/server/dist/main/start.js')], {
+  const command = [process.execPath, ...flags, path.join(root, 'packages/server/dist/main/start.js')];
+  // sh writes its own pid (which exec keeps for Node) into each group, then becomes the server.
+  const joined = opts.cgroupProcs?.length
+    ? ['/bin/sh', '-c', 'for f in $ALGOHOST_BENCH_CGROUPS; do echo $$ > "$f" || exit 1; done; exec "$@"', 'sh', ...command]
+    : command;
+  const child = spawn(joined[0]!, joined.slice(1), {
     cwd: root,
     env: {
       ...process.env,
+      ...(opts.cgroupProcs?.length ? { ALGOHOST_BENCH_CGROUPS: opts.cgroupProcs.join(' ') } : {}),
       ALGOHOST_PORT: String(port),
       ALGOHOST_DATA_DIR: dataDir,
       ALGOHOST_ADMIN_KEY: adminKey,

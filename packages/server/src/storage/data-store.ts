@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
+import { PostgresAdapter, sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
 import { Errors } from '../domain/errors.js';
 import type { FileRecord, FolderRecord, SpaceKind, SpaceRef } from '../domain/data/model.js';
 import type { DataStore } from '../domain/data/ports.js';
@@ -11,7 +11,11 @@ import type { Database, DataFilesTable, DataFoldersTable } from './schema.js';
  * hold % and _).
  */
 export class SqlDataStore implements DataStore {
-  constructor(private readonly db: Db) {}
+  private readonly postgres: boolean;
+
+  constructor(private readonly db: Db) {
+    this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  }
 
   async findFolder(space: SpaceRef, path: string): Promise<FolderRecord | undefined> {
     const row = await this.db
@@ -79,28 +83,43 @@ export class SqlDataStore implements DataStore {
     return row && fileFromRow(row);
   }
 
-  async upsertFile(f: FileRecord): Promise<void> {
-    await this.db
-      .insertInto('data_files')
-      .values({
-        space: f.space.kind,
-        space_id: f.space.id,
-        folder: f.folder,
-        name: f.name,
-        account_id: f.accountId,
-        size: f.size,
-        blob_key: f.blobKey,
-        last_modified: f.lastModified,
-      })
-      .onConflict((oc) =>
-        oc.columns(['space', 'space_id', 'folder', 'name']).doUpdateSet({
+  async upsertFile(f: FileRecord, reservationId?: string): Promise<string | undefined> {
+    return this.db.transaction().execute(async (tx) => {
+      // The account's row lock orders this against the account's other commits and
+      // reservations, so of two uploads replacing one file each learns the blob it replaced.
+      if (this.postgres) await tx.selectFrom('accounts').select('id').where('id', '=', f.accountId).forUpdate().execute();
+      const previous = await tx
+        .selectFrom('data_files')
+        .select('blob_key')
+        .where('space', '=', f.space.kind)
+        .where('space_id', '=', f.space.id)
+        .where('folder', '=', f.folder)
+        .where('name', '=', f.name)
+        .executeTakeFirst();
+      await tx
+        .insertInto('data_files')
+        .values({
+          space: f.space.kind,
+          space_id: f.space.id,
+          folder: f.folder,
+          name: f.name,
           account_id: f.accountId,
           size: f.size,
           blob_key: f.blobKey,
           last_modified: f.lastModified,
-        }),
-      )
-      .execute();
+        })
+        .onConflict((oc) =>
+          oc.columns(['space', 'space_id', 'folder', 'name']).doUpdateSet({
+            account_id: f.accountId,
+            size: f.size,
+            blob_key: f.blobKey,
+            last_modified: f.lastModified,
+          }),
+        )
+        .execute();
+      if (reservationId !== undefined) await tx.deleteFrom('data_reservations').where('id', '=', reservationId).execute();
+      return previous?.blob_key;
+    });
   }
 
   async deleteFile(space: SpaceRef, folder: string, name: string): Promise<void> {
@@ -181,6 +200,61 @@ export class SqlDataStore implements DataStore {
       .where('account_id', '=', accountId)
       .executeTakeFirst();
     return Number(row?.total ?? 0);
+  }
+
+  async reserve(r: {
+    id: string;
+    accountId: string;
+    min: number;
+    max: number;
+    limit: number;
+    at: string;
+    staleBefore: string;
+  }): Promise<{ granted: number; used: number }> {
+    return this.db.transaction().execute(async (tx) => {
+      // PostgreSQL: the account's row lock makes the check and the insert one step against
+      // every other reservation of the account. SQLite runs one transaction at a time anyway
+      // (one connection per process, and cluster mode needs PostgreSQL).
+      if (this.postgres) await tx.selectFrom('accounts').select('id').where('id', '=', r.accountId).forUpdate().execute();
+      const files = await tx
+        .selectFrom('data_files')
+        .select((eb) => eb.fn.sum<number | string | null>('size').as('total'))
+        .where('account_id', '=', r.accountId)
+        .executeTakeFirst();
+      const held = await tx
+        .selectFrom('data_reservations')
+        .select(['id', 'bytes'])
+        .where('account_id', '=', r.accountId)
+        .where((eb) => eb.or([eb('updated_at', '>=', r.staleBefore), eb('id', '=', r.id)]))
+        .execute();
+      let own = 0;
+      let used = Number(files?.total ?? 0);
+      for (const h of held) {
+        if (h.id === r.id) own = Number(h.bytes);
+        else used += Number(h.bytes);
+      }
+      const granted = Math.min(r.max, r.limit - used - own);
+      if (granted < r.min) return { granted: 0, used };
+      await tx
+        .insertInto('data_reservations')
+        .values({ id: r.id, account_id: r.accountId, bytes: granted, updated_at: r.at })
+        .onConflict((oc) => oc.column('id').doUpdateSet({ bytes: own + granted, updated_at: r.at }))
+        .execute();
+      return { granted, used };
+    });
+  }
+
+  async touchReservation(id: string, at: string): Promise<void> {
+    await this.db.updateTable('data_reservations').set({ updated_at: at }).where('id', '=', id).execute();
+  }
+
+  async releaseReservation(id: string): Promise<void> {
+    await this.db.deleteFrom('data_reservations').where('id', '=', id).execute();
+  }
+
+  async deleteStaleReservations(before: string): Promise<number> {
+    const res = await this.db.deleteFrom('data_reservations').where('updated_at', '<', before).executeTakeFirst();
+    return Number(res.numDeletedRows);
   }
 
   async filesOfAccount(accountId: string): Promise<FileRecord[]> {

@@ -20,6 +20,7 @@ import * as m0008 from './migrations/0008-scm.js';
 import * as m0009 from './migrations/0009-audit-log.js';
 import * as m0010 from './migrations/0010-leases.js';
 import * as m0011 from './migrations/0011-insights.js';
+import * as m0012 from './migrations/0012-data-reservations.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-audit-log': m0009,
   '0010-leases': m0010,
   '0011-insights': m0011,
+  '0012-data-reservations': m0012,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -151,6 +151,14 @@ export interface DataFilesTable {
   last_modified: string;
 }
 
+export interface DataReservationsTable {
+  id: string;
+  account_id: string;
+  /** bigint: PostgreSQL returns it as a string. */
+  bytes: number | string;
+  updated_at: string;
+}
+
 export interface KafkaClustersTable {
   id: string;
   name: string;
@@ -297,6 +305,7 @@ export interface Database {
   async_requests: AsyncRequestsTable;
   data_folders: DataFoldersTable;
   data_files: DataFilesTable;
+  data_reservations: DataReservationsTable;
   kafka_clusters: KafkaClustersTable;
   event_flows: EventFlowsTable;
   event_deliveries: EventDeliveriesTable;

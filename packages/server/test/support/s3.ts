@@ -1,6 +1,8 @@
 /**
  * A real S3-compatible server on loopback for tests: s3rver (an npm devDependency) in a child
- * process of its own, on a free port, storing in a temporary directory removed on stop.
+ * process of its own, on a free port, storing in a temporary directory removed on stop. It can
+ * be taken down and brought back on the same port with the same objects (an outage, not a loss:
+ * moto, the other S3 server of the tests, keeps its objects only in memory).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,7 +14,7 @@ const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 // Prints the bound address as one JSON line, then serves until killed.
 const CHILD = `
 const S3rver = require('s3rver');
-new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: process.argv[1] })
+new S3rver({ port: Number(process.argv[2]), address: '127.0.0.1', silent: true, directory: process.argv[1] })
   .run()
   .then((a) => console.log(JSON.stringify(a)), (e) => { console.error(e); process.exit(1); });
 `;
@@ -21,17 +23,21 @@ export interface S3TestServer {
   endpoint: string;
   /** Settings that point an algohost node at a fresh bucket of this server. */
   env(bucket: string): Record<string, string>;
+  /** Stops the server process (connections are refused), keeping its objects. */
+  halt(): Promise<void>;
+  /** Starts it again on the same port with the same objects. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startS3Server(): Promise<S3TestServer> {
-  const dir = await makeTempDir('algohost-s3-');
+/** Starts s3rver on `port` (0 = any free one); resolves with the child and the port it bound. */
+async function spawnS3rver(dir: string, port: number): Promise<{ child: ChildProcess; port: number }> {
   // s3rver makes ListObjectsV2 continuation tokens with DES, which OpenSSL 3 keeps in its legacy provider.
-  const child: ChildProcess = spawn(process.execPath, ['--openssl-legacy-provider', '-e', CHILD, dir], {
+  const child: ChildProcess = spawn(process.execPath, ['--openssl-legacy-provider', '-e', CHILD, dir, String(port)], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const port = await new Promise<number>((resolve, reject) => {
+  const bound = await new Promise<number>((resolve, reject) => {
     let out = '';
     let err = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -42,6 +48,19 @@ export async function startS3Server(): Promise<S3TestServer> {
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     child.once('exit', (code) => reject(new Error(`s3rver exited (${code}) before listening: ${err}`)));
   });
+  return { child, port: bound };
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export async function startS3Server(): Promise<S3TestServer> {
+  const dir = await makeTempDir('algohost-s3-');
+  let { child, port } = await spawnS3rver(dir, 0);
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     endpoint,
@@ -52,12 +71,12 @@ export async function startS3Server(): Promise<S3TestServer> {
       ALGOHOST_S3_ACCESS_KEY_ID: 'S3RVER',
       ALGOHOST_S3_SECRET_ACCESS_KEY: 'S3RVER',
     }),
+    halt: () => kill(child),
+    resume: async () => {
+      ({ child, port } = await spawnS3rver(dir, port));
+    },
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await kill(child);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -25,6 +25,7 @@ import { encodeMarker, parsePageRequest } from '../pagination.js';
 import { ACL_MY_ALGORITHMS, ACL_PUBLIC, DEFAULT_ACL, type FileRecord, type FolderRecord, parseAcl, type Space } from './model.js';
 import { ALGO_ROOTS, checkName, joinPath, parseDataPath } from './paths.js';
 import type { BlobStore, DataStore } from './ports.js';
+import { QuotaReservation, RESERVATION_STALE_MS } from './quota-reservation.js';
 import type { Logger } from '../logger.js';
 
 export interface DataSettings {
@@ -181,29 +182,43 @@ export class DataService {
       );
     }
     const existing = await this.store.findFile(space, folder, name);
-    const allowance = await this.allowance(space.accountId, existing?.size ?? 0);
-    if (allowance !== undefined && declaredLength !== undefined && declaredLength > allowance.bytes) {
-      throw allowance.error(declaredLength);
-    }
-    if (space.kind === 'session') this.sessionsWithData.add(space.id);
-    const key = `data/${space.kind}/${space.id}/${crypto.randomUUID()}`;
-    const stored = await this.blobs.put(key, limited(body, allowance));
+    const quota = this.settings.quotaBytes;
+    const reservation =
+      quota > 0 ? new QuotaReservation(this.store, this.clock, space.accountId, quota, existing?.size ?? 0) : undefined;
+    let committed = false;
     try {
-      await this.store.upsertFile({
-        space,
-        accountId: space.accountId,
-        folder,
-        name,
-        size: stored.size,
-        lastModified: isoNow(this.clock),
-        blobKey: key,
-      });
-    } catch (err) {
-      await this.discard(key);
-      throw err;
+      // The declared length is reserved before a byte is read; a body without one (chunked)
+      // reserves as it comes.
+      if (reservation && declaredLength !== undefined) await reservation.cover(declaredLength, declaredLength);
+      if (space.kind === 'session') this.sessionsWithData.add(space.id);
+      const key = `data/${space.kind}/${space.id}/${crypto.randomUUID()}`;
+      const stored = await this.blobs.put(key, limited(body, reservation));
+      let replaced: string | undefined;
+      try {
+        replaced = await this.store.upsertFile(
+          {
+            space,
+            accountId: space.accountId,
+            folder,
+            name,
+            size: stored.size,
+            lastModified: isoNow(this.clock),
+            blobKey: key,
+          },
+          reservation?.id,
+        );
+        committed = true;
+      } catch (err) {
+        await this.discard(key);
+        throw err;
+      }
+      // Each upload has its own blob, so a replace never touches the bytes a reader is streaming.
+      // The blob replaced is the one the commit found (another upload may have replaced
+      // `existing` meanwhile).
+      if (replaced) await this.discard(replaced);
+    } finally {
+      if (!committed) await this.releaseQuietly(reservation);
     }
-    // Each upload has its own blob, so a replace never touches the bytes a reader is streaming.
-    if (existing) await this.discard(existing.blobKey);
     return this.uri(place, segments);
   }
 
@@ -306,6 +321,7 @@ export class DataService {
     signal?.throwIfAborted();
     result.folders += await this.removeEmptyFolders('algo', 'temp', tempCutoff);
     result.folders += await this.removeEmptyFolders('session', '', sessionCutoff);
+    await this.store.deleteStaleReservations(new Date(now - RESERVATION_STALE_MS).toISOString());
     for (const algorithmId of await this.store.orphanAlgorithmSpaces()) {
       signal?.throwIfAborted();
       result.orphanFiles += await this.dropSpace({ kind: 'algo', id: algorithmId });
@@ -566,15 +582,13 @@ export class DataService {
 
   // --- quota, sweeps ------------------------------------------------------------------------
 
-  /** What may still be stored for the account, replacing a file of `replacing` bytes; undefined = no limit. */
-  private async allowance(accountId: string, replacing: number): Promise<{ bytes: number; error: (size?: number) => DomainError } | undefined> {
-    const quota = this.settings.quotaBytes;
-    if (quota <= 0) return undefined;
-    const used = await this.store.usage(accountId);
-    const bytes = Math.max(0, quota - used + replacing);
-    const error = (size?: number) =>
-      Errors.dataQuotaExceeded({ quota, used, left: bytes, size });
-    return { bytes, error };
+  /** Gives back an upload's reserved bytes; on failure the reservation goes stale and the sweep deletes it. */
+  private async releaseQuietly(reservation: QuotaReservation | undefined): Promise<void> {
+    try {
+      await reservation?.release();
+    } catch (err) {
+      this.log.warn({ err, reservation: reservation?.id }, 'could not release a quota reservation; it lapses by itself');
+    }
   }
 
   private async expireFiles(kind: 'algo' | 'session', root: string, before: string): Promise<number> {
@@ -640,13 +654,14 @@ export class DataService {
  * pipelined, so that a refusal here leaves the request itself to the HTTP layer (which drains it
  * and answers).
  */
-function limited(body: Readable, allowance: { bytes: number; error: () => DomainError } | undefined): Readable {
+function limited(body: Readable, reservation: QuotaReservation | undefined): Readable {
   let seen = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
       seen += chunk.length;
-      if (allowance && seen > allowance.bytes) return done(allowance.error());
-      done(null, chunk);
+      if (!reservation) return done(null, chunk);
+      // Bytes pass on only once reserved: the blob store never holds bytes past the quota.
+      reservation.cover(seen).then(() => done(null, chunk), done);
     },
   });
   const interrupted = (err?: Error) => {

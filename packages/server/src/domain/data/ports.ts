@@ -65,8 +65,12 @@ export interface DataStore {
   listFolders(space: SpaceRef, parent: string, after: string | undefined, limit: number): Promise<FolderRecord[]>;
 
   findFile(space: SpaceRef, folder: string, name: string): Promise<FileRecord | undefined>;
-  /** Inserts the file, or replaces the record of the same folder and name. */
-  upsertFile(file: FileRecord): Promise<void>;
+  /**
+   * Inserts the file, or replaces the record of the same folder and name; in the same
+   * transaction deletes the upload's quota reservation `reservationId`, so its bytes never
+   * count twice nor not at all. Returns the blob key of the record it replaced.
+   */
+  upsertFile(file: FileRecord, reservationId?: string): Promise<string | undefined>;
   deleteFile(space: SpaceRef, folder: string, name: string): Promise<void>;
   listFiles(space: SpaceRef, folder: string, after: string | undefined, limit: number): Promise<FileRecord[]>;
 
@@ -79,6 +83,26 @@ export interface DataStore {
 
   /** Bytes of every file charged to the account. */
   usage(accountId: string): Promise<number>;
+  /**
+   * Adds between `min` and `max` bytes (as many as fit) to the upload reservation `id`,
+   * creating it, if the account's files, its reservations not older than `staleBefore` and
+   * these bytes stay within `limit`. Atomic against every other reservation of the account, on
+   * every node. `used` is what the account's files and its other uploads hold.
+   */
+  reserve(r: {
+    id: string;
+    accountId: string;
+    min: number;
+    max: number;
+    limit: number;
+    at: string;
+    staleBefore: string;
+  }): Promise<{ granted: number; used: number }>;
+  /** Marks the reservation as still in use (an upload that is still running). */
+  touchReservation(id: string, at: string): Promise<void>;
+  releaseReservation(id: string): Promise<void>;
+  /** Deletes reservations not touched since `before` (left by a crashed node); how many. */
+  deleteStaleReservations(before: string): Promise<number>;
   /** Every file charged to the account (for deleting an account). */
   filesOfAccount(accountId: string): Promise<FileRecord[]>;
   deleteAllOfAccount(accountId: string): Promise<void>;

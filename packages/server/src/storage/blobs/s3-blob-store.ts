@@ -17,6 +17,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { assertBlobKey, type BlobContent, type BlobInfo, type BlobPage, type BlobStore } from '../../domain/data/ports.js';
+import { Errors } from '../../domain/errors.js';
 
 export interface S3Settings {
   /** http(s)://host:port of an S3-compatible service; undefined = AWS. */
@@ -88,7 +89,7 @@ export class S3BlobStore implements BlobStore {
       leavePartsOnError: false,
     });
     try {
-      await upload.done();
+      await this.guard(upload.done());
     } catch (err) {
       throw bodyError ?? err;
     }
@@ -101,7 +102,7 @@ export class S3BlobStore implements BlobStore {
   async get(key: string): Promise<BlobContent | undefined> {
     assertBlobKey(key);
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const res = await this.guard(this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key })));
       return {
         key,
         size: res.ContentLength ?? 0,
@@ -117,7 +118,7 @@ export class S3BlobStore implements BlobStore {
   async stat(key: string): Promise<BlobInfo | undefined> {
     assertBlobKey(key);
     try {
-      const res = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      const res = await this.guard(this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })));
       return { key, size: res.ContentLength ?? 0, lastModified: res.LastModified ?? new Date(0) };
     } catch (err) {
       if (isNotFound(err)) return undefined;
@@ -127,8 +128,8 @@ export class S3BlobStore implements BlobStore {
 
   async list(prefix: string, opts: { after?: string; limit?: number } = {}): Promise<BlobPage> {
     const limit = Math.min(opts.limit ?? 1000, 1000);
-    const res = await this.client.send(
-      new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, StartAfter: opts.after, MaxKeys: limit }),
+    const res = await this.guard(
+      this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, StartAfter: opts.after, MaxKeys: limit })),
     );
     const items: BlobInfo[] = (res.Contents ?? []).map((o) => ({
       key: o.Key!,
@@ -140,11 +141,28 @@ export class S3BlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     assertBlobKey(key);
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.guard(this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
   }
 
   async close(): Promise<void> {
     this.client.destroy();
+  }
+
+  /**
+   * S3 unreachable or failing (refused connections, timeouts, 5xx, throttling) becomes a 503
+   * with Retry-After naming the blob store: the node is fine and recovers by itself when S3
+   * does (the client opens new connections). Other errors pass unchanged.
+   */
+  private async guard<T>(pending: Promise<T>): Promise<T> {
+    try {
+      return await pending;
+    } catch (err) {
+      const why = outage(err);
+      if (!why) throw err;
+      throw Object.assign(Errors.unavailable(`the blob store is unavailable (${why}); try again shortly`, { retryAfterSeconds: 5 }), {
+        cause: err,
+      });
+    }
   }
 
   private where(): string {
@@ -157,6 +175,26 @@ function isNotFound(err: unknown): boolean {
     return err.$metadata.httpStatusCode === 404 || err.name === 'NoSuchKey' || err.name === 'NotFound' || err.name === 'NoSuchBucket';
   }
   return false;
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE']);
+
+/** Why `err` says S3 is down or overloaded (as opposed to a refusal of this request), or undefined. */
+function outage(err: unknown): string | undefined {
+  if (err instanceof S3ServiceException) {
+    const status = err.$metadata.httpStatusCode ?? 0;
+    return status >= 500 || status === 429 || err.name === 'SlowDown' ? `${err.name}, HTTP ${status}` : undefined;
+  }
+  for (
+    let e = err as { code?: unknown; name?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
+    if (typeof e !== 'object') return undefined;
+    if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return e.code;
+    if (e.name === 'TimeoutError') return 'timeout';
+  }
+  return undefined;
 }
 
 function describe(err: unknown): string {
