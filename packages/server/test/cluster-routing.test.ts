@@ -28,7 +28,7 @@ import { createUser, type TestUser } from './support/fixtures.js';
 import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
 import { client, request, type Client } from './support/http.js';
 import { available as netnsAvailable, createLan, type Lan } from './support/netns.js';
-import { BUILD_CACHE_DIR, createPostgresDatabase, makeTempDir } from './support/server.js';
+import { clusterSettings, createPostgresDatabase, makeTempDir } from './support/server.js';
 import { generateApiKey } from '../src/domain/accounts/secrets.js';
 import { natsNames } from '../src/cluster/nats-cluster.js';
 
@@ -138,23 +138,16 @@ describe(
       shared = await makeTempDir('algohost-routing-shared-');
       adminKey = generateApiKey();
       const env: Record<string, string> = {
-        ALGOHOST_DATABASE_URL: db.url,
-        ALGOHOST_NATS_URL: NATS_URL!,
-        // Its own names on the shared nats-server: other test files run clusters beside this one.
-        ALGOHOST_NATS_PREFIX: NATS_PREFIX,
-        ALGOHOST_BLOB_STORE: 's3',
-        ALGOHOST_S3_ENDPOINT: S3_ENDPOINT!,
-        ALGOHOST_S3_BUCKET: `algohost-${crypto.randomBytes(4).toString('hex')}`,
-        ALGOHOST_S3_ACCESS_KEY_ID: 'test',
-        ALGOHOST_S3_SECRET_ACCESS_KEY: 'test',
-        ALGOHOST_REPOSITORY_DIR: path.join(shared, 'repositories'),
-        ALGOHOST_BUILD_LOG_DIR: path.join(shared, 'build-logs'),
-        ALGOHOST_ADMIN_KEY: adminKey,
-        ALGOHOST_CLUSTER_KEY: crypto.randomBytes(32).toString('base64'),
+        ...clusterSettings({
+          databaseUrl: db.url,
+          natsUrl: NATS_URL!,
+          s3Endpoint: S3_ENDPOINT!,
+          sharedDir: shared,
+          adminKey,
+          natsPrefix: NATS_PREFIX,
+        }),
         ALGOHOST_WORK_ACK_WAIT: '3',
         ALGOHOST_LOG_LEVEL: 'info',
-        ALGOHOST_BUILD_CACHE_DIR: BUILD_CACHE_DIR,
-        ALGOHOST_BUILD_CACHE_SHARED: 'true',
         // Small runners: every cold start below stays warm beside the others (no eviction).
         ALGOHOST_RUNNER_MEMORY: '256',
         ALGOHOST_WORKER_GPU: 'false',

@@ -29,7 +29,7 @@ import { createAndBuild } from './support/algorithms.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { announcedBuildId, clone, commitAndPush, git, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
 import { client, request, type Client } from './support/http.js';
-import { BUILD_CACHE_DIR, createPostgresDatabase, makeTempDir } from './support/server.js';
+import { clusterSettings, createPostgresDatabase, makeTempDir } from './support/server.js';
 import { available as netnsAvailable, createLan, type Lan } from './support/netns.js';
 import { type Node, startNode, stopNode, until } from './support/cluster.js';
 import { generateApiKey } from '../src/domain/accounts/secrets.js';
@@ -87,33 +87,25 @@ describe(
       shared = await makeTempDir('algohost-cluster-shared-');
       adminKey = generateApiKey();
       const env = (clusterEnv = {
-        ALGOHOST_DATABASE_URL: db.url,
-        ALGOHOST_NATS_URL: NATS_URL!,
-        // Its own names on the shared nats-server: other test files run clusters beside this one.
-        ALGOHOST_NATS_PREFIX: NATS_PREFIX,
-        ALGOHOST_BLOB_STORE: 's3',
-        ALGOHOST_S3_ENDPOINT: S3_ENDPOINT!,
-        ALGOHOST_S3_BUCKET: `algohost-${crypto.randomBytes(4).toString('hex')}`,
-        ALGOHOST_S3_ACCESS_KEY_ID: 'test',
-        ALGOHOST_S3_SECRET_ACCESS_KEY: 'test',
-        // The only directory the nodes share: the Git volume (and the build logs on it).
-        ALGOHOST_REPOSITORY_DIR: path.join(shared, 'repositories'),
-        ALGOHOST_BUILD_LOG_DIR: path.join(shared, 'build-logs'),
-        ALGOHOST_ADMIN_KEY: adminKey,
-        ALGOHOST_CLUSTER_KEY: crypto.randomBytes(32).toString('base64'),
+        ...clusterSettings({
+          databaseUrl: db.url,
+          natsUrl: NATS_URL!,
+          s3Endpoint: S3_ENDPOINT!,
+          sharedDir: shared,
+          adminKey,
+          natsPrefix: NATS_PREFIX,
+        }),
         ALGOHOST_WORK_ACK_WAIT: '3',
         ALGOHOST_LOG_LEVEL: 'info',
-        ALGOHOST_BUILD_CACHE_DIR: BUILD_CACHE_DIR,
-        ALGOHOST_BUILD_CACHE_SHARED: 'true',
       });
       // Each main node in a network namespace of its own when this machine allows (root, iproute2).
       lan = netnsAvailable() ? createLan() : undefined;
       nodeEnv = lan
         ? {
             ...env,
-            ALGOHOST_DATABASE_URL: await lan.forwardUrl(env.ALGOHOST_DATABASE_URL),
-            ALGOHOST_NATS_URL: await lan.forwardUrl(env.ALGOHOST_NATS_URL),
-            ALGOHOST_S3_ENDPOINT: await lan.forwardUrl(env.ALGOHOST_S3_ENDPOINT),
+            ALGOHOST_DATABASE_URL: await lan.forwardUrl(db.url),
+            ALGOHOST_NATS_URL: await lan.forwardUrl(NATS_URL!),
+            ALGOHOST_S3_ENDPOINT: await lan.forwardUrl(S3_ENDPOINT!),
           }
         : env;
       // The API node first: it makes the bucket, the schema and the admin account.

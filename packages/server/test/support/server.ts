@@ -130,6 +130,37 @@ async function launch(env: Record<string, string>, adminKey: string, dataDir: st
 }
 
 /**
+ * What every node of a test cluster is given: the services, a NATS prefix and a bucket of its
+ * own (other test files run clusters on the same servers at the same time), the one shared
+ * directory (the Git volume and the build logs on it), the admin key and a cluster key.
+ */
+export function clusterSettings(o: {
+  databaseUrl: string;
+  natsUrl: string;
+  s3Endpoint: string;
+  sharedDir: string;
+  adminKey: string;
+  natsPrefix?: string;
+}): Record<string, string> {
+  return {
+    ALGOHOST_DATABASE_URL: o.databaseUrl,
+    ALGOHOST_NATS_URL: o.natsUrl,
+    ALGOHOST_NATS_PREFIX: o.natsPrefix ?? `t-${crypto.randomBytes(4).toString('hex')}`,
+    ALGOHOST_BLOB_STORE: 's3',
+    ALGOHOST_S3_ENDPOINT: o.s3Endpoint,
+    ALGOHOST_S3_BUCKET: `algohost-${crypto.randomBytes(4).toString('hex')}`,
+    ALGOHOST_S3_ACCESS_KEY_ID: 'test',
+    ALGOHOST_S3_SECRET_ACCESS_KEY: 'test',
+    ALGOHOST_REPOSITORY_DIR: path.join(o.sharedDir, 'repositories'),
+    ALGOHOST_BUILD_LOG_DIR: path.join(o.sharedDir, 'build-logs'),
+    ALGOHOST_ADMIN_KEY: o.adminKey,
+    ALGOHOST_CLUSTER_KEY: crypto.randomBytes(32).toString('base64'),
+    ALGOHOST_BUILD_CACHE_DIR: BUILD_CACHE_DIR,
+    ALGOHOST_BUILD_CACHE_SHARED: 'true',
+  };
+}
+
+/**
  * An API node (returned as the TestServer: its URL, data directory and configuration) and two
  * workers in this process. Restarting restarts the API node; the workers stay up, as they
  * would while one API node of a deployment is replaced.
@@ -143,24 +174,9 @@ async function startTestCluster(extraEnv: Record<string, string>): Promise<TestS
   const pgdb = await createPostgresDatabase();
   const adminKey = generateApiKey();
   const shared: Record<string, string> = {
-    ALGOHOST_DATABASE_URL: pgdb.url,
-    ALGOHOST_NATS_URL: nats,
-    // Its own names on the shared nats-server: other test files run clusters at the same time.
-    ALGOHOST_NATS_PREFIX: `t-${crypto.randomBytes(4).toString('hex')}`,
-    ALGOHOST_BLOB_STORE: 's3',
-    ALGOHOST_S3_ENDPOINT: s3,
-    ALGOHOST_S3_BUCKET: `algohost-${crypto.randomBytes(4).toString('hex')}`,
-    ALGOHOST_S3_ACCESS_KEY_ID: 'test',
-    ALGOHOST_S3_SECRET_ACCESS_KEY: 'test',
-    // The one directory the nodes share: the Git volume (and the build logs on it).
-    ALGOHOST_REPOSITORY_DIR: path.join(dataDir, 'repositories'),
-    ALGOHOST_BUILD_LOG_DIR: path.join(dataDir, 'build-logs'),
-    ALGOHOST_ADMIN_KEY: adminKey,
-    ALGOHOST_CLUSTER_KEY: crypto.randomBytes(32).toString('base64'),
+    ...clusterSettings({ databaseUrl: pgdb.url, natsUrl: nats, s3Endpoint: s3, sharedDir: dataDir, adminKey }),
     ALGOHOST_PORT: '0',
     ALGOHOST_LOG_LEVEL: process.env.ALGOHOST_TEST_LOG_LEVEL ?? 'silent',
-    ALGOHOST_BUILD_CACHE_DIR: BUILD_CACHE_DIR,
-    ALGOHOST_BUILD_CACHE_SHARED: 'true',
     ...extraEnv,
   };
   const workerDirs = await Promise.all([makeTempDir('algohost-test-worker-'), makeTempDir('algohost-test-worker-')]);
