@@ -100,7 +100,8 @@ describe('web UI: data', () => {
     const dialog = page.getByRole('dialog', { name: 'Delete collection' });
     await dialog.getByLabel('Type models to confirm').fill('models');
     await dialog.getByRole('button', { name: 'Delete collection' }).click();
-    await page.getByRole('heading', { name: 'Data', level: 1 }).waitFor();
+    // Exactly "Data": the collection's own heading (data://alice/models) also contains the word.
+    await page.getByRole('heading', { name: 'Data', exact: true, level: 1 }).waitFor();
     assert.equal((await ui.api.get('/v1/data/alice/models', { key: alice.key })).status, 404);
     assertNoPageErrors(page);
   });
