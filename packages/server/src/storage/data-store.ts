@@ -1,7 +1,7 @@
 import { PostgresAdapter, sql, type Expression, type ExpressionBuilder, type Selectable, type SqlBool } from 'kysely';
 import { Errors } from '../domain/errors.js';
 import type { FileRecord, FolderRecord, SpaceKind, SpaceRef } from '../domain/data/model.js';
-import type { DataStore } from '../domain/data/ports.js';
+import type { DataStore, ReservationGrant, ReservationRequest } from '../domain/data/ports.js';
 import { type Db, isUniqueViolation } from './database.js';
 import type { Database, DataFilesTable, DataFoldersTable } from './schema.js';
 
@@ -202,15 +202,7 @@ export class SqlDataStore implements DataStore {
     return Number(row?.total ?? 0);
   }
 
-  async reserve(r: {
-    id: string;
-    accountId: string;
-    min: number;
-    max: number;
-    limit: number;
-    at: string;
-    staleBefore: string;
-  }): Promise<{ granted: number; used: number }> {
+  async reserve(r: ReservationRequest): Promise<ReservationGrant> {
     return this.db.transaction().execute(async (tx) => {
       // PostgreSQL: the account's row lock makes the check and the insert one step against
       // every other reservation of the account. SQLite runs one transaction at a time anyway

@@ -56,6 +56,27 @@ export function assertBlobKey(key: string): void {
 }
 
 /** The folder and file records of every space (the metadata database). */
+/** An upload's claim on its account's quota (DataStore.reserve). */
+export interface ReservationRequest {
+  id: string;
+  accountId: string;
+  /** Bytes the upload cannot go on without. */
+  min: number;
+  /** Bytes it would like (granted up to what fits). */
+  max: number;
+  /** The account's quota in bytes. */
+  limit: number;
+  at: string;
+  /** Reservations not touched since then count as left by a crashed node. */
+  staleBefore: string;
+}
+
+export interface ReservationGrant {
+  granted: number;
+  /** What the account's files and its other uploads hold. */
+  used: number;
+}
+
 export interface DataStore {
   findFolder(space: SpaceRef, path: string): Promise<FolderRecord | undefined>;
   /** Throws DomainError conflict when a folder of that path exists. */
@@ -89,15 +110,7 @@ export interface DataStore {
    * these bytes stay within `limit`. Atomic against every other reservation of the account, on
    * every node. `used` is what the account's files and its other uploads hold.
    */
-  reserve(r: {
-    id: string;
-    accountId: string;
-    min: number;
-    max: number;
-    limit: number;
-    at: string;
-    staleBefore: string;
-  }): Promise<{ granted: number; used: number }>;
+  reserve(r: ReservationRequest): Promise<ReservationGrant>;
   /** Marks the reservation as still in use (an upload that is still running). */
   touchReservation(id: string, at: string): Promise<void>;
   releaseReservation(id: string): Promise<void>;
