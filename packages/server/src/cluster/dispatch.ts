@@ -56,15 +56,21 @@ export function decodeAsyncJob(data: Uint8Array): AsyncJob {
   return { ...meta, input: { ...meta.input, body: bytes } };
 }
 
-/** A sync call as it travels: the request without its JSON input, which is the frame's bytes. */
+/**
+ * A sync call as it travels: the request without its JSON input, which is the frame's bytes,
+ * and the target with its environment by name (every node has the same catalog; the whole
+ * environment would be most of the message, parsed again on every call).
+ */
 export interface RunMessage {
-  target: RunTarget;
+  target: WireTarget;
   timeoutMs: number;
   request: Omit<PipeRequest, 'json'>;
   hasJson: boolean;
   /** For pipeline_enabled algorithms: whom the call's key (request.api_key) acts for. */
   callKey?: CallKeyRef;
 }
+
+export type WireTarget = Omit<RunTarget, 'environment'> & { environment: string };
 
 /** A call key's principal by reference (the worker reads the account itself). */
 export interface CallKeyRef {
@@ -124,7 +130,12 @@ export class NatsRuntime implements AlgorithmRuntime {
 
   async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
     const { json, ...rest } = request;
-    const message: RunMessage = { target, timeoutMs, request: rest, hasJson: json !== undefined };
+    const message: RunMessage = {
+      target: { ...target, environment: target.environment.name },
+      timeoutMs,
+      request: rest,
+      hasJson: json !== undefined,
+    };
     const key = request.api_key === undefined ? undefined : this.callKeys(request.api_key);
     if (key) {
       message.callKey = { accountId: key.account.id, capabilities: [...key.capabilities], ...(key.call ? { call: key.call } : {}) };

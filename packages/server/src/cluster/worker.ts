@@ -16,7 +16,8 @@ import { Empty, type Subscription } from '@nats-io/transport-node';
 import type { BuildService, DispatchOutcome } from '../domain/builds/build-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import { type AlgorithmRuntime, type PipeRequest, RuntimeFailure } from '../domain/calls/ports.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, Errors } from '../domain/errors.js';
+import type { Environment } from '../domain/catalog/model.js';
 import type { ConsumerStatus } from '../domain/events/model.js';
 import { type CallKeyRef, HEARTBEAT_MS, type RunMessage, type RunReply } from './dispatch.js';
 import { decodeAsyncJob } from './dispatch.js';
@@ -38,6 +39,8 @@ export interface ClusterWorkerDeps {
   runtime: AlgorithmRuntime;
   /** Makes an API node's call key valid here for one call (KeyService.adoptCallKey); undefined when its account is gone. */
   adoptCallKey: (secret: string, ref: CallKeyRef, ttlMs: number) => Promise<(() => void) | undefined>;
+  /** The catalog's environment of that name (sync calls name it, cluster/dispatch.ts RunMessage). */
+  environmentByName: (name: string) => Environment | undefined;
   /** The artifacts this node has warm runners of (the pool's), for routing sync calls here. */
   warmArtifacts: () => Set<string>;
   /** This node's warm runners (busy or idle). */
@@ -183,7 +186,10 @@ export class ClusterWorker {
       const forget =
         meta.callKey && request.api_key ? await this.deps.adoptCallKey(request.api_key, meta.callKey, meta.timeoutMs + 60_000) : undefined;
       try {
-        reply = { ok: await this.deps.runtime.execute(meta.target, request, meta.timeoutMs) };
+        const environment = this.deps.environmentByName(meta.target.environment);
+        // A node of another release that knows an environment this one does not: refused, not run wrong.
+        if (!environment) throw Errors.unavailable(`this worker does not know the environment ${meta.target.environment}; call again`);
+        reply = { ok: await this.deps.runtime.execute({ ...meta.target, environment }, request, meta.timeoutMs) };
       } finally {
         forget?.();
       }

@@ -441,6 +441,7 @@ export async function buildServices(
               ttlMs,
             );
           },
+          environmentByName: (name) => catalog.environmentByName(name),
           warmArtifacts: () => pool.warmArtifacts(),
           warmRunners: () => pool.warmRunners(),
           flows: () => Object.fromEntries(flowWorkers.statuses().map(({ flow, status }) => [flow.id, status])),
