@@ -326,6 +326,13 @@ export const ConfigSchema = Type.Object({
     describe:
       'Open-files limit (RLIMIT_NOFILE, soft and hard) of every sandboxed process, runners and build steps; a runner holds at most this × ALGOHOST_RUNNER_PIDS files.',
   }),
+  requireCgroups: setting(Type.Boolean(), {
+    env: 'ALGOHOST_REQUIRE_CGROUPS',
+    flag: '--require-cgroups',
+    default: true,
+    describe:
+      'true: refuse to run builds and runners where the memory and pids cgroup limits do not hold (the start-up log says why). false: run them without those limits (only where every algorithm is trusted).',
+  }),
   maxArtifactBytes: setting(Type.Integer({ minimum: 0 }), {
     env: 'ALGOHOST_MAX_ARTIFACT_BYTES',
     flag: '--max-artifact-bytes',

@@ -24,6 +24,7 @@ import type { Builder } from '../domain/builds/ports.js';
 import { SandboxBuilder } from '../runtime/build/sandbox-builder.js';
 import { LANGUAGE_ADAPTERS } from '../runtime/languages/index.js';
 import { Supervisor } from '../runtime/sandbox/supervisor.js';
+import type { CgroupReport } from '../runtime/sandbox/cgroups.js';
 import { EgressConfigError, EgressProxy, type EgressTarget, registryTargets } from '../runtime/sandbox/egress-proxy.js';
 import type { RegistrySettings } from '../runtime/languages/adapter.js';
 import { RunnerFactory } from '../runtime/runner/runner-factory.js';
@@ -241,7 +242,14 @@ export async function buildServices(
   // Build steps reach the registries (and the operator's extra hosts) through this proxy only.
   const egress = new EgressProxy({ dir: path.join(config.dataDir, 'egress'), allow: checked.egress });
   egress.prepare();
-  const supervisor = new Supervisor({ maxOpenFiles: Math.max(16, config.sandboxOpenFiles) });
+  // Only nodes that run work touch the host's cgroups (on cgroup v2 that moves this process
+  // into a leaf group at start-up: runtime/sandbox/cgroups.ts).
+  const supervisor = new Supervisor({
+    maxOpenFiles: Math.max(16, config.sandboxOpenFiles),
+    cgroups: runsWork ? {} : false,
+    requireCgroups: config.requireCgroups,
+  });
+  if (runsWork) logCgroups(log, supervisor.cgroupReport, config.requireCgroups);
   const builder = new SandboxBuilder(supervisor, LANGUAGE_ADAPTERS, {
     root: path.join(config.dataDir, 'builds'),
     clock,
@@ -644,4 +652,24 @@ export async function bootstrapAdmin(s: Services, config: Config): Promise<Boots
   const { secret } = await s.keys.issue(admin, 'admin', [...CAPABILITIES], 'initial admin key');
   fs.writeFileSync(keyFile, `${secret}\n`, { mode: 0o600 });
   return { generatedKey: secret, keyFile };
+}
+
+/** One start-up line saying which sandbox limits hold; a warning naming what is missing when not all do. */
+function logCgroups(log: WorkerLog, report: CgroupReport, required: boolean): void {
+  const holding = (['memory', 'pids', 'cpu'] as const).filter((c) => report.limits[c]);
+  const facts = { cgroupVersion: report.version, limits: holding, changes: report.actions };
+  if (!report.problem) {
+    log.info(facts, `sandbox limits: memory, pids and cpu hold (cgroup v${report.version})`);
+    return;
+  }
+  const safe = report.limits.memory && report.limits.pids;
+  const consequence = safe
+    ? 'sandboxes run with them'
+    : required
+      ? 'builds and runners are refused until they do (ALGOHOST_REQUIRE_CGROUPS=false runs them without)'
+      : 'builds and runners run WITHOUT memory or pids limits (ALGOHOST_REQUIRE_CGROUPS=false)';
+  log.warn(
+    { ...facts, problem: report.problem },
+    `sandbox limits: only ${holding.join(', ') || 'none'} of memory, pids and cpu hold; ${consequence}. ${report.problem}`,
+  );
 }

@@ -1,7 +1,10 @@
 /**
  * Resource limits through cgroups. These machines have only v1 controllers (memory, pids,
- * cpu); on hosts with a unified v2 hierarchy with controllers, v2 is used. Child groups are
- * created under the service's own group, one per sandboxed process tree.
+ * cpu); on hosts with a unified v2 hierarchy, v2 is used, after the service has moved its own
+ * processes into a leaf group so that its group can delegate the controllers (v2Support).
+ * Child groups are created under the service's own group, one per sandboxed process tree.
+ * Detection reports which limits hold; the supervisor refuses user code without memory and
+ * pids limits unless told otherwise (ALGOHOST_REQUIRE_CGROUPS).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,40 +33,87 @@ export interface CgroupGroup {
 }
 
 const ROOT = '/sys/fs/cgroup';
+/** The controllers a sandbox's group needs: memory and pids for safety, cpu for fairness. */
+const CONTROLLERS = ['memory', 'pids', 'cpu'] as const;
+type Controller = (typeof CONTROLLERS)[number];
+/**
+ * On cgroup v2, the leaf group the service's own processes move into at start-up, so that its
+ * own group may hand controllers down (cgroup v2's "no internal processes" rule).
+ */
+export const SERVER_LEAF = 'algohost-server';
 
-export interface CgroupSupport {
+/** Where detection looks (tests point these at a fake tree). */
+export interface CgroupOptions {
+  /** Mount point of the cgroup file system. */
+  root?: string;
+  /** This process's cgroup membership (`/proc/self/cgroup`). */
+  procSelfCgroup?: string;
+}
+
+/** Which limits hold for sandboxes on this host, and why not where they do not. */
+export interface CgroupReport {
   version: 1 | 2 | 0;
+  limits: Record<Controller, boolean>;
+  /** What is missing and what the operator must do; undefined when every limit holds. */
+  problem?: string;
+  /** What start-up changed to make the limits hold (cgroup v2: processes moved, controllers enabled). */
+  actions: string[];
+}
+
+export interface CgroupSupport extends CgroupReport {
   /** Makes a group with its limits (asynchronously: runners start while calls are served). */
   create(name: string, limits: Limits): Promise<CgroupGroup | undefined>;
 }
 
-/** At start-up: which cgroup version this host offers, read once. */
-export function detectCgroups(): CgroupSupport {
-  const v2Controllers = readOr(path.join(ROOT, 'cgroup.controllers'), '');
-  if (v2Controllers.includes('memory') && v2Controllers.includes('pids')) return v2Support();
-  // eslint-disable-next-line no-restricted-syntax -- start-up only: detectCgroups() runs once, when the supervisor is made
-  if (fs.existsSync(path.join(ROOT, 'memory', 'cgroup.procs')) && fs.existsSync(path.join(ROOT, 'pids', 'cgroup.procs')))
-    return v1Support();
-  return { version: 0, create: async () => undefined };
+const NONE: Record<Controller, boolean> = { memory: false, pids: false, cpu: false };
+
+/*
+ * Detection runs once, when the supervisor is made, before the server listens: the file system
+ * calls below are synchronous for that reason only.
+ */
+/* eslint-disable no-restricted-syntax -- start-up only: detectCgroups() runs once, when the supervisor is made */
+
+/** At start-up: which cgroup version this host offers and which limits hold, read (and on v2 set up) once. */
+export function detectCgroups(options: CgroupOptions = {}): CgroupSupport {
+  const root = options.root ?? ROOT;
+  const procSelf = options.procSelfCgroup ?? '/proc/self/cgroup';
+  // A unified (v2) hierarchy has cgroup.controllers at its mount point; a v1 or hybrid layout
+  // has a tmpfs there with one directory per v1 controller.
+  if (fs.existsSync(path.join(root, 'cgroup.controllers'))) return v2Support(root, procSelf);
+  if (fs.existsSync(path.join(root, 'memory', 'cgroup.procs')) && fs.existsSync(path.join(root, 'pids', 'cgroup.procs')))
+    return v1Support(root, procSelf);
+  return {
+    version: 0,
+    limits: NONE,
+    problem:
+      'no cgroup hierarchy with memory and pids controllers is mounted at ' +
+      `${root}: sandboxes run without memory, pids and CPU limits (mount the cgroup file system writable; docs/cluster.md "Privileges")`,
+    actions: [],
+    create: async () => undefined,
+  };
 }
 
 /** The group this process sits in for a v1 controller, from /proc/self/cgroup. */
-function ownV1Group(controller: string): string {
-  for (const line of readOr('/proc/self/cgroup', '').split('\n')) {
+function ownV1Group(procSelf: string, controller: string): string {
+  for (const line of readOr(procSelf, '').split('\n')) {
     const [, controllers, group] = line.split(':');
     if (controllers?.split(',').includes(controller)) return group ?? '/';
   }
   return '/';
 }
 
-function v1Support(): CgroupSupport {
+function v1Support(root: string, procSelf: string): CgroupSupport {
   const bases = {
-    memory: path.join(ROOT, 'memory', ownV1Group('memory'), 'algohost'),
-    pids: path.join(ROOT, 'pids', ownV1Group('pids'), 'algohost'),
-    cpu: path.join(ROOT, 'cpu', ownV1Group('cpu'), 'algohost'),
+    memory: path.join(root, 'memory', ownV1Group(procSelf, 'memory'), 'algohost'),
+    pids: path.join(root, 'pids', ownV1Group(procSelf, 'pids'), 'algohost'),
+    cpu: path.join(root, 'cpu', ownV1Group(procSelf, 'cpu'), 'algohost'),
   };
+  const cpu = fs.existsSync(path.join(root, 'cpu', 'cgroup.procs'));
   return {
     version: 1,
+    limits: { memory: true, pids: true, cpu },
+    ...(cpu ? {} : { problem: `no cgroup v1 cpu controller at ${root}/cpu: sandboxes run without CPU quotas` }),
+    actions: [],
     async create(name, limits) {
       const dirs: string[] = [];
       const memory = path.join(bases.memory, name);
@@ -98,33 +148,97 @@ function v1Support(): CgroupSupport {
   };
 }
 
-function v2Support(): CgroupSupport {
+/** The v2 group this process sits in, from the `0::` line of /proc/self/cgroup. */
+function ownV2Group(procSelf: string): string {
   const own = (
-    readOr('/proc/self/cgroup', '')
+    readOr(procSelf, '')
       .split('\n')
       .find((l) => l.startsWith('0::')) ?? '0::/'
   ).slice(3);
-  const base = path.join(ROOT, own, 'algohost');
+  // A process that an earlier start moved into the leaf (the container's shell that runs the
+  // server again) still belongs to the group above it.
+  return path.basename(own) === SERVER_LEAF ? path.dirname(own) : own;
+}
+
+function words(file: string): string[] {
+  // The kernel lists "memory pids"; a file written by hand may hold "+memory +pids".
+  return readOr(file, '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => w.replace(/^\+/, ''));
+}
+
+/**
+ * cgroup v2: sandbox groups go under `<own group>/algohost`, and the controllers reach them
+ * only if `<own>` and `<own>/algohost` enable them in cgroup.subtree_control. The kernel
+ * refuses that for a group that holds processes itself (the "no internal processes" rule),
+ * except the host's root group; a container's group (its cgroup namespace's root, `0::/`
+ * inside) is not that root. So, as container entrypoints do, every process of `<own>` first
+ * moves into the leaf `<own>/algohost-server`, then the controllers are enabled.
+ */
+function v2Support(root: string, procSelf: string): CgroupSupport {
+  const ownRel = ownV2Group(procSelf);
+  const own = path.join(root, ownRel);
+  const base = path.join(own, 'algohost');
+  const actions: string[] = [];
+  const problems: string[] = [];
+  const available = new Set(words(path.join(own, 'cgroup.controllers')));
+  const usable = CONTROLLERS.filter((c) => available.has(c));
+  const undelegated = CONTROLLERS.filter((c) => !available.has(c));
+  if (undelegated.length) {
+    problems.push(
+      `the cgroup v2 controller${undelegated.length > 1 ? 's' : ''} ${undelegated.join(', ')} ` +
+        `${undelegated.length > 1 ? 'are' : 'is'} not delegated to this process's group ${ownRel} ` +
+        `(its cgroup.controllers lists: ${[...available].join(' ') || 'none'}); the host must delegate ` +
+        'them (Kubernetes: a privileged container, or one with a private cgroup namespace and a writable ' +
+        '/sys/fs/cgroup; systemd: Delegate=yes)',
+    );
+  }
+  const enable = usable.map((c) => `+${c}`).join(' ');
+  let enabled: Controller[] = [];
+  if (usable.length) {
+    try {
+      enableBelow(own, usable, enable, actions);
+      fs.mkdirSync(base, { recursive: true });
+      // The base holds no process (its children are per-account parents and sandbox groups).
+      fs.writeFileSync(path.join(base, 'cgroup.subtree_control'), enable);
+      const inBase = new Set(words(path.join(base, 'cgroup.subtree_control')));
+      enabled = usable.filter((c) => inBase.has(c));
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      problems.push(
+        `enabling ${usable.join(', ')} for sandboxes under ${ownRel} was refused (${e.code ?? e.message}: ${e.path ?? ''}); ` +
+          'the worker needs a writable cgroup file system and its own group to itself (Kubernetes: privileged: true, ' +
+          'or a private cgroup namespace with /sys/fs/cgroup mounted read-write; docs/cluster.md "Privileges")',
+      );
+    }
+  }
+  const limits = { memory: enabled.includes('memory'), pids: enabled.includes('pids'), cpu: enabled.includes('cpu') };
+  const subtree = enabled.map((c) => `+${c}`).join(' ');
   return {
     version: 2,
+    limits,
+    ...(problems.length ? { problem: problems.join('; ') } : {}),
+    actions,
     async create(name, limits) {
+      if (!enabled.length) return undefined;
       await fs.promises.mkdir(base, { recursive: true });
-      await tryWrite(path.join(base, 'cgroup.subtree_control'), '+memory +pids +cpu');
+      await tryWrite(path.join(base, 'cgroup.subtree_control'), subtree);
       const parent = path.join(base, parentGroup(limits));
       const dir = path.join(parent, name);
       await inTurn(parent, async () => {
         if (parent !== base) {
           await fs.promises.mkdir(parent, { recursive: true });
-          await tryWrite(path.join(parent, 'cgroup.subtree_control'), '+memory +pids +cpu');
+          await tryWrite(path.join(parent, 'cgroup.subtree_control'), subtree);
         }
         await fs.promises.mkdir(dir, { recursive: true });
       });
-      if (limits.memoryBytes) {
+      if (limits.memoryBytes && enabled.includes('memory')) {
         await fs.promises.writeFile(path.join(dir, 'memory.max'), String(limits.memoryBytes));
         await tryWrite(path.join(dir, 'memory.swap.max'), '0');
       }
-      if (limits.pids) await fs.promises.writeFile(path.join(dir, 'pids.max'), String(limits.pids));
-      if (limits.cpus) await tryWrite(path.join(dir, 'cpu.max'), `${Math.round(limits.cpus * 100000)} 100000`);
+      if (limits.pids && enabled.includes('pids')) await fs.promises.writeFile(path.join(dir, 'pids.max'), String(limits.pids));
+      if (limits.cpus && enabled.includes('cpu')) await tryWrite(path.join(dir, 'cpu.max'), `${Math.round(limits.cpus * 100000)} 100000`);
       return {
         procsFiles: [path.join(dir, 'cgroup.procs')],
         oomKilled: async () => /oom_kill [1-9]/.test(await readOrAsync(path.join(dir, 'memory.events'), '')),
@@ -136,6 +250,59 @@ function v2Support(): CgroupSupport {
     },
   };
 }
+
+/**
+ * Makes `own` hand `usable` down to its children: a no-op where its cgroup.subtree_control
+ * already lists them; else its processes move into the leaf first (not in the host's root
+ * group, which alone may hold processes and enable controllers: it has no cgroup.type).
+ * Throws the refusal (EACCES, EROFS, EBUSY…) if the kernel will not.
+ */
+function enableBelow(own: string, usable: Controller[], enable: string, actions: string[]): void {
+  const control = path.join(own, 'cgroup.subtree_control');
+  const isEnabled = () => {
+    const on = new Set(words(control));
+    return usable.every((c) => on.has(c));
+  };
+  if (isEnabled()) return;
+  const hostRoot = !fs.existsSync(path.join(own, 'cgroup.type'));
+  // A process forked into `own` between the move and the write makes the write fail with
+  // EBUSY: move again and retry, a few times.
+  for (let attempt = 1; ; attempt++) {
+    if (!hostRoot) {
+      const moved = moveToLeaf(own);
+      if (moved) actions.push(`moved ${moved} process${moved > 1 ? 'es' : ''} of ${own} into ${SERVER_LEAF}`);
+    }
+    try {
+      fs.writeFileSync(control, enable);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EBUSY' || hostRoot || attempt >= 3) throw err;
+    }
+  }
+  actions.push(`enabled ${enable} in ${control}`);
+}
+
+/** Moves every process of `group` into its leaf `algohost-server`; returns how many moved. */
+function moveToLeaf(group: string): number {
+  const leaf = path.join(group, SERVER_LEAF);
+  fs.mkdirSync(leaf, { recursive: true });
+  let moved = 0;
+  // One pid per write: the kernel takes one at a time. 0 is a process outside this PID
+  // namespace (none can be in a container's own group; skipped all the same).
+  for (const pid of readOr(path.join(group, 'cgroup.procs'), '')
+    .split('\n')
+    .filter((p) => /^[1-9][0-9]*$/.test(p))) {
+    try {
+      fs.writeFileSync(path.join(leaf, 'cgroup.procs'), `${pid}\n`, { flag: 'a' });
+      moved++;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err; // it exited meanwhile
+    }
+  }
+  return moved;
+}
+
+/* eslint-enable no-restricted-syntax */
 
 /** The parent of a new group ('' = none); a name that could leave the base is refused. */
 function parentGroup(limits: Limits): string {

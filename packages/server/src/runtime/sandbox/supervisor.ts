@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Duplex, Readable, Writable } from 'node:stream';
-import { detectCgroups, type CgroupGroup, type CgroupSupport, type Limits } from './cgroups.js';
+import { detectCgroups, type CgroupGroup, type CgroupOptions, type CgroupReport, type CgroupSupport, type Limits } from './cgroups.js';
 import { EGRESS_SOCKET_INSIDE, withForwarder } from './egress-proxy.js';
 import { seccompFilter } from './seccomp.js';
 
@@ -92,6 +92,16 @@ export interface SupervisorOptions {
    * together cannot use up the host's file table.
    */
   maxOpenFiles?: number;
+  /**
+   * Where the cgroup hierarchy is looked for (tests: a fake tree); `false`: not at all, for a
+   * node that never starts a sandbox (an API node), which then leaves the host's cgroups alone.
+   */
+  cgroups?: CgroupOptions | false;
+  /**
+   * Refuse to start a sandbox unless its memory and pids limits hold (default true): without
+   * them one algorithm can exhaust the host's memory or process table for every tenant.
+   */
+  requireCgroups?: boolean;
 }
 
 export const DEFAULT_MAX_OPEN_FILES = 1024;
@@ -100,6 +110,7 @@ export class Supervisor {
   private readonly cgroups: CgroupSupport;
   private readonly bwrap: string;
   private readonly maxOpenFiles: number;
+  private readonly requireCgroups: boolean;
   /** bubblewrap's options for the host's own layout (links into /usr, masked paths), read once at start-up. */
   private readonly hostLayout: string[];
   private bwrapFound = false;
@@ -109,12 +120,23 @@ export class Supervisor {
   constructor(options: SupervisorOptions = {}) {
     this.bwrap = options.bwrap ?? '/usr/bin/bwrap';
     this.maxOpenFiles = options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES;
-    this.cgroups = detectCgroups();
+    this.requireCgroups = options.requireCgroups ?? true;
+    this.cgroups =
+      options.cgroups === false
+        ? { version: 0, limits: { memory: false, pids: false, cpu: false }, actions: [], create: async () => undefined }
+        : detectCgroups(options.cgroups);
     this.hostLayout = hostLayout();
   }
 
   /** Throws a clear error when user code cannot be contained on this host (looked up until found once). */
   check(): void {
+    const { limits, problem } = this.cgroups;
+    if (this.requireCgroups && !(limits.memory && limits.pids)) {
+      throw new SandboxUnavailableError(
+        `algohost refuses to run user code without memory and pids limits, which do not hold on this host: ${problem ?? 'no cgroups'}. ` +
+          'Fix the host, or set ALGOHOST_REQUIRE_CGROUPS=false to run without them (one algorithm could then exhaust the memory or processes of all)',
+      );
+    }
     if (this.bwrapFound) return;
     // eslint-disable-next-line no-restricted-syntax -- start-up: the composition root calls check() first; once found it is not looked up again
     this.bwrapFound = fs.existsSync(this.bwrap);
@@ -125,8 +147,10 @@ export class Supervisor {
     }
   }
 
-  get cgroupVersion(): number {
-    return this.cgroups.version;
+  /** Which cgroup limits hold for sandboxes on this host, and what start-up did for them (for the start-up log). */
+  get cgroupReport(): CgroupReport {
+    const { version, limits, problem, actions } = this.cgroups;
+    return { version, limits, actions, ...(problem === undefined ? {} : { problem }) };
   }
 
   async start(spec: SandboxSpec): Promise<SandboxProcess> {
