@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../packages/server/test/support/browser.js';
 import { api, benchUser, median, report, ROOT, startAlgohost, tempDir, timeAsync } from './support.js';
 
 const N = Number(process.argv[2] ?? 15);
@@ -23,18 +23,7 @@ fs.writeFileSync(
 );
 
 const h = await startAlgohost({ ALGOHOST_WEB_DIR: webDir });
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await launchChromium();
 try {
   await benchUser(h, 'bench');
   await api(h.url, h.adminKey, 'PUT', '/v1/users/bench', { password: 'bench-password-123' });

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../../server/test/support/browser.js';
 import { createAndBuild } from '../../server/test/support/algorithms.js';
 import { createUser, type TestUser } from '../../server/test/support/fixtures.js';
 import { FIXTURES_DIR } from '../../server/test/support/fixtures-algorithms.js';
@@ -49,19 +50,7 @@ describe('the TypeScript client in Chromium', () => {
     const published = await api.post('/v1/algorithms/alice/Hello/versions', { key: alice.key, body: {} });
     assert.equal(published.status, 200, published.text);
 
-    // playwright-core makes a fresh profile directory itself and runs headless by default.
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(pages.origin);
     await page.waitForFunction(() => document.title === 'ready');

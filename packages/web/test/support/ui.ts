@@ -11,7 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../../../server/test/support/browser.js';
 import { createUser, type TestUser } from '../../../server/test/support/fixtures.js';
 import { client, type Client } from '../../../server/test/support/http.js';
 import { startTestServer, type TestServer } from '../../../server/test/support/server.js';
@@ -47,18 +48,7 @@ const pageErrors = new WeakMap<Page, string[]>();
 export async function startUi(opts: { env?: Record<string, string> } = {}): Promise<Ui> {
   await buildWeb();
   const srv = await startTestServer({ env: { ALGOHOST_WEB_DIR: WEB_DIST, ...opts.env } });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium();
   const api = client(srv.url);
   return {
     srv,
