@@ -14,7 +14,8 @@ import { installCors } from './cors.js';
 import { installRateLimits, type RateLimitOptions } from './rate-limits.js';
 import { lazyChildLogger } from './request-logger.js';
 import type { Api, ApiServices } from './context.js';
-import { frameworkError, installErrorHandling, installJsonParser } from './errors.js';
+import { frameworkError, installErrorHandling, installJsonParser, sendError } from './errors.js';
+import { Errors } from '../domain/errors.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 import { algorithmRoutes } from './routes/algorithms.js';
 import { buildRoutes } from './routes/builds.js';
@@ -57,7 +58,17 @@ export interface ApiOptions {
   metrics?: MetricsOptions;
   /** Request-rate limits per address and per credential (api/rate-limits.ts); unset: none. */
   rateLimits?: RateLimitOptions;
+  /**
+   * A cluster worker (ALGOHOST_ROLE=worker): its TCP port answers only /healthz and /metrics.
+   * The API and Git are the API nodes'; a worker serves them only to its own sandboxes, over
+   * the API socket bound into them (pipelines, hosted data), so a worker reachable by mistake
+   * (a NetworkPolicy missing) lets nobody in through it.
+   */
+  workerPort?: boolean;
 }
+
+/** What a worker's TCP port serves (workerPort). */
+const WORKER_PORT_PATHS = new Set(['/healthz', '/metrics']);
 
 export interface HttpTimeouts {
   /** To receive a complete request head, from the connection's opening (idle connections too). */
@@ -149,6 +160,18 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   // First of the hooks: even a 429 or a 401 carries them.
   if (opts.securityHeaders) installSecurityHeaders(app, opts.securityHeaders);
   if (opts.rateLimits) installRateLimits(app, opts.rateLimits);
+  if (opts.workerPort) {
+    app.addHook('onRequest', (req, reply, done) => {
+      // The API socket inside sandboxes has no client address (a Unix socket): served in full.
+      if (!req.ip || WORKER_PORT_PATHS.has(req.url.split('?')[0]!)) return done();
+      sendError(
+        reply,
+        404,
+        Errors.badRequest.code,
+        `this node is a cluster worker (ALGOHOST_ROLE=worker): its port serves only /healthz and /metrics; send ${req.method} ${req.url.split('?')[0]} to an API node`,
+      );
+    });
+  }
   // After the error handler (the preflight route it adds keeps the handler set before it), before
   // authentication (preflights carry no key).
   await installCors(app, opts.corsOrigins ?? []);

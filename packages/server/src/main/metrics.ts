@@ -42,7 +42,7 @@ export class NodeMetrics {
    * `pool`: whose counters are read when scraped; `flows`: the Event Flows workers' statuses, read
    * when scraped (a function: the workers are made after the metrics they report to).
    */
-  constructor(opts: { pool: { readonly stats: PoolStats }; flows?: () => FlowStatuses; now?: () => number }) {
+  constructor(opts: { pool: { readonly stats: PoolStats; warmRunners(): number }; flows?: () => FlowStatuses; now?: () => number }) {
     const { pool } = opts;
     this.recentCalls = new RecentCount(60, opts.now ?? Date.now);
     const registers = [this.registry];
@@ -75,10 +75,10 @@ export class NodeMetrics {
     });
     new Gauge({
       name: 'algohost_runners',
-      help: 'Warm runners on this node when last counted.',
+      help: 'Started runners on this node, idle or busy.',
       registers,
       collect() {
-        this.set(pool.stats.runners);
+        this.set(pool.warmRunners());
       },
     });
     this.callDuration = new Histogram({

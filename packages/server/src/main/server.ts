@@ -79,6 +79,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
         perKey: config.rateLimitPerKey,
         perAddress: config.rateLimitPerAddress,
       },
+      workerPort: config.role === 'worker',
     });
     // Idle and trickling clients must not use up the process's descriptors (see
     // api/connection-limits.ts); the caps count the API socket's connections too.
