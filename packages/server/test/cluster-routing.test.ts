@@ -22,24 +22,17 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { createAndBuild } from './support/algorithms.js';
-import { type Node, startNode, stopNode, until } from './support/cluster.js';
+import { type Cluster, CLUSTER_SERVICES, clusterSkip, type Node, startCluster, until } from './support/cluster.js';
 import { publishedPython } from './support/events.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
-import { client, request, type Client } from './support/http.js';
-import { available as netnsAvailable, createLan, type Lan } from './support/netns.js';
-import { clusterSettings, createPostgresDatabase, makeTempDir } from './support/server.js';
-import { generateApiKey } from '../src/domain/accounts/secrets.js';
+import { request, type Client } from './support/http.js';
+import { makeTempDir } from './support/server.js';
 import { natsNames } from '../src/cluster/nats-cluster.js';
 
 /** This file's NATS names (ALGOHOST_NATS_PREFIX), apart from the clusters of other test files. */
 const NATS_PREFIX = `cr-${crypto.randomBytes(3).toString('hex')}`;
-
-const NATS_URL = process.env.ALGOHOST_TEST_NATS_URL;
-const S3_ENDPOINT = process.env.ALGOHOST_TEST_S3_ENDPOINT;
-const POSTGRES = process.env.ALGOHOST_TEST_POSTGRES_URL;
-const SQS = process.env.ALGOHOST_TEST_SQS_ENDPOINT;
-const missing = [!NATS_URL && 'nats', !S3_ENDPOINT && 's3', !POSTGRES && 'postgres', !SQS && 'sqs'].filter(Boolean);
+const { nats: NATS_URL, sqs: SQS } = CLUSTER_SERVICES;
 
 const SLEEPY = 'import time\n\ndef apply(input):\n    time.sleep(input["sleep"])\n    return {"slept": input["sleep"]}\n';
 /** Slow on a message's first receive only: the delivery a worker is killed in the middle of. */
@@ -62,17 +55,13 @@ interface Presence {
 
 describe(
   'cluster mode: routing work to workers',
-  { skip: missing.length ? `needs ${missing.join(', ')} (scripts/with-services.sh)` : false },
+  { skip: clusterSkip('sqs') },
   () => {
+    let cluster: Cluster;
     let apiNode: Node;
-    let workers: Node[] = [];
-    let dropDb: () => Promise<void>;
-    let shared: string;
     let api: Client;
     let alice: TestUser;
     let adminKey: string;
-    let nodeEnv: Record<string, string>;
-    let lan: Lan | undefined;
     let sqs: SQSClient;
     /** The SQS endpoint as the nodes reach it (forwarded into their namespaces). */
     let sqsForNodes: string;
@@ -89,8 +78,7 @@ describe(
       return tree;
     }
 
-    const worker = (name: string, gpu: boolean) =>
-      startNode(name, { ...nodeEnv, ALGOHOST_ROLE: 'worker', ALGOHOST_WORKER_GPU: String(gpu) }, lan);
+    const worker = (name: string, gpu: boolean) => cluster.startWorker(name, { ALGOHOST_WORKER_GPU: String(gpu) });
 
     /** The warm runners a worker reports about itself (each worker serves the API too). */
     const warmOf = async (n: Node) => {
@@ -133,54 +121,33 @@ describe(
     };
 
     before(async () => {
-      const db = await createPostgresDatabase();
-      dropDb = db.drop;
-      shared = await makeTempDir('algohost-routing-shared-');
-      adminKey = generateApiKey();
-      const env: Record<string, string> = {
-        ...clusterSettings({
-          databaseUrl: db.url,
-          natsUrl: NATS_URL!,
-          s3Endpoint: S3_ENDPOINT!,
-          sharedDir: shared,
-          adminKey,
-          natsPrefix: NATS_PREFIX,
-        }),
-        ALGOHOST_WORK_ACK_WAIT: '3',
-        ALGOHOST_LOG_LEVEL: 'info',
-        // Small runners: every cold start below stays warm beside the others (no eviction).
-        ALGOHOST_RUNNER_MEMORY: '256',
-        ALGOHOST_WORKER_GPU: 'false',
-      };
-      lan = netnsAvailable() ? createLan() : undefined;
-      sqsForNodes = lan ? await lan.forwardUrl(SQS!) : SQS!;
-      nodeEnv = lan
-        ? {
-            ...env,
-            ALGOHOST_DATABASE_URL: await lan.forwardUrl(env.ALGOHOST_DATABASE_URL!),
-            ALGOHOST_NATS_URL: await lan.forwardUrl(env.ALGOHOST_NATS_URL!),
-            ALGOHOST_S3_ENDPOINT: await lan.forwardUrl(env.ALGOHOST_S3_ENDPOINT!),
-          }
-        : env;
-      nodeEnv.ALGOHOST_SQS_ENDPOINT_ALLOW = new URL(sqsForNodes).host;
-      apiNode = await startNode('api', { ...nodeEnv, ALGOHOST_ROLE: 'api' }, lan);
-      workers = await Promise.all([worker('worker1', false), worker('gpu-worker', true)]);
-      api = client(apiNode.url);
+      cluster = await startCluster({
+        natsPrefix: NATS_PREFIX,
+        env: {
+          ALGOHOST_WORK_ACK_WAIT: '3',
+          // Small runners: every cold start below stays warm beside the others (no eviction).
+          ALGOHOST_RUNNER_MEMORY: '256',
+          ALGOHOST_WORKER_GPU: 'false',
+        },
+        reach: async ({ forwardUrl }) => {
+          sqsForNodes = await forwardUrl(SQS!);
+          return { ALGOHOST_SQS_ENDPOINT_ALLOW: new URL(sqsForNodes).host };
+        },
+        workers: [{ name: 'worker1' }, { name: 'gpu-worker', env: { ALGOHOST_WORKER_GPU: 'true' } }],
+      });
+      ({ apiNode, api, adminKey } = cluster);
       alice = await createUser(api, adminKey, 'alice');
       sqs = new SQSClient({ endpoint: SQS, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
     });
 
     after(async () => {
       sqs?.destroy();
-      for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGCONT');
-      await Promise.all([apiNode, ...workers].filter(Boolean).map((n) => stopNode(n)));
-      await lan?.close();
-      await dropDb?.();
-      for (const t of [shared, ...trees]) if (t) fs.rmSync(t, { recursive: true, force: true });
+      await cluster?.close();
+      for (const t of trees) fs.rmSync(t, { recursive: true, force: true });
     });
 
     test('a GPU environment builds and runs only on the worker that declares a GPU', async () => {
-      const [cpu, gpu] = workers as [Node, Node];
+      const [cpu, gpu] = cluster.workers as [Node, Node];
       const entries = await until('both workers in the KV bucket', async () => {
         const p = await presence();
         return p.has(cpu.child.pid!) && p.has(gpu.child.pid!) ? p : undefined;
@@ -216,14 +183,14 @@ describe(
         const tree = await pythonTree(name, `def apply(input):\n    return "${name}"\n`);
         cold.push({ name, sha: await createAndBuild(apiNode.url, api, alice, 'alice', name, tree, { environment: 'python311' }) });
       }
-      const before = await Promise.all(workers.map(warmOf));
+      const before = await Promise.all(cluster.workers.map(warmOf));
       for (const { name, sha } of cold) {
         const call = await api.post(`/v1/algo/alice/${name}/${sha}`, { key: alice.key, body: 1 });
         assert.equal(call.status, 200, call.text);
         assert.equal(call.body.result, name);
         assert.equal(call.body.metadata.cold_start, true);
       }
-      const afterCalls = await Promise.all(workers.map(warmOf));
+      const afterCalls = await Promise.all(cluster.workers.map(warmOf));
       const started = afterCalls.map((n, i) => n - before[i]!);
       assert.equal(
         started.reduce((a, b) => a + b, 0),
@@ -236,21 +203,21 @@ describe(
         const call = await api.post(`/v1/algo/alice/${name}/${sha}`, { key: alice.key, body: 2 });
         assert.equal(call.body.metadata.cold_start, false, call.text);
       }
-      assert.deepEqual(await Promise.all(workers.map(warmOf)), afterCalls);
+      assert.deepEqual(await Promise.all(cluster.workers.map(warmOf)), afterCalls);
     });
 
     test('a worker stopped without a goodbye (SIGSTOP) is drained: its async call is redelivered, it gets no sync calls', async () => {
       const tree = await pythonTree('Sleepy', SLEEPY);
       const sleepySha = await createAndBuild(apiNode.url, api, alice, 'alice', 'Sleepy', tree, { environment: 'python311' });
-      const before = await Promise.all(workers.map(warmOf));
+      const before = await Promise.all(cluster.workers.map(warmOf));
       const res = await api.post(`/v1/algo/alice/Sleepy/${sleepySha}?output=void`, { key: alice.key, body: { sleep: 8 } });
       assert.equal(res.status, 200, res.text);
       const victim = await until('the worker running the async call', async () => {
-        const now = await Promise.all(workers.map(warmOf));
+        const now = await Promise.all(cluster.workers.map(warmOf));
         const i = now.findIndex((w, k) => w > before[k]!);
-        return i < 0 ? undefined : workers[i]!;
+        return i < 0 ? undefined : cluster.workers[i]!;
       });
-      const survivor = workers.find((w) => w !== victim)!;
+      const survivor = cluster.workers.find((w) => w !== victim)!;
       victim.child.kill('SIGSTOP');
       try {
         // JetStream hands the call to the other worker after the ack wait; it completes once.
@@ -312,15 +279,14 @@ describe(
         const flow = await api.get(flowPath, { key: alice.key });
         return flow.body.status?.state === 'running' ? true : undefined;
       });
-      const before = await Promise.all(workers.map(warmOf));
+      const before = await Promise.all(cluster.workers.map(warmOf));
       const sent = await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: '{"order": 7}' }));
       const victim = await until('the worker delivering the message', async () => {
-        const now = await Promise.all(workers.map(warmOf));
+        const now = await Promise.all(cluster.workers.map(warmOf));
         const i = now.findIndex((w, k) => w > before[k]!);
-        return i < 0 ? undefined : workers[i]!;
+        return i < 0 ? undefined : cluster.workers[i]!;
       });
-      await stopNode(victim, 'SIGKILL');
-      workers = workers.filter((w) => w !== victim);
+      await cluster.stop(victim, 'SIGKILL');
       // Nothing was recorded for the cut-off delivery; the message reappears after its
       // visibility timeout and the other worker delivers it.
       const records = await until(
@@ -354,14 +320,13 @@ describe(
 
     test('with no GPU worker, a GPU call is refused with 503 and a GPU build waits queued, saying why, until one joins', async () => {
       // Only CPU workers left: a GPU worker (if any is still there) leaves cleanly.
-      for (const w of [...workers]) {
+      for (const w of [...cluster.workers]) {
         const entry = (await presence()).get(w.child.pid!);
         if (entry?.gpu) {
-          await stopNode(w);
-          workers = workers.filter((x) => x !== w);
+          await cluster.stop(w);
         }
       }
-      if (!workers.length) workers.push(await worker('worker3', false));
+      if (!cluster.workers.length) await worker('worker3', false);
       const call = await api.post(`/v1/algo/alice/Gpu/${gpuSha}`, { key: alice.key, body: 'none' });
       assert.equal(call.status, 503, call.text);
       assert.match(call.body.error.message, /python37-gpu needs a GPU and no live worker of this cluster declares a GPU/);
@@ -381,7 +346,7 @@ describe(
       assert.equal(queued.body.status, 'queued');
       assert.equal((await consumerInfo('gpu-builds')).num_pending, 1, 'it waits in the GPU work queue');
 
-      workers.push(await worker('gpu-worker2', true));
+      await worker('gpu-worker2', true);
       const build = await until(
         'the build on the new GPU worker',
         async () => {
