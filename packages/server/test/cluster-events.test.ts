@@ -75,8 +75,7 @@ describe('cluster mode: an event delivery survives a killed worker', { skip: clu
   };
   const flowStatus = async (flowId: string) =>
     (await api.get(`/v1/algorithms/alice/Relay/event-flows/${flowId}`, { key: alice.key })).body.status as
-      | { state: string; lag: number | null }
-      | undefined;
+      { state: string; lag: number | null } | undefined;
   const enable = async (flowId: string, enabled: boolean) => {
     const res = await api.patch(`/v1/algorithms/alice/Relay/event-flows/${flowId}`, { key: alice.key, body: { enabled } });
     assert.equal(res.status, 200, res.text);
@@ -223,7 +222,9 @@ describe('cluster mode: an event delivery survives a killed worker', { skip: clu
     assert.equal(records[0]!.source, messageId);
     assert.equal(records[0]!.attempts, 2, 'delivered on its second delivery');
     // The lock lapsed once (the dead worker's), then the survivor completed it; nothing waits or is locked.
-    await until('the completion', async () => (bus.settlements.some((s) => s.messageId === messageId && s.outcome === 'completed') ? true : undefined));
+    await until('the completion', async () =>
+      bus.settlements.some((s) => s.messageId === messageId && s.outcome === 'completed') ? true : undefined,
+    );
     assert.deepEqual(
       bus.settlements.filter((s) => s.messageId === messageId).map((s) => s.outcome),
       ['lock-expired', 'completed'],

@@ -83,9 +83,13 @@ export function createLan(): Lan {
 
   /** A small Node process in the namespace: 127.0.0.1:port there → gateway:forwarded (→ 127.0.0.1:port of the host). */
   async function relay(ns: string, port: number, forwarded: number): Promise<void> {
-    const child = spawn('/usr/bin/nsenter', [`--net=/run/netns/${ns}`, '--', process.execPath, '-e', RELAY, String(port), gateway, String(forwarded)], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      '/usr/bin/nsenter',
+      [`--net=/run/netns/${ns}`, '--', process.execPath, '-e', RELAY, String(port), gateway, String(forwarded)],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
     relays.push(child);
     await new Promise<void>((resolve, reject) => {
       child.stdout!.once('data', () => resolve());
