@@ -1,10 +1,11 @@
 /**
  * Event Flows from Azure Service Bus queues through `@azure/service-bus`, against a FAKE Service
  * Bus endpoint the test starts itself (test/support/servicebus-fake.ts, AMQP 1.0 on rhea: `$cbs`
- * put-token, peek-lock receive, complete/abandon/dead-letter, max delivery count): no Service Bus
+ * put-token, peek-lock receive, lock renewal, complete/abandon/dead-letter, max delivery count): no Service Bus
  * emulator can run on these machines, and the real cloud is not reached from tests. A message
  * becomes a call and is completed; while the algorithm is saturated, or when its call fails, the
- * message is abandoned after a delay until the queue's max delivery count dead-letters it; queue
+ * message is abandoned after a delay until the queue's max delivery count dead-letters it; a call
+ * longer than the queue's lock keeps its message (the lock is renewed); queue
  * URIs and credentials are checked where they enter.
  */
 import assert from 'node:assert/strict';
@@ -164,6 +165,26 @@ describe('Event Flows: Service Bus (against a fake Service Bus endpoint)', () =>
     );
     for (const d of records) assert.match(d.error, /'message_id': 'fail-1'/, 'the assertion of the algorithm failed');
     await disable('Check', created.id);
+  });
+
+  test('a call that outlasts the lock keeps its message: the lock is renewed, and the message completed once', async () => {
+    // A 1.5 s lock, a 4 s call: without renewal the lock would expire and the message come back.
+    bus.createQueue('long', { keyName: KEY.shared_access_key_name, key: KEY.shared_access_key, lockDurationMs: 1500 });
+    const created = await flow('Slow', 'long');
+    bus.enqueue('long', '4', { messageId: 'long-1', contentType: 'application/json' });
+    const [delivery] = await eventually('the delivery', async () => {
+      const found = await deliveries('Slow', 'long-1');
+      return found.length ? found : undefined;
+    });
+    assert.equal(delivery.outcome, 'succeeded', JSON.stringify(delivery));
+    assert.equal(delivery.attempts, 1);
+    await eventually('the completion', async () => (bus.settlements.some((s) => s.messageId === 'long-1') ? true : undefined));
+    assert.deepEqual(
+      bus.settlements.filter((s) => s.messageId === 'long-1').map((s) => s.outcome),
+      ['completed'],
+    );
+    assert.ok(bus.renewals('long') >= 2, `the lock was renewed (${bus.renewals('long')} times)`);
+    await disable('Slow', created.id);
   });
 
   test('a wrong key: the namespace refuses the token and the flow says so', async () => {

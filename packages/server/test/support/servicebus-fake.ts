@@ -15,10 +15,14 @@
  *   that expires counts as a delivery too;
  * - max delivery count: a message delivered that many times and abandoned again moves to
  *   `<queue>/$DeadLetterQueue` with DeadLetterReason MaxDeliveryCountExceeded, readable
- *   through the SDK like the real dead-letter sub-queue.
+ *   through the SDK like the real dead-letter sub-queue;
+ * - lock renewal (`com.microsoft:renew-lock` on `<queue>/$management`, what the SDK's automatic
+ *   lock renewal sends): the lock lasts the queue's lock duration again, so a message stays with
+ *   a live receiver however long its call runs, and returns only when that receiver goes quiet;
+ *   a lock that is gone answers 410 `com.microsoft:message-lock-lost`.
  *
- * Not implemented (the adapter does not use them): `$management` operations, sessions, topics
- * and subscriptions, TLS (the SDK's development-emulator mode speaks plain AMQP).
+ * Not implemented (the adapter does not use them): the other `$management` operations,
+ * sessions, topics and subscriptions, TLS (the SDK's development-emulator mode speaks plain AMQP).
  */
 import crypto from 'node:crypto';
 import type { AddressInfo, Server } from 'node:net';
@@ -62,6 +66,7 @@ interface Lock {
 class FakeQueue {
   readonly ready: StoredMessage[] = [];
   readonly deadLetters: StoredMessage[] = [];
+  renewals = 0;
   constructor(
     readonly name: string,
     readonly options: Required<FakeQueueOptions>,
@@ -106,6 +111,11 @@ export class FakeServiceBus {
     return messageId;
   }
 
+  /** Lock renewals the queue granted. */
+  renewals(queue: string): number {
+    return this.queue(queue).renewals;
+  }
+
   /** What is waiting (not locked) on a queue. */
   readyCount(queue: string): number {
     return this.queue(queue).ready.length;
@@ -144,7 +154,7 @@ export class FakeServiceBus {
       const sender = ctx.sender!;
       echoTermini(sender);
       const address = sender.source?.address ?? '';
-      if (address === '$cbs') return;
+      if (address === '$cbs' || MANAGEMENT.test(address)) return;
       const { queue } = this.parseAddress(address);
       if (!this.queues.has(queue)) {
         sender.close({ condition: 'amqp:not-found', description: `the messaging entity '${address}' could not be found` });
@@ -169,6 +179,7 @@ export class FakeServiceBus {
     container.on('message', (ctx: EventContext) => {
       const target = ctx.receiver?.target?.address;
       if (target === '$cbs') this.putToken(ctx);
+      else if (target && MANAGEMENT.test(target)) this.manage(ctx, target);
     });
     container.on('accepted', (ctx: EventContext) => this.settle(ctx.delivery!, 'completed'));
     container.on('modified', (ctx: EventContext) => this.settle(ctx.delivery!, 'abandoned'));
@@ -180,9 +191,12 @@ export class FakeServiceBus {
     await new Promise<void>((resolve) => this.server.once('listening', () => resolve()));
   }
 
-  /** `queue` or `queue/$DeadLetterQueue` (the SDK names the sub-queue so). */
+  /** `queue` or `queue/$DeadLetterQueue` (the SDK names the sub-queue so); a token for `queue/$management` is one for the queue. */
   private parseAddress(address: string): { queue: string; deadLetter: boolean } {
-    const trimmed = address.replace(/^sb:\/\/[^/]+\//, '').replace(/^\//, '');
+    const trimmed = address
+      .replace(/^sb:\/\/[^/]+\//, '')
+      .replace(/^\//, '')
+      .replace(MANAGEMENT, '');
     const deadLetter = /\/\$deadletterqueue$/i.test(trimmed);
     return { queue: deadLetter ? trimmed.replace(/\/\$deadletterqueue$/i, '') : trimmed, deadLetter };
   }
@@ -207,13 +221,53 @@ export class FakeServiceBus {
       description = 'Accepted';
       this.authorized.get(ctx.connection)?.add(queue);
     }
+    this.reply(ctx, { 'status-code': status, 'status-description': description }, null);
+  }
+
+  /** A `$management` request: only renew-lock, for locks this queue holds. */
+  private manage(ctx: EventContext, target: string): void {
+    const request = ctx.message!;
+    const { queue } = this.parseAddress(target);
+    const operation = (request.application_properties as Record<string, unknown> | undefined)?.operation;
+    if (!this.authorized.get(ctx.connection)?.has(queue)) {
+      this.reply(ctx, { 'status-code': 401, 'status-description': `unauthorized access to '${target}'` }, null);
+      return;
+    }
+    if (operation !== 'com.microsoft:renew-lock') {
+      this.reply(ctx, { 'status-code': 501, 'status-description': `the fake does not implement ${String(operation)}` }, null);
+      return;
+    }
+    const tokens = ((request.body as Record<string, unknown> | undefined)?.['lock-tokens'] ?? []) as (Buffer | string)[];
+    const expirations: Date[] = [];
+    for (const t of tokens) {
+      const token = typeof t === 'string' ? t : formatUuid(t);
+      const lock = this.locks.get(token);
+      if (!lock || lock.queue.name !== queue) {
+        this.reply(
+          ctx,
+          {
+            'status-code': 410,
+            'status-description': `the lock ${token} was lost (it expired, or the message was settled)`,
+            'error-condition': 'com.microsoft:message-lock-lost',
+          },
+          null,
+        );
+        return;
+      }
+      clearTimeout(lock.timer);
+      lock.timer = setTimeout(() => this.expire(token), lock.queue.options.lockDurationMs);
+      lock.queue.renewals++;
+      expirations.push(new Date(Date.now() + lock.queue.options.lockDurationMs));
+    }
+    this.reply(ctx, { 'status-code': 200, 'status-description': 'OK' }, { expirations });
+  }
+
+  /** Answers a request-response exchange (`$cbs`, `$management`) on the link named after its reply_to. */
+  private reply(ctx: EventContext, properties: Record<string, unknown>, body: unknown): void {
+    const request = ctx.message!;
     // The SDK's reply link is named after reply_to (its target address may be empty).
     const reply = [...iterateSenders(ctx.connection)].find((s) => s.name === request.reply_to || s.target?.address === request.reply_to);
-    reply?.send({
-      correlation_id: request.message_id,
-      application_properties: { 'status-code': status, 'status-description': description },
-      body: null,
-    } as Message);
+    reply?.send({ correlation_id: request.message_id, application_properties: properties, body } as Message);
   }
 
   /** Sends waiting messages to consumers with credit, each locked until settled or expired. */
@@ -306,6 +360,15 @@ export class FakeServiceBus {
   private dropConsumersOf(connection: Connection): void {
     for (const s of this.consumers) if (s.connection === connection) this.consumers.delete(s);
   }
+}
+
+/** The management node of a queue: `<queue>/$management`. */
+const MANAGEMENT = /\/\$management$/i;
+
+/** A UUID as the SDK sends it in lock-tokens (AMQP uuid: 16 bytes in network order). */
+function formatUuid(b: Buffer): string {
+  const h = Buffer.from(b).toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /** Attaches answered with the client's own source and target (the SDK reads them back). */
