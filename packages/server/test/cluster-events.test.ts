@@ -18,10 +18,10 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Admin } from '@platformatic/kafka';
-import { type Cluster, CLUSTER_SERVICES, clusterSkip, type Node, startCluster, until } from './support/cluster.js';
+import { type Cluster, CLUSTER_SERVICES, clusterSkip, type Node, startCluster, until, warmRunnersOf } from './support/cluster.js';
 import { createTopics, produce, publishedPython } from './support/events.js';
 import { createUser, type TestUser } from './support/fixtures.js';
-import { request, type Client } from './support/http.js';
+import type { Client } from './support/http.js';
 import { FakeServiceBus } from './support/servicebus-fake.js';
 
 const NATS_PREFIX = `ce-${crypto.randomBytes(3).toString('hex')}`;
@@ -62,12 +62,8 @@ describe('cluster mode: an event delivery survives a killed worker', { skip: clu
   /** The fake Service Bus as the nodes reach it (host:port forwarded onto the Lan). */
   let busForNodes: string;
 
-  /** The warm runners a worker reports about itself (each worker serves the API too). */
-  const warmOf = async (n: Node) => {
-    const status = await request(n.url, 'GET', '/v1/admin/status', { key: cluster.adminKey });
-    assert.equal(status.status, 200, status.text);
-    return status.body.runners.warm as number;
-  };
+  /** The warm runners a worker reports about itself (its port serves /metrics and /healthz only). */
+  const warmOf = (n: Node) => warmRunnersOf(n, cluster.adminKey);
   const deliveries = async (flowId: string): Promise<Delivery[]> => {
     const res = await api.get(`/v1/algorithms/alice/Relay/event-deliveries?flow=${flowId}`, { key: alice.key });
     assert.equal(res.status, 200, res.text);

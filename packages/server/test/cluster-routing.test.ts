@@ -22,11 +22,11 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { createAndBuild } from './support/algorithms.js';
-import { type Cluster, CLUSTER_SERVICES, clusterSkip, type Node, startCluster, until } from './support/cluster.js';
+import { type Cluster, CLUSTER_SERVICES, clusterSkip, type Node, startCluster, until, warmRunnersOf } from './support/cluster.js';
 import { publishedPython } from './support/events.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
-import { request, type Client } from './support/http.js';
+import type { Client } from './support/http.js';
 import { makeTempDir } from './support/server.js';
 import { natsNames } from '../src/cluster/nats-cluster.js';
 
@@ -77,12 +77,8 @@ describe('cluster mode: routing work to workers', { skip: clusterSkip('sqs') }, 
 
   const worker = (name: string, gpu: boolean) => cluster.startWorker(name, { ALGOHOST_WORKER_GPU: String(gpu) });
 
-  /** The warm runners a worker reports about itself (each worker serves the API too). */
-  const warmOf = async (n: Node) => {
-    const status = await request(n.url, 'GET', '/v1/admin/status', { key: adminKey });
-    assert.equal(status.status, 200, status.text);
-    return status.body.runners.warm as number;
-  };
+  /** The warm runners a worker reports about itself (its port serves /metrics and /healthz only). */
+  const warmOf = (n: Node) => warmRunnersOf(n, adminKey);
 
   /** Every presence entry in the KV bucket, by the worker's process id. */
   async function presence(): Promise<Map<number, Presence>> {

@@ -30,7 +30,17 @@ import { createUser, type TestUser } from './support/fixtures.js';
 import { announcedBuildId, clone, commitAndPush, git, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
 import { client, request, type Client } from './support/http.js';
 import { makeTempDir } from './support/server.js';
-import { type Cluster, CLUSTER_SERVICES, clusterSkip, type Node, startCluster, startNode, stopNode, until } from './support/cluster.js';
+import {
+  type Cluster,
+  CLUSTER_SERVICES,
+  clusterSkip,
+  type Node,
+  startCluster,
+  startNode,
+  stopNode,
+  until,
+  warmRunnersOf,
+} from './support/cluster.js';
 import { natsNames } from '../src/cluster/nats-cluster.js';
 
 /** This file's NATS names (ALGOHOST_NATS_PREFIX), apart from the clusters of other test files. */
@@ -109,6 +119,24 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
     } finally {
       await nc.close();
     }
+  });
+
+  test("a worker's port serves /healthz and /metrics only: the API and Git are the API nodes'", async () => {
+    const w = cluster.workers[0]!;
+    assert.equal((await request(w.url, 'GET', '/healthz')).status, 200);
+    assert.equal((await fetch(`${w.url}/metrics`, { headers: { authorization: `Simple ${adminKey}` } })).status, 200);
+    // Even the admin's key and a well-formed call or fetch are refused, naming where to go.
+    for (const [method, p] of [
+      ['GET', '/v1/admin/status'],
+      ['POST', `/v1/algo/alice/Echo/${sha}`],
+      ['GET', '/git/alice/Echo.git/info/refs?service=git-upload-pack'],
+      ['GET', '/v1/openapi.json'],
+    ] as const) {
+      const res = await request(w.url, method, p, { key: adminKey, ...(method === 'POST' ? { body: { x: 1 } } : {}) });
+      assert.equal(res.status, 404, `${method} ${p}: ${res.text}`);
+      assert.match(res.body.error.message, /cluster worker .* send .* to an API node/);
+    }
+    // Its sandboxes still reach the whole API through their socket: the pipelines test below.
   });
 
   test('a node refuses to start against a nats-server that cannot carry a 15 MB output (exit 2, what to set)', async () => {
@@ -309,11 +337,8 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
       'import time\n\ndef apply(input):\n    time.sleep(input["sleep"])\n    return {"slept": input["sleep"]}\n',
     );
     sleepySha = await createAndBuild(apiNode.url, api, alice, 'alice', 'Sleepy', tree, { environment: 'python311' });
-    const warmOf = async (n: Node) => {
-      // Each worker answers the API too (its runners use it); its status counts its own runners.
-      const status = await request(n.url, 'GET', '/v1/admin/status', { key: adminKey });
-      return status.body.runners.warm as number;
-    };
+    /** The warm runners a worker reports about itself (its port serves /metrics and /healthz only). */
+    const warmOf = (n: Node) => warmRunnersOf(n, adminKey);
     const before = await Promise.all(cluster.workers.map(warmOf));
     const res = await api.post(`/v1/algo/alice/Sleepy/${sleepySha}?output=void`, { key: alice.key, body: { sleep: 6 } });
     assert.equal(res.status, 200, res.text);

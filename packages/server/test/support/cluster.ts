@@ -216,3 +216,13 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   }
   return cluster;
 }
+
+/** A node's started runners, idle or busy, from its /metrics (all a worker's port serves besides /healthz). */
+export async function warmRunnersOf(node: Node, adminKey: string): Promise<number> {
+  const res = await fetch(`${node.url}/metrics`, { headers: { authorization: `Simple ${adminKey}` } });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${node.name} /metrics: ${res.status} ${text}`);
+  const m = /^algohost_runners (\d+)$/m.exec(text);
+  if (!m) throw new Error(`${node.name} /metrics has no algohost_runners`);
+  return Number(m[1]);
+}
