@@ -8,32 +8,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Builder } from '../src/domain/builds/ports.js';
 import { createAndBuild } from './support/algorithms.js';
+import { type FairnessWorld, startFairnessWorld, waitFor, writeAlgorithm } from './support/build-gates.js';
 import { createUser, type TestUser } from './support/fixtures.js';
-import { announcedBuildId, clone, git, gitUrl, removeClone } from './support/git.js';
 import { client, request, type Client } from './support/http.js';
 import { DATABASES, makeTempDir, startTestServer, type TestServer } from './support/server.js';
-
-/** A Python algorithm that answers with its owner and name, and sleeps when asked to. */
-function writeAlgorithm(dir: string, owner: string, name: string): void {
-  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'algorithmia.conf'), JSON.stringify({ username: owner, algoname: name, language: 'python3' }));
-  fs.writeFileSync(path.join(dir, 'requirements.txt'), '# none\n');
-  fs.writeFileSync(path.join(dir, 'src', '__init__.py'), '');
-  fs.writeFileSync(
-    path.join(dir, 'src', `${name}.py`),
-    [
-      'import time',
-      '',
-      'def apply(input):',
-      '    if isinstance(input, dict) and input.get("sleep"):',
-      '        time.sleep(input["sleep"])',
-      `    return "${owner}/${name} answers " + str(input)`,
-      '',
-    ].join('\n'),
-  );
-}
 
 /** The cgroup v1 CPU hierarchy's algohost group of this process, when the machine has one. */
 function v1CpuBase(): string | undefined {
@@ -45,82 +24,16 @@ function v1CpuBase(): string | undefined {
   return dir && fs.existsSync(dir) ? dir : undefined;
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 1200; i++) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-/** Puts a gate in front of the server's builder: a build of a gated commit waits until released. */
-function gateBuilds(srv: TestServer) {
-  const gates = new Map<string, { promise: Promise<void>; resolve: () => void }>();
-  const entered = new Set<string>();
-  const builder = srv.server.services.builder as Builder;
-  const real = builder.build.bind(builder);
-  builder.build = async (req, log, signal) => {
-    entered.add(req.build.commitSha);
-    await gates.get(req.build.commitSha)?.promise;
-    return real(req, log, signal);
-  };
-  return {
-    entered,
-    gate: (sha: string) => gates.set(sha, deferred()),
-    release: (sha: string) => gates.get(sha)?.resolve(),
-    releaseAll: () => {
-      for (const g of gates.values()) g.resolve();
-    },
-  };
-}
-
 for (const database of DATABASES) {
   describe(`build fairness across accounts (${database})`, () => {
-    const servers: TestServer[] = [];
-    const clones: string[] = [];
-    const gateSets: ReturnType<typeof gateBuilds>[] = [];
-
-    async function setUp(env: Record<string, string>) {
-      const srv = await startTestServer({ database, env });
-      servers.push(srv);
-      const api = client(srv.url);
-      const alice = await createUser(api, srv.adminKey, 'alice');
-      const mallory = await createUser(api, srv.adminKey, 'mallory');
-      const gates = gateBuilds(srv);
-      gateSets.push(gates);
-      /** Creates user/name, commits its tree (gated when asked) and pushes without waiting. */
-      const push = async (user: TestUser, name: string, gated: boolean) => {
-        assert.equal((await api.post(`/v1/algorithms/${user.name}`, { key: user.key, body: { name } })).status, 200);
-        const c = await clone(gitUrl(srv.url, user.name, user.key, user.name, name));
-        assert.equal(c.result.code, 0, c.result.stderr);
-        clones.push(c.dir);
-        writeAlgorithm(c.dir, user.name, name);
-        await git(['add', '-A'], c.dir);
-        assert.equal((await git(['commit', '-q', '-m', name], c.dir)).code, 0);
-        const sha = (await git(['rev-parse', 'HEAD'], c.dir)).stdout.trim();
-        if (gated) gates.gate(sha);
-        const pushed = await git(['push', 'origin', 'HEAD:main'], c.dir);
-        assert.equal(pushed.code, 0, pushed.stderr);
-        const id = announcedBuildId(pushed.stderr);
-        assert.ok(id, pushed.stderr);
-        return { user, name, sha, id };
-      };
-      const status = async (b: { user: TestUser; name: string; id: string }) =>
-        (await api.get(`/v1/algorithms/${b.user.name}/${b.name}/builds/${b.id}`, { key: b.user.key })).body.status as string;
-      return { srv, api, alice, mallory, gates, push, status };
-    }
-
+    const worlds: FairnessWorld[] = [];
+    const setUp = async (env: Record<string, string>) => {
+      const world = await startFairnessWorld({ database, env });
+      worlds.push(world);
+      return world;
+    };
     after(async () => {
-      for (const g of gateSets) g.releaseAll();
-      for (const d of clones) await removeClone(d);
-      for (const s of servers) await s.stop();
+      for (const w of worlds) await w.close();
     });
 
     test("mallory's slow builds do not hold alice's back: one build per account at a time (the default with two slots)", async () => {

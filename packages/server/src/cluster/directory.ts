@@ -62,7 +62,13 @@ export class WorkerDirectory {
 
   /** Reads the bucket, then follows its changes while the connection lasts. */
   async start(): Promise<void> {
-    await this.refresh();
+    try {
+      await this.refresh();
+    } catch {
+      // NATS slow to answer (a loaded server, one restarting): not a reason to refuse to start.
+      // Workers renew their entries every few seconds, which the watch below sees, and a call
+      // that finds no worker reads the bucket again.
+    }
     void this.follow();
   }
 

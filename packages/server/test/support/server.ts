@@ -36,6 +36,8 @@ export interface TestServer {
   url: string;
   /** The nodes whose runners serve calls and builds (their /metrics count them): this one, or a cluster's workers. */
   runnerNodeUrls: string[];
+  /** The same nodes' servers (in this process), for tests that reach into their services. */
+  runnerServers: RunningServer[];
   adminKey: string;
   dataDir: string;
   config: Config;
@@ -84,8 +86,15 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop: () 
   };
 }
 
-export async function startTestServer(opts: { database?: DatabaseKind; env?: Record<string, string> } = {}): Promise<TestServer> {
-  if (CLUSTER_TOPOLOGY) return startTestCluster(opts.env ?? {});
+export async function startTestServer(
+  opts: {
+    database?: DatabaseKind;
+    env?: Record<string, string>;
+    /** One node, or an API node and two workers (default: ALGOHOST_TEST_TOPOLOGY). */
+    topology?: 'node' | 'cluster';
+  } = {},
+): Promise<TestServer> {
+  if ((opts.topology ?? (CLUSTER_TOPOLOGY ? 'cluster' : 'node')) === 'cluster') return startTestCluster(opts.env ?? {});
   const dataDir = await makeTempDir();
   const pgdb = opts.database === 'postgres' ? await createPostgresDatabase() : undefined;
   const adminKey = generateApiKey();
@@ -113,6 +122,7 @@ async function launch(env: Record<string, string>, adminKey: string, dataDir: st
   const self: TestServer = {
     url: server.url,
     runnerNodeUrls: [server.url],
+    runnerServers: [server],
     adminKey,
     dataDir,
     config,
@@ -186,16 +196,37 @@ async function startTestCluster(extraEnv: Record<string, string>): Promise<TestS
   };
   // The API node first: it makes the schema, the bucket and the admin account.
   const apiEnv = { ...shared, ALGOHOST_ROLE: 'api', ALGOHOST_DATA_DIR: dataDir };
-  let api = await startNode(apiEnv);
-  const workers = await Promise.all(workerDirs.map((dir) => startNode({ ...shared, ALGOHOST_ROLE: 'worker', ALGOHOST_DATA_DIR: dir })));
-  const cleanup = async () => {
-    await Promise.all(workers.map((w) => w.server.close()));
+  const removeAll = async () => {
     await pgdb.drop();
     for (const dir of [dataDir, ...workerDirs]) await fs.promises.rm(dir, { recursive: true, force: true });
+  };
+  let api: Awaited<ReturnType<typeof startNode>>;
+  try {
+    api = await startNode(apiEnv);
+  } catch (err) {
+    await removeAll();
+    throw err;
+  }
+  // A node that failed to start must not leave the others running: the test process would
+  // never exit.
+  const started = await Promise.allSettled(
+    workerDirs.map((dir) => startNode({ ...shared, ALGOHOST_ROLE: 'worker', ALGOHOST_DATA_DIR: dir })),
+  );
+  const failed = started.find((r) => r.status === 'rejected');
+  const workers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  if (failed) {
+    await Promise.all([api, ...workers].map((n) => n.server.close()));
+    await removeAll();
+    throw failed.reason;
+  }
+  const cleanup = async () => {
+    await Promise.all(workers.map((w) => w.server.close()));
+    await removeAll();
   };
   const serverOf = (): TestServer => ({
     url: api.server.url,
     runnerNodeUrls: workers.map((w) => w.server.url),
+    runnerServers: workers.map((w) => w.server),
     adminKey,
     dataDir,
     config: api.config,

@@ -6,7 +6,9 @@
  * limit running, so one tenant's slow builds cannot hold everyone else's back. The database is
  * the durable queue:
  * queued builds survive a restart, and a build interrupted by a restart is retried once and
- * then marked failed, never left in progress.
+ * then marked failed, never left in progress. In cluster mode the workers take builds from the
+ * work queue in push order, and each keeps the per-account limit for the builds it runs
+ * (runDispatched).
  *
  * The service does not run its own loop: the `build.schedule` queue job (`jobs/catalog.ts`)
  * calls `startQueued` at start and whenever the service wakes it (a build was queued or one
@@ -300,10 +302,19 @@ export class BuildService {
       await this.builds.requeue(build.id);
       build = { ...build, status: 'queued' };
     }
-    if (!(await this.builds.claim(build.id, isoNow(this.clock)))) return 'busy';
     const view = await this.algorithms.byId(build.algorithmId);
     const account = view?.algorithm.ownerId ?? '';
-    this.runningPerAccount.set(account, (this.runningPerAccount.get(account) ?? 0) + 1);
+    // The same rule as startNext's on one node: an account at its limit of builds running here
+    // leaves the slot to the next work (the message comes back after a pause), so one tenant's
+    // slow builds cannot take every worker's slots. Counted before the claim's await, so this
+    // worker's other slots see it.
+    const running = this.runningPerAccount.get(account) ?? 0;
+    if (running >= (this.settings.perAccount || Infinity)) return 'busy';
+    this.runningPerAccount.set(account, running + 1);
+    if (!(await this.builds.claim(build.id, isoNow(this.clock)))) {
+      this.endedFor(account);
+      return 'busy';
+    }
     await this.run({ ...build, status: 'in-progress', attempt: build.attempt + 1 }, account);
     return this.stopped ? 'stopped' : 'done';
   }
@@ -373,12 +384,17 @@ export class BuildService {
       clearTimeout(timer);
       this.running.delete(build.id);
       this.live.delete(build.id);
-      const n = (this.runningPerAccount.get(account) ?? 1) - 1;
-      if (n > 0) this.runningPerAccount.set(account, n);
-      else this.runningPerAccount.delete(account);
+      this.endedFor(account);
       if (!this.running.size) this.allEnded?.();
       this.queue.wake();
     }
+  }
+
+  /** One build of the account's no longer runs on this node. */
+  private endedFor(account: string): void {
+    const n = (this.runningPerAccount.get(account) ?? 1) - 1;
+    if (n > 0) this.runningPerAccount.set(account, n);
+    else this.runningPerAccount.delete(account);
   }
 
   private async finish(build: Build, status: 'succeeded' | 'failed', error: string | null, artifact: string | null): Promise<void> {
