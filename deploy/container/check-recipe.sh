@@ -8,15 +8,16 @@
 #   2. makes the base: a Debian 12 root file system like debian:bookworm-slim (mmdebstrap,
 #      minbase, no manual pages or docs; the tarball is cached in /var/cache/algohost-test) with
 #      this machine's Node.js 20 where node:20-bookworm-slim has it (/usr/local/bin, npm in
-#      /usr/local/lib/node_modules);
+#      /usr/local/lib/node_modules, headers in /usr/local/include/node);
 #   3. COPY: the repository as Git sees it (tracked and untracked, not ignored: what .dockerignore
 #      leaves in the build context) into the WORKDIR;
 #   4. RUN: deploy/container/install.sh inside it (bubblewrap as the container: own mount, PID,
 #      IPC and UTS namespaces, /proc, /dev, /sys and the host's resolv.conf; the host's network);
 #   5. CMD: starts the server inside it with the image's ENV (the embedded default: one process,
-#      SQLite) on a free port, then: /healthz, a user and a key, a Python algorithm, git clone and
-#      push (the build runs in the image's sandbox), a call with curl; then SIGTERM to the
-#      server (pid 1 of its PID namespace, as in a container) and removes everything it made.
+#      SQLite) on a free port, then: /healthz, a user and a key, a Python and a JavaScript
+#      algorithm, each cloned, pushed (the build runs in the image's sandbox) and called with
+#      curl; then SIGTERM to the server (pid 1 of its PID namespace, as in a container), and it
+#      removes everything it made.
 #
 # Run as root on Debian 12 with Node.js 20 at /usr/bin/node (this repository's test machines):
 #   bash deploy/container/check-recipe.sh
@@ -123,6 +124,10 @@ mkdir -p "$ROOT/usr/local/lib/node_modules"
 cp -a /usr/lib/node_modules/npm "$ROOT/usr/local/lib/node_modules/npm"
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$ROOT/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$ROOT/usr/local/bin/npx"
+# Its headers too (the node image's tarball has include/node): native modules compile against them.
+[[ -f /usr/include/node/common.gypi ]] || fail "no Node.js headers in /usr/include/node (Debian's or NodeSource's nodejs has them)"
+mkdir -p "$ROOT/usr/local/include"
+cp -a /usr/include/node "$ROOT/usr/local/include/node"
 say "base: $(du -sh "$ROOT" | cut -f1) with Node.js $(/usr/bin/node --version) in /usr/local"
 
 # --- 3. COPY . . (into WORKDIR)
@@ -146,20 +151,31 @@ if ((${#local_cas[@]})); then
   say "added this machine's ${#local_cas[@]} local CA certificate(s) for the build: ${local_cas[*]##*/}"
 fi
 
-# The container: what a container engine gives a build step or a container, as bubblewrap
-# options. Run as real root, bwrap makes no user namespace, so the sandboxes inside can make theirs
-# (a chroot could not: the kernel refuses user namespaces to a chrooted process).
-container() { # ENV-ASSIGNMENT… -- COMMAND…
+# The container: what a container engine gives a build step or a privileged container (what
+# worker.yaml asks for), as bubblewrap options. Run as real root, bwrap makes no user namespace,
+# so the sandboxes inside can make theirs (a chroot could not: the kernel refuses user namespaces
+# to a chrooted process). /proc is mounted by a shell before the command, not by bwrap's --proc,
+# which masks parts of it read-only: the kernel then refuses the sandboxes' own /proc mounts, as
+# it does in an unprivileged container (worker.yaml, "an unmasked /proc").
+container() { # ENV-ASSIGNMENT… -- [BWRAP-OPTION…] COMMAND…
   local env=(--setenv PATH /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --setenv HOME /root)
   while [[ $1 != -- ]]; do
     env+=(--setenv "${1%%=*}" "${1#*=}")
     shift
   done
   shift
-  bwrap --bind "$ROOT" / --proc /proc --dev /dev --bind /sys /sys \
+  local options=()
+  while [[ $1 == --* ]]; do
+    options+=("$1")
+    [[ $1 == --info-fd ]] && options+=("$2") && shift
+    shift
+  done
+  # shellcheck disable=SC2016 # $@ is the inner shell's
+  bwrap --bind "$ROOT" / --dir /proc --dev /dev --bind /sys /sys \
     --ro-bind /etc/resolv.conf /etc/resolv.conf --ro-bind /etc/hosts /etc/hosts \
     --unshare-pid --unshare-ipc --unshare-uts --hostname algohost-recipe --die-with-parent \
-    --clearenv "${env[@]}" --chdir "$workdir" "$@"
+    --clearenv "${env[@]}" --chdir "$workdir" "${options[@]}" \
+    /bin/sh -c 'mount -t proc proc /proc && exec "$@"' container "$@"
 }
 
 # --- 4. RUN
@@ -195,25 +211,34 @@ ADMIN=$(cat "$ROOT/var/lib/algohost/initial-admin-key")
 curl -sf -XPOST "$API/v1/users" -H "Authorization: Simple $ADMIN" -H 'Content-Type: application/json' \
   -d '{"username": "alice", "email": "alice@example.com"}' >/dev/null || fail "creating a user"
 KEY=$(curl -sf -XPOST "$API/v1/users/alice/keys" -H "Authorization: Simple $ADMIN" -H 'Content-Type: application/json' -d '{}' | json key)
-curl -sf -XPOST "$API/v1/algorithms/alice" -H "Authorization: Simple $KEY" -H 'Content-Type: application/json' \
-  -d '{"name": "Hello", "settings": {"language": "python3-1", "environment": "cpu"}}' >/dev/null || fail "creating a Python algorithm"
-say "made user alice, an API key and the Python algorithm alice/Hello"
-
+say "made user alice and an API key"
 ENC=$(/usr/bin/node -e 'console.log(encodeURIComponent(process.argv[1]))' "$KEY")
-git clone -q "http://alice:$ENC@127.0.0.1:$free_port/git/alice/Hello.git" "$WORK/Hello"
-(
-  cd "$WORK/Hello"
-  echo '# built by check-recipe.sh' >>src/Hello.py
-  git -c user.name=Alice -c user.email=alice@example.com commit -qam 'check the image recipe'
-  git push -o wait 2>&1 | grep -E 'remote: (algohost|Build)' | sed 's/^/         /'
-) || fail "git push"
-SHA=$(git -C "$WORK/Hello" rev-parse HEAD)
-result=$(curl -s -XPOST "$API/v1/algo/alice/Hello/$SHA" -H "Authorization: Simple $KEY" -H 'Content-Type: text/plain' -d 'world')
-say "call: $result"
-[[ $(json result <<<"$result") == 'hello world' ]] || {
-  tail -n 30 "$WORK/server.log" >&2
-  fail "the call did not answer \"hello world\""
+
+# An algorithm of a language from its template: create, clone, edit, push (the build runs in the
+# image's sandbox), call the built commit. JavaScript too: the image's Node.js is in /usr/local,
+# and JavaScript builds and runners call /usr/bin/node and /usr/bin/npm (install.sh links them).
+core_loop() { # NAME LANGUAGE SOURCE-FILE [COMMENT-MARK of that file]
+  local name=$1 language=$2 file=$3 sha result
+  curl -sf -XPOST "$API/v1/algorithms/alice" -H "Authorization: Simple $KEY" -H 'Content-Type: application/json' \
+    -d "{\"name\": \"$name\", \"settings\": {\"language\": \"$language\", \"environment\": \"cpu\"}}" >/dev/null ||
+    fail "creating the $language algorithm alice/$name"
+  git clone -q "http://alice:$ENC@127.0.0.1:$free_port/git/alice/$name.git" "$WORK/$name"
+  (
+    cd "$WORK/$name"
+    echo "${4:-#} built by check-recipe.sh" >>"$file"
+    git -c user.name=Alice -c user.email=alice@example.com commit -qam 'check the image recipe'
+    git push -o wait 2>&1 | grep -E 'remote: (algohost|Build)' | sed 's/^/         /'
+  ) || fail "git push of alice/$name"
+  sha=$(git -C "$WORK/$name" rev-parse HEAD)
+  result=$(curl -s -XPOST "$API/v1/algo/alice/$name/$sha" -H "Authorization: Simple $KEY" -H 'Content-Type: text/plain' -d 'world')
+  say "call alice/$name ($language): $result"
+  [[ $(json result <<<"$result") == 'hello world' ]] || {
+    tail -n 30 "$WORK/server.log" >&2
+    fail "the call of alice/$name did not answer \"hello world\""
+  }
 }
+core_loop Hello python3-1 src/Hello.py
+core_loop HelloJs javascript src/HelloJs.js //
 
 say "stopping the server (SIGTERM)"
 kill -TERM "$server_pid"

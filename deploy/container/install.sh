@@ -52,6 +52,11 @@ done
 # development dependency), then without the development dependencies: the server runs the
 # compiled JavaScript and needs none of them.
 export npm_config_update_notifier=false
+# better-sqlite3 compiles against the headers of the Node.js that runs it: the base image's own
+# (the node image has them in /usr/local/include/node), not a download from nodejs.org.
+if [[ -z ${npm_config_nodedir:-} && -f /usr/local/include/node/common.gypi ]]; then
+  export npm_config_nodedir=/usr/local
+fi
 echo "installing npm packages (npm ci)"
 npm ci --no-audit --no-fund --loglevel=error
 node --import tsx scripts/build-server.ts
