@@ -71,7 +71,9 @@ else
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     pkgs=(rustc cargo)
-    if apt-cache policy cargo-web 2>/dev/null | grep -q 'Candidate: [0-9]'; then pkgs=(rustc-web cargo-web); fi
+    # Not `| grep -q`: grep would stop reading at the match, apt-cache's next write gets SIGPIPE and
+    # pipefail turns the match into a failure (then bookworm's 1.63 was installed instead).
+    if [[ $(apt-cache policy cargo-web 2>/dev/null) =~ Candidate:\ [0-9] ]]; then pkgs=(rustc-web cargo-web); fi
     echo "rust: installing Debian packages ${pkgs[*]}"
     apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
   fi

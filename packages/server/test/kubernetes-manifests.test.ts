@@ -5,7 +5,8 @@
  * misspelt field fails too (the schemas allow unknown fields; the API server's strict field
  * validation would refuse them), and read for what the schemas cannot know: every ALGOHOST_*
  * name is a setting of config.ts and the settings of each role load, what one object names
- * (ConfigMap, Secret, claim, port) exists, selectors match the labels, probes ask /healthz.
+ * (ConfigMap, Secret, claim, port) exists, selectors match the labels, probes ask /healthz, and
+ * the containers start the image of deploy/container/Containerfile as built (CMD, WORKDIR, port).
  * Each kind of breakage is also shown to fail.
  */
 import assert from 'node:assert/strict';
@@ -196,8 +197,76 @@ function crossProblems(manifests: Manifest[]): string[] {
   return problems;
 }
 
+const CONTAINERFILE = path.join(REPO, 'deploy/container/Containerfile');
+
+/** The instructions of a Containerfile that the manifests must agree with (one a line, as ours). */
+function readContainerfile(text: string): { workdir?: string; expose: string[]; cmd?: unknown; entrypoint?: string } {
+  const out: { workdir?: string; expose: string[]; cmd?: unknown; entrypoint?: string } = { expose: [] };
+  for (const line of text.split('\n')) {
+    const m = /^\s*([A-Za-z]+)\s+(.*?)\s*$/.exec(line);
+    if (!m || line.trimStart().startsWith('#')) continue;
+    const [, instruction, argument] = [m[0], m[1]!.toUpperCase(), m[2]!];
+    if (instruction === 'WORKDIR') out.workdir = argument;
+    if (instruction === 'EXPOSE') out.expose.push(...argument.split(/\s+/).map((p) => p.replace(/\/tcp$/, '')));
+    if (instruction === 'ENTRYPOINT') out.entrypoint = argument;
+    if (instruction === 'CMD') {
+      try {
+        out.cmd = JSON.parse(argument);
+      } catch {
+        out.cmd = argument; // the shell form: runs under /bin/sh -c, which no manifest repeats
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The image (deploy/container/Containerfile) and the Deployments that run it cannot drift: each
+ * container starts what the image's CMD starts (its command and args replace the image's
+ * ENTRYPOINT and CMD, so together they must equal CMD, and the image has no ENTRYPOINT), in its
+ * WORKDIR, on the port it EXPOSEs, which is also the ALGOHOST_PORT the settings give.
+ */
+function imageProblems(manifests: Manifest[], containerfile: string): string[] {
+  const problems: string[] = [];
+  const image = readContainerfile(containerfile);
+  if (image.entrypoint !== undefined)
+    problems.push(`Containerfile: an ENTRYPOINT (${image.entrypoint}), which the manifests' command replaces`);
+  if (!Array.isArray(image.cmd) || !image.cmd.every((a) => typeof a === 'string')) {
+    problems.push(`Containerfile: CMD is not an exec form (a JSON array of strings): ${JSON.stringify(image.cmd)}`);
+  }
+  if (image.expose.length !== 1) problems.push(`Containerfile: EXPOSEs ${image.expose.length} ports, not the one HTTP port`);
+  const byName = new Map(manifests.map((m) => [`${m.object.kind}/${m.object.metadata?.name}`, m]));
+  for (const { source, object } of manifests) {
+    if (object.kind !== 'Deployment') continue;
+    for (const c of object.spec?.template?.spec?.containers ?? []) {
+      const started = [...(c.command ?? image.cmd ?? []), ...(c.args ?? [])];
+      if (JSON.stringify(started) !== JSON.stringify(image.cmd)) {
+        problems.push(`${source}: ${c.name} starts ${JSON.stringify(started)}, the image's CMD is ${JSON.stringify(image.cmd)}`);
+      }
+      if (c.workingDir !== undefined && c.workingDir !== image.workdir) {
+        problems.push(`${source}: ${c.name}'s workingDir ${c.workingDir} is not the image's WORKDIR ${image.workdir}`);
+      }
+      for (const p of c.ports ?? []) {
+        if (!image.expose.includes(String(p.containerPort))) {
+          problems.push(`${source}: ${c.name}'s containerPort ${p.containerPort} is not EXPOSEd by the image (${image.expose.join(', ')})`);
+        }
+      }
+      const port = containerEnv(c, byName).ALGOHOST_PORT;
+      if (port !== undefined && !image.expose.includes(port)) {
+        problems.push(`${source}: ${c.name} listens on ALGOHOST_PORT ${port}, the image EXPOSEs ${image.expose.join(', ')}`);
+      }
+    }
+  }
+  return problems;
+}
+
 async function allProblems(manifests: Manifest[]): Promise<string[]> {
-  return [...(await schemaProblems(manifests)), ...fieldProblems(manifests), ...crossProblems(manifests)];
+  return [
+    ...(await schemaProblems(manifests)),
+    ...fieldProblems(manifests),
+    ...crossProblems(manifests),
+    ...imageProblems(manifests, fs.readFileSync(CONTAINERFILE, 'utf8')),
+  ];
 }
 
 /** A deep copy of the manifests with one object changed. */
@@ -231,6 +300,36 @@ describe('Kubernetes manifests (deploy/kubernetes/)', () => {
       .map((m) => m.object.spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === 'ALGOHOST_ROLE')?.value)
       .sort();
     assert.deepEqual(roles, ['api', 'worker']);
+  });
+
+  test('the Deployments run the image of deploy/container/Containerfile as it is built: its CMD, WORKDIR and port', () => {
+    const containerfile = fs.readFileSync(CONTAINERFILE, 'utf8');
+    assert.deepEqual(imageProblems(manifests, containerfile), []);
+    for (const m of manifests.filter((m) => m.object.kind === 'Deployment')) {
+      assert.equal(m.object.spec.template.spec.containers[0].image, 'registry.example.com/algohost:0.1.0', m.source);
+    }
+    const api = manifests.find((m) => m.object.kind === 'Deployment' && m.object.metadata.name === 'algohost-api')!.source;
+    const settings = manifests.find((m) => m.object.kind === 'ConfigMap')!.source;
+    const otherEntry = broken(manifests, api, (o) => {
+      o.spec.template.spec.containers[0].command = ['node', 'packages/server/dist/main/start.js'];
+    });
+    assert.match(imageProblems(otherEntry, containerfile).join('\n'), /api starts \["node","packages.*the image's CMD is/);
+    const withArgs = broken(manifests, api, (o) => {
+      o.spec.template.spec.containers[0].args = ['--role', 'api'];
+    });
+    assert.match(imageProblems(withArgs, containerfile).join('\n'), /api starts .*"--role","api"\]/);
+    const otherPort = broken(manifests, settings, (o) => {
+      o.data.ALGOHOST_PORT = '9090';
+    });
+    assert.match(imageProblems(otherPort, containerfile).join('\n'), /listens on ALGOHOST_PORT 9090, the image EXPOSEs 8080/);
+    const movedImage = containerfile.replace(/^EXPOSE 8080$/m, 'EXPOSE 8081').replace(/^WORKDIR .*$/m, 'WORKDIR /srv/algohost');
+    const moved = imageProblems(manifests, movedImage).join('\n');
+    assert.match(moved, /containerPort 8080 is not EXPOSEd by the image \(8081\)/);
+    assert.match(moved, /workingDir \/opt\/algohost is not the image's WORKDIR \/srv\/algohost/);
+    const shellForm = containerfile.replace(/^CMD .*$/m, 'CMD node packages/server/dist/main/start.js');
+    assert.match(imageProblems(manifests, shellForm).join('\n'), /CMD is not an exec form/);
+    const entrypoint = `${containerfile}\nENTRYPOINT ["tini", "--"]\n`;
+    assert.match(imageProblems(manifests, entrypoint).join('\n'), /an ENTRYPOINT/);
   });
 
   test('every object fits its schema, names only known fields and settings, and refers to what exists', async () => {
