@@ -289,6 +289,103 @@ export async function sequentialLatency(url: string, key: string, calls: number)
   return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
 }
 
+/**
+ * Calls at a fixed rate for `seconds`, each timed to the microsecond from the millisecond tick
+ * at which it was due (autocannon's latencies are whole ms). A small raw HTTP/1.1 client over `connections`
+ * kept-alive sockets (Node's http client costs more CPU per call than the servers measured):
+ * calls go out in the batches due at each millisecond tick, each on an idle socket (a call due
+ * while all are busy waits for one, and its wait counts), and the generator sleeps between
+ * ticks, leaving the cores to the servers. The same offered load on two servers compares their
+ * latency; at saturation latency only mirrors throughput (connections / calls per second).
+ */
+export async function pacedLatency(
+  url: string,
+  key: string | undefined,
+  rate: number,
+  seconds: number,
+  connections = 16,
+): Promise<{ p50: number; p99: number; calls: number; errors: number }> {
+  const u = new URL(url);
+  const body = '{"x":1}';
+  const request = Buffer.from(
+    `POST ${u.pathname} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n` +
+      (key ? `Authorization: Simple ${key}\r\n` : '') +
+      `\r\n${body}`,
+  );
+  const times: number[] = [];
+  let errors = 0;
+  const due: bigint[] = [];
+  const idle: net.Socket[] = [];
+  let outstanding = 0;
+  let allSent = false;
+  let closedEarly = 0;
+  let finished: () => void = () => {};
+  const done = new Promise<void>((r) => (finished = r));
+  const dispatch = () => {
+    while (due.length && idle.length) {
+      // Round robin: no socket sits idle long enough for the server's keep-alive timeout.
+      const socket = idle.shift()!;
+      (socket as net.Socket & { due?: bigint }).due = due.shift()!;
+      socket.write(request);
+    }
+    if (allSent && !due.length && outstanding === 0) finished();
+  };
+  const sockets = await Promise.all(
+    Array.from({ length: connections }, () => {
+      return new Promise<net.Socket>((resolve, reject) => {
+        const socket = net.connect(Number(u.port), u.hostname, () => resolve(socket));
+        socket.setNoDelay(true);
+        socket.once('error', reject);
+        socket.once('close', () => {
+          if (!allSent || outstanding > 0) closedEarly++;
+        });
+        let buf: Buffer = Buffer.alloc(0);
+        socket.on('data', (chunk: Buffer) => {
+          buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+          for (;;) {
+            const end = buf.indexOf('\r\n\r\n');
+            if (end < 0) return;
+            const head = buf.subarray(0, end).toString('latin1');
+            const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+            if (!length) throw new Error(`a response without Content-Length: ${head}`);
+            const total = end + 4 + Number(length[1]);
+            if (buf.length < total) return;
+            buf = buf.subarray(total);
+            const sent = (socket as net.Socket & { due?: bigint }).due!;
+            if (head.startsWith('HTTP/1.1 200')) times.push(Number(process.hrtime.bigint() - sent) / 1e6);
+            else errors++;
+            outstanding--;
+            idle.push(socket);
+            dispatch();
+          }
+        });
+      });
+    }),
+  );
+  idle.push(...sockets);
+  const start = process.hrtime.bigint();
+  const total = Math.round(rate * seconds);
+  const intervalNs = 1e9 / rate;
+  let queued = 0;
+  while (queued < total) {
+    const now = process.hrtime.bigint();
+    while (queued < total && start + BigInt(Math.round(queued * intervalNs)) <= now) {
+      // Timed from this tick: a wait for a free socket counts.
+      due.push(process.hrtime.bigint());
+      outstanding++;
+      queued++;
+    }
+    dispatch();
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  allSent = true;
+  dispatch();
+  await done;
+  if (closedEarly) throw new Error(`the server closed ${closedEarly} of the ${connections} connections during the run`);
+  for (const socket of sockets) socket.destroy();
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), calls: times.length, errors };
+}
+
 export function percentile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
