@@ -69,6 +69,20 @@ describe('cluster mode: an event delivery survives a killed worker', { skip: clu
     assert.equal(res.status, 200, res.text);
     return res.body.results;
   };
+  /** The flow's delivery records once the other worker has delivered: one, a success. */
+  const deliveredOnce = async (flowId: string): Promise<Delivery[]> => {
+    const records = await until(
+      'the delivery by the other worker',
+      async () => {
+        const found = await deliveries(flowId);
+        return found.length ? found : undefined;
+      },
+      1200,
+    );
+    assert.equal(records.length, 1, JSON.stringify(records));
+    assert.equal(records[0]!.outcome, 'succeeded');
+    return records;
+  };
   const flowStatus = async (flowId: string) =>
     (await api.get(`/v1/algorithms/alice/Relay/event-flows/${flowId}`, { key: alice.key })).body.status as
       { state: string; lag: number | null } | undefined;
@@ -157,16 +171,7 @@ describe('cluster mode: an event delivery survives a killed worker', { skip: clu
 
       // Nothing was recorded or committed for the cut-off delivery. Once the group's session
       // timeout drops the dead member, the survivor takes the partition from the last commit.
-      const records = await until(
-        'the record delivered by the other worker',
-        async () => {
-          const found = await deliveries(flowId);
-          return found.length ? found : undefined;
-        },
-        1200,
-      );
-      assert.equal(records.length, 1, JSON.stringify(records));
-      assert.equal(records[0]!.outcome, 'succeeded');
+      const records = await deliveredOnce(flowId);
       assert.equal(records[0]!.source, `${topic}/0@0`);
       assert.equal(records[0]!.attempts, 1, 'the first (and only) attempt of the worker that delivered it');
       assert.equal(await warmOf(survivor), 1, 'the survivor ran it');
@@ -205,16 +210,7 @@ describe('cluster mode: an event delivery survives a killed worker', { skip: clu
     const messageId = bus.enqueue(queue, JSON.stringify({ id }), { contentType: 'application/json' });
     await killTheDeliveringWorker(id, warmBefore);
 
-    const records = await until(
-      'the message delivered by the other worker',
-      async () => {
-        const found = await deliveries(flowId);
-        return found.length ? found : undefined;
-      },
-      1200,
-    );
-    assert.equal(records.length, 1, JSON.stringify(records));
-    assert.equal(records[0]!.outcome, 'succeeded');
+    const records = await deliveredOnce(flowId);
     assert.equal(records[0]!.source, messageId);
     assert.equal(records[0]!.attempts, 2, 'delivered on its second delivery');
     // The lock lapsed once (the dead worker's), then the survivor completed it; nothing waits or is locked.
