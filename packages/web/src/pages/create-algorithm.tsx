@@ -69,9 +69,9 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
     token.data?.authorization_status === 'authorized'
       ? [token.data.scm_username, ...token.data.scm_organizations.filter((o) => o.access_level === 'MEMBER').map((o) => o.scm_org_username)]
       : [];
-  useEffect(() => {
-    if (!repoOwners.includes(repoOwner)) setRepoOwner(repoOwners[0] ?? '');
-  }, [token.data]);
+  // The owner picked, or the first the token may create repositories for: derived on each
+  // render, so the field never shows an empty choice while the token's answer settles.
+  const repoOwnerShown = repoOwners.includes(repoOwner) ? repoOwner : (repoOwners[0] ?? '');
 
   useEffect(() => {
     if (!language && languages.data?.length) setLanguage(languages.data.find((l) => l.name === 'python3')?.name ?? languages.data[0]!.name);
@@ -87,7 +87,7 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
     visibility === 'closed' && license !== 'apl' ? 'Closed source needs the apl license; choose open source for another license.' : null;
   const repoProblem = external ? repositoryProblem(repoName || name) : null;
   const create = useAction(async () => {
-    let ownerAtProvider = repoOwner;
+    let ownerAtProvider = repoOwnerShown;
     if (external) {
       // Asked again now: the provider may have stopped accepting the token since the page loaded.
       const status = await c.scms.tokenStatus(external.id);
@@ -368,7 +368,7 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
                         hint={`Your account ${status.scm_username} or an organization where you may create repositories.`}
                       >
                         {(p) => (
-                          <select {...p} value={repoOwner} onChange={(e) => setRepoOwner(e.currentTarget.value)}>
+                          <select {...p} value={repoOwnerShown} onChange={(e) => setRepoOwner(e.currentTarget.value)}>
                             {repoOwners.map((o) => (
                               <option key={o} value={o}>
                                 {o}
