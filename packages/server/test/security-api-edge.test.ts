@@ -397,5 +397,36 @@ for (const database of DATABASES) {
       const echo = await call(alice, '1.0.0', { body: { who: 'alice' } });
       assert.deepEqual(echo.body.result, { echo: { who: 'alice' } });
     });
+
+    test('a body a little over its limit is read before the 413, so a client that sends it all first reads the reason', async () => {
+      // As the in-sandbox clients send a report: the head, then the body in a second write,
+      // asking for Connection: close. Answered at the head, the connection closed under the
+      // body and the client saw a broken pipe instead of the 413 (insights.test.ts, at random).
+      const body = Buffer.alloc(26 * 1024, 120);
+      // Through the API socket the sandboxes use: a write to a Unix socket the server has
+      // closed fails at once (EPIPE), where TCP would still take it.
+      const socket = net.connect({ path: srv.server.services.runners.apiSocket });
+      const received: Buffer[] = [];
+      const outcome = new Promise<string>((resolve, reject) => {
+        socket.on('data', (d: Buffer) => received.push(d));
+        socket.on('error', reject);
+        socket.on('end', () => resolve(Buffer.concat(received).toString()));
+      });
+      // Awaited below; a reset before then must not count as unhandled.
+      outcome.catch(() => {});
+      await new Promise((r) => socket.once('connect', r));
+      socket.write(
+        `POST /v1/insights HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+      );
+      // The body goes once the server has answered the head, or after a moment if it waits for it
+      // (as it should): either way the server's answer must be the 413, not a closed connection.
+      await Promise.race([new Promise((r) => socket.once('data', r)), new Promise((r) => setTimeout(r, 300))]);
+      const sent = await new Promise<Error | null | undefined>((r) => socket.write(body, r));
+      assert.equal(sent ?? null, null, 'the whole body could be sent');
+      socket.end();
+      const text = await outcome;
+      assert.match(text, /^HTTP\/1\.1 413 /);
+      assert.match(text, /an Insights report of 26624 bytes exceeds the limit of 25 KB/);
+    });
   });
 }

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { Errors } from '../../domain/errors.js';
 import { type InsightsConnectionView, MAX_INSIGHTS, MAX_REPORT_BYTES, RESERVED_KEYS } from '../../domain/insights/insights-service.js';
 import { principalOf } from '../auth.js';
+import { refuseOversizedBody } from '../oversized-body.js';
 import type { Api, ApiServices } from '../context.js';
 import { AUTH_ERRORS, errorResponses } from '../schemas.js';
 
@@ -64,10 +65,13 @@ export function insightsRoutes(app: Api, s: ApiServices): void {
     // The platform's clients send no Authorization header: the call's token identifies the report.
     config: { auth: 'none' },
     bodyLimit: MAX_REPORT_BYTES,
-    // Refuse an oversized report before reading it, naming the limit.
+    // Refuse an oversized report by its Content-Length, naming the limit, once the client has
+    // sent it (api/oversized-body.ts: else it may never read the answer).
     onRequest: (req, _reply, done) => {
       const length = Number(req.headers['content-length'] ?? 0);
-      if (length > MAX_REPORT_BYTES) throw Errors.insightsReportTooLarge({ bytes: length, limit: MAX_REPORT_BYTES });
+      if (length > MAX_REPORT_BYTES) {
+        return refuseOversizedBody(req, length, Errors.insightsReportTooLarge({ bytes: length, limit: MAX_REPORT_BYTES }), done);
+      }
       done();
     },
     schema: {
