@@ -163,12 +163,14 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   if (opts.workerPort) {
     app.addHook('onRequest', (req, reply, done) => {
       // The API socket inside sandboxes has no client address (a Unix socket): served in full.
-      if (!req.ip || WORKER_PORT_PATHS.has(req.url.split('?')[0]!)) return done();
+      if (!req.ip) return done();
+      const path = req.url.split('?')[0]!;
+      if (WORKER_PORT_PATHS.has(path)) return done();
       sendError(
         reply,
         404,
         Errors.badRequest.code,
-        `this node is a cluster worker (ALGOHOST_ROLE=worker): its port serves only /healthz and /metrics; send ${req.method} ${req.url.split('?')[0]} to an API node`,
+        `this node is a cluster worker (ALGOHOST_ROLE=worker): its port serves only /healthz and /metrics; send ${req.method} ${path} to an API node`,
       );
     });
   }
