@@ -17,13 +17,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { createAndBuild } from './support/algorithms.js';
 import { type Cluster, CLUSTER_SERVICES, clusterSkip, type Node, startCluster, until, warmRunnersOf } from './support/cluster.js';
-import { publishedPython } from './support/events.js';
+import { publishedPython, sqsMessagesLeft } from './support/events.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
 import type { Client } from './support/http.js';
@@ -294,16 +294,7 @@ describe('cluster mode: routing work to workers', { skip: clusterSkip('sqs') }, 
     assert.equal(records[0].outcome, 'succeeded');
     assert.equal(records[0].source, sent.MessageId);
     assert.equal(records[0].attempts, 2, 'delivered on its second receive');
-    await until('the message deleted', async () => {
-      const attrs = await sqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: url,
-          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-        }),
-      );
-      const left = Number(attrs.Attributes!.ApproximateNumberOfMessages) + Number(attrs.Attributes!.ApproximateNumberOfMessagesNotVisible);
-      return left === 0 ? true : undefined;
-    });
+    await until('the message deleted', async () => ((await sqsMessagesLeft(sqs, url)) === 0 ? true : undefined));
     const off = await api.patch(flowPath, { key: alice.key, body: { enabled: false } });
     assert.equal(off.status, 200, off.text);
     const later = await api.get('/v1/algorithms/alice/Relay/event-deliveries', { key: alice.key });

@@ -10,7 +10,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, S
 import { createUser, type TestUser } from './support/fixtures.js';
 import { client, type Client } from './support/http.js';
 import { startTestServer, type TestServer } from './support/server.js';
-import { eventually, needs, publishedPython, SQS } from './support/events.js';
+import { eventually, needs, publishedPython, SQS, sqsMessagesLeft } from './support/events.js';
 
 const ECHO = `import json, os
 
@@ -87,16 +87,7 @@ describe('Event Flows: SQS', { skip: needs('sqs') }, () => {
     assert.match(delivery.request_id, /^req-/);
     // Deleted (just after the record is written): nothing left to receive, not even after the
     // visibility timeout would have passed.
-    await eventually('the message deleted', async () => {
-      const attrs = await sqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: url,
-          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-        }),
-      );
-      const left = Number(attrs.Attributes!.ApproximateNumberOfMessages) + Number(attrs.Attributes!.ApproximateNumberOfMessagesNotVisible);
-      return left === 0 ? true : undefined;
-    });
+    await eventually('the message deleted', async () => ((await sqsMessagesLeft(sqs, url)) === 0 ? true : undefined));
 
     const listeners = await api.get('/v1/users/alice/event-listeners', { key: alice.key });
     assert.deepEqual(listeners.body, [

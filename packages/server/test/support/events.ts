@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { Admin, Consumer, type Message, Producer } from '@platformatic/kafka';
 import { createAndBuild } from './algorithms.js';
 import type { TestUser } from './fixtures.js';
@@ -135,4 +136,15 @@ export async function readTopic(brokers: string, topic: string, count: number): 
     await consumer.close(true);
   }
   return out;
+}
+
+/** Messages still in an SQS queue, waiting or received and not yet deleted (ElasticMQ's approximate counts). */
+export async function sqsMessagesLeft(sqs: SQSClient, url: string): Promise<number> {
+  const attrs = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return Number(attrs.Attributes!.ApproximateNumberOfMessages) + Number(attrs.Attributes!.ApproximateNumberOfMessagesNotVisible);
 }
