@@ -1,8 +1,8 @@
 /**
  * The runner pool's rules with a fake runner factory (no sandbox): scale-out per algorithm,
  * hand-off to waiting calls, least-recently-used eviction, the idle sweep, stopAll racing
- * runner starts, dying runners never handed out again, and the per-account and per-node limits
- * on runners and their memory.
+ * runner starts, dying runners never handed out again, the per-account and per-node limits
+ * on runners and their memory, and calls written behind a busy runner (pipelining).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -11,7 +11,7 @@ import type { PipeRequest, RunTarget } from '../src/domain/calls/ports.js';
 import { DomainError } from '../src/domain/errors.js';
 import type { RunnerRequest } from '../src/runtime/runner/runner-factory.js';
 import { type PoolRunner, type PoolSettings, RunnerPool } from '../src/runtime/runner/runner-pool.js';
-import { type CallOutcome, RunnerFailure } from '../src/runtime/runner/runner-process.js';
+import { CallNotStarted, type CallOutcome, RunnerFailure } from '../src/runtime/runner/runner-process.js';
 
 const MiB = 1024 * 1024;
 
@@ -25,13 +25,19 @@ class FakeRunner implements PoolRunner {
   alive = false;
   lastUsed = Date.now();
   stopCalls = 0;
+  /** Calls written to it (a second one while it runs one, when it pipelines). */
   calls = 0;
+  readonly pipelines: boolean;
+  /** As a harness: one call at a time, in the order written. */
+  private previous: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly id: number,
     readonly req: RunnerRequest,
     private readonly factory: FakeFactory,
-  ) {}
+  ) {
+    this.pipelines = factory.pipelines;
+  }
 
   async start(): Promise<void> {
     if (this.factory.startGate) await this.factory.startGate;
@@ -39,8 +45,20 @@ class FakeRunner implements PoolRunner {
     this.alive = true;
   }
 
-  async call(request: PipeRequest): Promise<CallOutcome> {
+  call(request: PipeRequest): Promise<CallOutcome> {
     this.calls++;
+    const behind = this.previous;
+    const done = behind.then(
+      () => this.run(request),
+      () => this.run(request),
+    );
+    this.previous = done.catch(() => {});
+    return done;
+  }
+
+  private async run(request: PipeRequest): Promise<CallOutcome> {
+    // Died while this call waited behind another: it never began, as RunnerProcess says.
+    if (!this.alive) throw new CallNotStarted();
     const data = request.data as { hold?: boolean; who?: string; fail?: boolean; tooLarge?: 'refused' | 'killed'; dieAfter?: boolean };
     if (data?.fail) throw new RunnerFailure('OutOfMemoryError', 'the algorithm ran out of memory');
     if (data?.hold) {
@@ -75,6 +93,8 @@ class FakeFactory {
   stopGate: Promise<void> | undefined;
   startGate: Promise<void> | undefined;
   startFails = false;
+  /** Whether its runners take a second call while they run one. */
+  pipelines = false;
 
   create(req: RunnerRequest): FakeRunner {
     const r = new FakeRunner(this.created.length + 1, req, this);
@@ -98,8 +118,9 @@ function target(owner: string, artifact: string): RunTarget {
   return { artifact, algorithmName: artifact, environment, network: 'none', pipeline: false, owner: { id: `id-${owner}`, name: owner } };
 }
 
-function makePool(settings: Partial<PoolSettings> = {}): { pool: RunnerPool; factory: FakeFactory } {
+function makePool(settings: Partial<PoolSettings> = {}, pipelines = false): { pool: RunnerPool; factory: FakeFactory } {
   const factory = new FakeFactory();
+  factory.pipelines = pipelines;
   const pool = new RunnerPool(factory, { maxPerArtifact: 4, maxTotal: 32, idleMs: 60_000, memoryOf: () => 256 * MiB, ...settings });
   return { pool, factory };
 }
@@ -390,6 +411,79 @@ describe('runner pool: per-account and node limits', () => {
     gate.resolve();
     assert.equal((await next).cold, true);
     assert.equal(factory.created.length, 2);
+    await pool.stopAll();
+  });
+});
+
+describe('runner pool: calls written behind a busy runner (pipelining)', () => {
+  const who = (o: { response: { result?: unknown } }) => (o.response.result as { who: string; runner: number }).who;
+  const runnerOf = (o: { response: { result?: unknown } }) => (o.response.result as { runner: number }).runner;
+
+  test('at the limit a call goes behind the busy runner at once; one more waits, and takes that place when the first ends', async () => {
+    const { pool, factory } = makePool({ maxPerArtifact: 1 }, true);
+    const t = target('alice', 'A');
+    await call(pool, t); // the pool learns its calls are short
+    const first = hold(pool, t);
+    await factory.heldCount(1);
+    const second = call(pool, t, { who: 'second' });
+    const third = call(pool, t, { who: 'third' });
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    const runner = factory.created[0]!;
+    assert.equal(runner.calls, 3, 'the second call was written to the busy runner; the third waits in the pool');
+    factory.releaseAll();
+    await first;
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(runner.calls, 4, 'the third took the place behind the second as soon as the first ended');
+    const [b, c] = await Promise.all([second, third]);
+    assert.deepEqual([who(b), who(c), runnerOf(b), runnerOf(c), b.cold, c.cold], ['second', 'third', 1, 1, false, false]);
+    assert.equal(factory.created.length, 1);
+    // Back to idle once both ended: the next call runs at once.
+    assert.equal(who(await call(pool, t, { who: 'fourth' })), 'fourth');
+    assert.equal(pool.stats.calls, 5);
+    await pool.stopAll();
+  });
+
+  test('no second call for a runner whose harness writes no marks, for an algorithm that calls the API, or while calls are long', async () => {
+    const cases: { name: string; pipelines: boolean; pipeline: boolean; firstHoldMs: number }[] = [
+      { name: 'no output marks', pipelines: false, pipeline: false, firstHoldMs: 0 },
+      { name: 'pipeline_enabled (could call itself)', pipelines: true, pipeline: true, firstHoldMs: 0 },
+      { name: 'calls of 30 ms', pipelines: true, pipeline: false, firstHoldMs: 30 },
+    ];
+    for (const c of cases) {
+      const { pool, factory } = makePool({ maxPerArtifact: 1 }, c.pipelines);
+      const t = { ...target('alice', 'A'), pipeline: c.pipeline };
+      const slow = call(pool, t, { hold: true });
+      await factory.heldCount(1);
+      await new Promise((r) => setTimeout(r, c.firstHoldMs));
+      factory.releaseAll();
+      await slow;
+      const first = hold(pool, t);
+      await factory.heldCount(1);
+      const second = call(pool, t, { who: 'second' });
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+      assert.equal(factory.created[0]!.calls, 2, `${c.name}: the second call waits in the pool`);
+      factory.releaseAll();
+      assert.equal(who(await second), 'second', c.name);
+      await first;
+      await pool.stopAll();
+    }
+  });
+
+  test('a call behind a runner that dies before reaching it runs on a fresh runner, counted once', async () => {
+    const { pool, factory } = makePool({ maxPerArtifact: 1 }, true);
+    const t = target('alice', 'A');
+    await call(pool, t);
+    const dying = call(pool, t, { hold: true, tooLarge: 'killed' });
+    await factory.heldCount(1);
+    const behind = call(pool, t, { who: 'behind' });
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(factory.created[0]!.calls, 3, 'written behind the running call');
+    factory.releaseAll();
+    await assert.rejects(dying, /15 MB/);
+    const res = await behind;
+    assert.deepEqual([who(res), runnerOf(res), res.cold], ['behind', 2, true]);
+    assert.equal(pool.stats.calls, 3);
+    assert.equal(pool.stats.coldStarts, 2);
     await pool.stopAll();
   });
 });

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { RunnerFailure, type RunnerProcess } from '../src/runtime/runner/runner-process.js';
-import { CALL_MS, type RunnerExtras } from './support/runner-suite.js';
+import { CallNotStarted, type CallOutcome, RunnerFailure, type RunnerProcess } from '../src/runtime/runner/runner-process.js';
+import { CALL_MS, checkBackToBack, type RunnerExtras } from './support/runner-suite.js';
 import { buildFixture } from './support/runners.js';
 import { scriptRunnerSuite } from './support/script-runner-suite.js';
 
@@ -72,10 +72,11 @@ describe('python runner harness', () => {
     assert.equal(printed.stdout.length, big.length);
   });
 
-  // The harness marks a response whose stdout and stderr pipes were already read empty, and the
-  // service then answers at once: output written straight to the fds, on both streams, or after
-  // the algorithm pointed its own fd 1 elsewhere must still land in its own call.
-  test('output written to fds 1 and 2 just before the response is that call only, even after fd 1 is redirected', async () => {
+  // The harness ends each call's output with its output mark on both streams, through its own
+  // copies of fds 1 and 2: output written straight to the fds, on both streams, or after the
+  // algorithm pointed its own fd 1 elsewhere must still land in its own call, also when the next
+  // call was written before this one was answered.
+  test('output written to fds 1 and 2 just before the response is that call only, even after fd 1 is redirected', async (t) => {
     const code = [
       'import os',
       '',
@@ -104,6 +105,21 @@ describe('python runner harness', () => {
       assert.equal(sorted(wrote.stdout), sorted('out err'));
       assert.equal((await runner!.call({ content_type: 'text', data: 'quiet' }, CALL_MS)).stdout, '');
     }
+    const fds = {
+      request: { content_type: 'text' as const, data: 'fds' },
+      check: (o: CallOutcome) => assert.equal(sorted(o.stdout), sorted('out err')),
+    };
+    const quiet = { request: { content_type: 'text' as const, data: 'quiet' }, check: (o: CallOutcome) => assert.equal(o.stdout, '') };
+    await checkBackToBack(
+      t,
+      runner!,
+      Array.from({ length: 50 }, (_, i) => (i % 2 ? quiet : fds)),
+    );
+    await checkBackToBack(
+      t,
+      runner!,
+      Array.from({ length: 50 }, () => fds),
+    );
     const muted = await runner!.call({ content_type: 'text', data: 'mute' }, CALL_MS);
     assert.deepEqual([muted.response.result, muted.stdout], ['muted', 'still here']);
     for (let i = 0; i < 5; i++) {
@@ -212,6 +228,69 @@ describe('python runner harness', () => {
       return true;
     });
     assert.equal(runner!.alive, false);
+  });
+
+  test('a call written behind another: its timeout starts when it begins; if the runner dies first it never began', async () => {
+    const code = [
+      'import sys',
+      'import time',
+      '',
+      '',
+      'def apply(input):',
+      '    if input == "slow":',
+      '        time.sleep(1.5)',
+      '        return "slept"',
+      '    if input == "hang":',
+      '        time.sleep(60)',
+      '    if input == "exit":',
+      '        sys.exit(3)',
+      '    if input == "huge":',
+      '        return "x" * 3000',
+      '    if input == "giant":',
+      '        return "x" * 10000',
+      '    print("ran " + input, end="")',
+      '    return "ran " + input',
+      '',
+    ].join('\n');
+    const [runner] = await startAdHoc('py_behind', 'Behind', code);
+    assert.equal(runner!.pipelines, true);
+    const notStarted = (err: unknown) => err instanceof CallNotStarted;
+
+    // Behind a 1.5 s call, a call with a 1 s timeout still runs: its time counts from when it began.
+    const [slow, next] = await Promise.all([
+      runner!.call({ content_type: 'text', data: 'slow' }, CALL_MS),
+      runner!.call({ content_type: 'text', data: 'a' }, 1000),
+    ]);
+    assert.deepEqual([slow.response.result, slow.stdout, slow.waitedMs], ['slept', '', 0]);
+    assert.deepEqual([next.response.result, next.stdout], ['ran a', 'ran a']);
+    assert.ok(next.waitedMs! > 0, `waited ${next.waitedMs} ms`);
+
+    // A response refused for its size fails that call only; the one behind it runs.
+    const refusing = await startAdHoc('py_behind2', 'Behind', code).then(([r]) => r!);
+    (refusing.spec as { outputLimitBytes: number }).outputLimitBytes = 2000;
+    const [huge, after] = await Promise.allSettled([
+      refusing.call({ content_type: 'text', data: 'huge' }, CALL_MS),
+      refusing.call({ content_type: 'text', data: 'b' }, CALL_MS),
+    ]);
+    assert.ok(huge.status === 'rejected' && huge.reason instanceof RunnerFailure && huge.reason.errorType === 'TooLargeError');
+    assert.ok(after.status === 'fulfilled');
+    assert.deepEqual([after.value.response.result, after.value.stdout], ['ran b', 'ran b']);
+
+    // The running call times out, exits or passes 1.4 × the output cap: the runner dies, and the
+    // call behind it never began.
+    for (const [input, timeoutMs, errorType] of [
+      ['hang', 500, 'TimeoutError'],
+      ['exit', CALL_MS, 'SystemExit'],
+      ['giant', CALL_MS, 'TooLargeError'],
+    ] as const) {
+      const fresh = await startAdHoc(`py_behind_${input}`, 'Behind', code).then(([r]) => r!);
+      (fresh.spec as { outputLimitBytes: number }).outputLimitBytes = 2000;
+      const first = fresh.call({ content_type: 'text', data: input }, timeoutMs);
+      const behind = fresh.call({ content_type: 'text', data: 'c' }, CALL_MS);
+      await assert.rejects(first, (err: unknown) => err instanceof RunnerFailure && err.errorType === errorType);
+      await assert.rejects(behind, notStarted);
+      assert.equal(fresh.alive, false);
+    }
   });
 
   test('Algorithmia.client() calls other algorithms over $ALGOHOST_API_SOCKET; without a key it asks for pipeline_enabled', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CALL_MS, contentTypeOf, runnerSuite } from './support/runner-suite.js';
+import { CALL_MS, checkBackToBack, contentTypeOf, runnerSuite } from './support/runner-suite.js';
 import { buildFixture } from './support/runners.js';
 
 /** A package named differently from its lib, whose apply returns Result<Value, Box<dyn Error>>, with its own release profile. */
@@ -88,6 +88,22 @@ describe('rust runner harness', () => {
     for (let i = 0; i < 20; i++) await fresh.call({ content_type: 'text', data: 'warm' }, CALL_MS);
     console.log(`# rust: warm call ${Number(process.hrtime.bigint() - w0) / 20 / 1e6} ms on average`);
     await fresh.stop();
+  });
+
+  test('calls written back to back (output marks) each keep their own result and prints', async (t) => {
+    // The fixture counts its calls: each call's print names its own number, one more than the call before.
+    let last: number | undefined;
+    const calls = Array.from({ length: 8 }, (_, i) => ({
+      request: { content_type: 'text' as const, data: `pair${i}` },
+      check: ({ response, stdout }: { response: { result?: unknown }; stdout: string }) => {
+        assert.equal(response.result, `hello pair${i}`);
+        const n = Number(/^hello: call (\d+)\n$/.exec(stdout)?.[1]);
+        assert.ok(Number.isInteger(n), stdout);
+        if (last !== undefined) assert.equal(n, last + 1);
+        last = n;
+      },
+    }));
+    await checkBackToBack(t, hello(), calls);
   });
 
   test('Err(message) is an AlgorithmError with that message; the runner keeps serving', async () => {

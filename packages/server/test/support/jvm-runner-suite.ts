@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CALL_MS, contentTypeOf, runnerSuite, type RunnerSuite } from './runner-suite.js';
+import { CALL_MS, checkBackToBack, contentTypeOf, runnerSuite, type RunnerSuite } from './runner-suite.js';
 
 /**
  * The fixture tests every JVM language passes. Register inside a describe(); `extra` adds
@@ -38,6 +38,22 @@ export function jvmFixtureSuite(language: string, extra: (ctx: RunnerSuite) => v
       assert.equal(response.metadata?.content_type, 'text');
       assert.equal(stdout, `Hello: greeting ${name}\n`);
     }
+  });
+
+  test('calls written back to back (output marks) each keep their own result and prints', async (t) => {
+    const names = ['Ada', 'Grace', 'Zoë', 'Linus', 'Barbara', 'Edsger'];
+    await checkBackToBack(
+      t,
+      hello(),
+      names.map((name) => ({
+        request: { content_type: 'text', data: name },
+        check: ({ response, stdout }) => {
+          assert.equal(response.metadata?.content_type, 'text');
+          assert.match(response.result as string, new RegExp(`hello ${name}`));
+          assert.equal(stdout, `Hello: greeting ${name}\n`);
+        },
+      })),
+    );
   });
 
   test('an exception is an AlgorithmError with its message and stack trace; the runner keeps serving', async () => {

@@ -7,9 +7,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before } from 'node:test';
+import { after, before, type TestContext } from 'node:test';
+import type { PipeRequest } from '../../src/domain/calls/ports.js';
 import type { RunnerRequest } from '../../src/runtime/runner/runner-factory.js';
-import type { RunnerProcess } from '../../src/runtime/runner/runner-process.js';
+import type { CallOutcome, RunnerProcess } from '../../src/runtime/runner/runner-process.js';
 import { algorithmFixtures, expectedOutputs, type AlgorithmFixture, type ExpectedOutput } from './fixtures-algorithms.js';
 import { artifactOf, buildFixture, startFixtureRunner } from './runners.js';
 import { makeTempDir, startTestServer, type TestServer } from './server.js';
@@ -57,6 +58,28 @@ export interface RunnerSuite {
   start: (f: AlgorithmFixture, build: Build, extras?: RunnerExtras) => Promise<RunnerProcess>;
   /** Writes files as algorithm `name`, builds it for a new user `owner` and starts a runner for it. */
   startAdHoc: (owner: string, name: string, files: Record<string, string>) => Promise<RunnerProcess>;
+}
+
+/** One call of a back-to-back check: its request and what its outcome must be. */
+export interface BackToBackCall {
+  request: PipeRequest;
+  check: (o: CallOutcome) => void;
+}
+
+/**
+ * Writes the calls to the runner in pairs, the second before the first is answered (as the pool
+ * does when the runner's harness writes output marks), and checks each outcome: every call gets
+ * its own result and its own prints. Skipped for a harness without output marks, whose runners
+ * never get a second call.
+ */
+export async function checkBackToBack(t: TestContext, runner: RunnerProcess, calls: BackToBackCall[]): Promise<void> {
+  if (!runner.pipelines) return void t.skip('this harness writes no output marks: its runners never take a second call');
+  assert.ok(calls.length >= 2);
+  for (let i = 0; i + 1 < calls.length; i += 2) {
+    const [first, second] = await Promise.all([runner.call(calls[i]!.request, CALL_MS), runner.call(calls[i + 1]!.request, CALL_MS)]);
+    calls[i]!.check(first);
+    calls[i + 1]!.check(second);
+  }
 }
 
 /** Registers the server and fixture runner (before) and their cleanup (after). Call inside a describe(). */

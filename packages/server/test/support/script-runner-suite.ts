@@ -11,7 +11,7 @@ import type { PipeRequest } from '../../src/domain/calls/ports.js';
 import { environmentId } from './algorithms.js';
 import { createUser } from './fixtures.js';
 import { client } from './http.js';
-import { CALL_MS, runnerSuite, type RunnerSuite } from './runner-suite.js';
+import { CALL_MS, checkBackToBack, runnerSuite, type RunnerSuite } from './runner-suite.js';
 
 export interface ScriptLanguage {
   /** The fixture's folder under test/fixtures/algorithms/. */
@@ -88,6 +88,29 @@ export function scriptRunnerSuite(lang: ScriptLanguage): RunnerSuite {
       assert.equal(quiet.response.result, 'hello quiet');
       assert.equal(quiet.stdout, '');
     }
+  });
+
+  test('calls written back to back (output marks) each keep their own result and prints', async (t) => {
+    const calls = [];
+    for (let i = 0; i < 10; i++) {
+      calls.push({
+        request: { content_type: 'json' as const, data: { probe: 'print', arg: `call ${i} says hi` } },
+        check: (o: { response: unknown; stdout: string }) => {
+          assert.deepEqual(o.response, { result: 'printed', metadata: { content_type: 'text' } });
+          assert.equal(o.stdout, `call ${i} says hi`);
+        },
+      });
+      calls.push({
+        request: { content_type: 'text' as const, data: `quiet ${i}` },
+        check: (o: { response: { result?: unknown }; stdout: string }) => {
+          assert.equal(o.response.result, `hello quiet ${i}`);
+          assert.equal(o.stdout, '');
+        },
+      });
+    }
+    // Pairs shifted by one too: a quiet call first, then one that prints.
+    await checkBackToBack(t, hello(), calls);
+    await checkBackToBack(t, hello(), calls.slice(1, -1));
   });
 
   test(`${lang.load.what} runs once per runner, not per call`, async () => {

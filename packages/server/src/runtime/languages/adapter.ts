@@ -69,6 +69,12 @@ export interface RunnerContext {
 export interface RunnerCommand {
   argv: string[];
   env: Record<string, string>;
+  /**
+   * The harness ends each request's output with the mark given in ALGOHOST_OUTPUT_MARK
+   * (catalog/templates/README.md, "Output marks"): its runners then take a second call while
+   * they run one.
+   */
+  outputMarks?: boolean;
 }
 
 export interface LanguageAdapter {

@@ -17,12 +17,21 @@
  *   algorithm's busy runners, or is refused with 503 naming the budget: never an OOM later.
  * A runner being stopped still counts until its process is gone, so room is never promised
  * twice.
+ *
+ * Pipelining: when an algorithm has no idle runner and no room for another, a call goes behind
+ * a busy runner whose harness marks where each call's output ends (RunnerProcess.pipelines)
+ * instead of waiting here: its request is written at once and the harness reads it the moment it
+ * answered the call before, rather than idling until this process, busy with other requests,
+ * gets round to writing it. One call at most waits in a runner, and only behind calls known to
+ * be short (PIPELINE_MAX_RUN_MS on average), so it never waits long for one runner while another
+ * frees up; algorithms that call the API (pipelines) never pipeline, since a call of an
+ * algorithm to itself would wait behind its own caller.
  */
 import { Errors } from '../../domain/errors.js';
 import type { Logger } from '../../domain/logger.js';
 import { type AlgorithmRuntime, type Execution, type PipeRequest, type RunTarget, RuntimeFailure } from '../../domain/calls/ports.js';
 import type { RunnerRequest } from './runner-factory.js';
-import { type CallOutcome, RunnerFailure } from './runner-process.js';
+import { CallNotStarted, type CallOutcome, RunnerFailure } from './runner-process.js';
 
 export interface PoolSettings {
   maxPerArtifact: number;
@@ -47,6 +56,8 @@ export interface PoolSettings {
 export interface PoolRunner {
   /** Fit to serve a call: false as soon as it was told to die, before its process is gone. */
   readonly alive: boolean;
+  /** Takes a second call while it runs one (see Pipelining above). */
+  readonly pipelines?: boolean;
   lastUsed: number;
   start(): Promise<void>;
   call(request: PipeRequest, timeoutMs: number): Promise<CallOutcome>;
@@ -67,6 +78,12 @@ interface Pool {
   memory: number;
   idle: PoolRunner[];
   busy: Set<PoolRunner>;
+  /** Busy runners that also hold a call written behind the one they run. */
+  queued: Set<PoolRunner>;
+  /** Whether calls may queue in a busy runner (not for algorithms that call the API). */
+  pipelining: boolean;
+  /** Recent calls' run time, a moving average (undefined before the first call ends). */
+  runMs: number | undefined;
   starting: number;
   waiters: ((r: PoolRunner | undefined) => void)[];
 }
@@ -101,6 +118,8 @@ export interface AccountUsage {
 type Admission = { kind: 'start' } | { kind: 'after'; done: Promise<unknown> } | { kind: 'wait' };
 
 const MiB = 1024 * 1024;
+/** A call queues in a busy runner only when this pool's calls take at most this long on average. */
+export const PIPELINE_MAX_RUN_MS = 10;
 
 export class RunnerPool implements AlgorithmRuntime {
   private readonly pools = new Map<string, Pool>();
@@ -132,30 +151,62 @@ export class RunnerPool implements AlgorithmRuntime {
   async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
     const t0 = performance.now();
     const key = poolKey(target);
-    const { runner, cold, startMs } = await this.acquire(target, key);
-    const queueMs = performance.now() - t0 - startMs;
-    const t1 = performance.now();
+    let startMs = 0;
+    for (;;) {
+      const acquired = await this.acquire(target, key);
+      const { runner, cold } = acquired;
+      startMs += acquired.startMs;
+      const t1 = performance.now();
+      let outcome: CallOutcome;
+      try {
+        outcome = await runner.call(request, timeoutMs);
+      } catch (err) {
+        // Written behind a call on a runner that died before reaching it: it ran nowhere, so
+        // it goes to another runner as it is.
+        if (err instanceof CallNotStarted) {
+          this.discard(key, runner);
+          continue;
+        }
+        this.countStart(cold, t1 - t0 - startMs, startMs);
+        // A response refused for its size leaves a healthy runner; one the runner had to kill
+        // for it (or any other failure) leaves a dying one, which release() would discard too.
+        if (err instanceof RunnerFailure && err.errorType === 'TooLargeError') this.release(key, runner);
+        else this.discard(key, runner);
+        if (err instanceof RunnerFailure) {
+          this.stats.failures[err.errorType] = (this.stats.failures[err.errorType] ?? 0) + 1;
+          throw new RuntimeFailure(err.errorType, err.message);
+        }
+        throw err;
+      }
+      // Time spent waiting in the runner behind another call is queueing, not running.
+      const waitedMs = outcome.waitedMs ?? 0;
+      const queueMs = t1 - t0 - startMs + waitedMs;
+      const runMs = performance.now() - t1 - waitedMs;
+      this.countStart(cold, queueMs, startMs);
+      this.stats.runSeconds += runMs / 1000;
+      this.noteRunTime(key, runMs);
+      this.release(key, runner);
+      return {
+        response: outcome.response,
+        stdout: outcome.stdout,
+        cold,
+        queueMs: round(queueMs),
+        startMs: round(startMs),
+        runMs: round(runMs),
+      };
+    }
+  }
+
+  private countStart(cold: boolean, queueMs: number, startMs: number): void {
     this.stats.calls++;
     if (!cold) this.stats.warmCalls++;
     this.stats.queueSeconds += queueMs / 1000;
     this.stats.startSeconds += startMs / 1000;
-    try {
-      const { response, stdout } = await runner.call(request, timeoutMs);
-      const runMs = performance.now() - t1;
-      this.stats.runSeconds += runMs / 1000;
-      this.release(key, runner);
-      return { response, stdout, cold, queueMs: round(queueMs), startMs: round(startMs), runMs: round(runMs) };
-    } catch (err) {
-      // A response refused for its size leaves a healthy runner; one the runner had to kill
-      // for it (or any other failure) leaves a dying one, which release() would discard too.
-      if (err instanceof RunnerFailure && err.errorType === 'TooLargeError') this.release(key, runner);
-      else this.discard(key, runner);
-      if (err instanceof RunnerFailure) {
-        this.stats.failures[err.errorType] = (this.stats.failures[err.errorType] ?? 0) + 1;
-        throw new RuntimeFailure(err.errorType, err.message);
-      }
-      throw err;
-    }
+  }
+
+  private noteRunTime(key: string, runMs: number): void {
+    const pool = this.pools.get(key);
+    if (pool) pool.runMs = pool.runMs === undefined ? runMs : pool.runMs * 0.8 + runMs * 0.2;
   }
 
   async stopAll(): Promise<void> {
@@ -219,6 +270,9 @@ export class RunnerPool implements AlgorithmRuntime {
         memory: this.settings.memoryOf?.(target.environment.name) ?? 0,
         idle: [],
         busy: new Set(),
+        queued: new Set(),
+        pipelining: !target.pipeline,
+        runMs: undefined,
         starting: 0,
         waiters: [],
       };
@@ -251,9 +305,35 @@ export class RunnerPool implements AlgorithmRuntime {
           continue;
         }
       }
+      const behind = this.queueBehind(pool);
+      if (behind) return { runner: behind, cold: false, startMs: 0 };
       const handed = await new Promise<PoolRunner | undefined>((resolve) => pool.waiters.push(resolve));
       if (handed) return { runner: handed, cold: false, startMs: 0 };
     }
+  }
+
+  /** A busy runner this call can be written behind now (see Pipelining above), marked as holding it. */
+  private queueBehind(pool: Pool): PoolRunner | undefined {
+    // Calls already waiting here go first.
+    if (pool.waiters.length) return undefined;
+    for (const runner of pool.busy) {
+      if (this.canQueueBehind(pool, runner)) {
+        pool.queued.add(runner);
+        return runner;
+      }
+    }
+    return undefined;
+  }
+
+  private canQueueBehind(pool: Pool, runner: PoolRunner): boolean {
+    return (
+      pool.pipelining &&
+      pool.runMs !== undefined &&
+      pool.runMs <= PIPELINE_MAX_RUN_MS &&
+      !!runner.pipelines &&
+      runner.alive &&
+      !pool.queued.has(runner)
+    );
   }
 
   /**
@@ -394,8 +474,17 @@ export class RunnerPool implements AlgorithmRuntime {
     const pool = this.pools.get(key);
     if (!pool) return void runner.stop();
     if (!runner.alive) return this.discard(key, runner);
-    pool.busy.delete(runner);
     runner.lastUsed = this.now();
+    if (pool.queued.delete(runner)) {
+      // Still busy with the call written behind the one that ended: a waiting call may take
+      // that place behind it.
+      if (pool.waiters.length && this.canQueueBehind(pool, runner)) {
+        pool.queued.add(runner);
+        pool.waiters.shift()!(runner);
+      }
+      return;
+    }
+    pool.busy.delete(runner);
     const waiter = pool.waiters.shift();
     if (waiter) {
       pool.busy.add(runner);
@@ -406,7 +495,10 @@ export class RunnerPool implements AlgorithmRuntime {
   private discard(key: string, runner: PoolRunner): void {
     const pool = this.pools.get(key);
     if (!pool) return void runner.stop();
+    // A runner that held two calls is discarded by the first one that learns it is dying.
+    if (!pool.busy.has(runner)) return;
     pool.busy.delete(runner);
+    pool.queued.delete(runner);
     runner.kill();
     void this.stopCounted(pool, runner, () => runner.stop());
     this.wakeWaiter(pool);

@@ -4,6 +4,13 @@
  * then reads one JSON request per stdin line and writes one JSON response per request to the
  * response FIFO. Whatever the algorithm prints meanwhile is that call's stdout.
  *
+ * A harness that writes output marks (catalog/templates/README.md, "Output marks") ends each
+ * request's output on stdout and stderr with this runner's random mark, so output is cut at the
+ * marks rather than by when it arrived. Such a runner takes a second request while it works on
+ * the first (`pipelines`): the harness reads it the moment it answered, instead of waiting for
+ * this process to read the answer and write the next request between its other work, and the
+ * second call's prints still never join the first's.
+ *
  * The host keeps the FIFO open read-write (Linux allows it; it never blocks and never sees
  * EOF), so responses arrive as newline-delimited JSON on an ordinary non-blocking stream.
  *
@@ -26,6 +33,7 @@ import type { PipeRequest, PipeResponse } from '../../domain/calls/ports.js';
 import { pipeRequestChunks } from '../../domain/calls/pipe-request.js';
 import { textNestsDeeperThan } from '../../lib/json-scan.js';
 import { RUNNER_INSIDE, type RunnerCommand } from '../languages/adapter.js';
+import { OutputMarks } from './output-marks.js';
 import { type KillReason, type Mount, type Outcome, SANDBOX_UID, type SandboxProcess, type Supervisor } from '../sandbox/supervisor.js';
 
 const execFileAsync = promisify(execFile);
@@ -70,6 +78,8 @@ export interface RunnerSpec {
 export interface CallOutcome {
   response: PipeResponse;
   stdout: string;
+  /** How long it waited in the runner behind another call before the harness could read it. */
+  waitedMs?: number;
 }
 
 /** Failures of the runner itself, mapped to the platform's error types by the caller. */
@@ -82,10 +92,30 @@ export class RunnerFailure extends Error {
   }
 }
 
+/**
+ * A call written behind another one that the runner never began (it died first): it ran nowhere
+ * and can be sent to another runner as it is.
+ */
+export class CallNotStarted extends Error {
+  constructor() {
+    super('the runner stopped before it began this call');
+  }
+}
+
 interface PendingCall {
+  /** Its place among the requests written to this runner (1-based): its output ends at mark `seq`. */
+  seq: number;
   resolve: (o: CallOutcome) => void;
   reject: (e: Error) => void;
+  timeoutMs: number;
+  /** Armed from the moment the harness can read the request (behind another one: once that one is answered). */
   timer: NodeJS.Timeout | undefined;
+  /** Written behind another call: performance.now() then, and later how long it waited. */
+  queuedAt: number | undefined;
+  waitedMs: number;
+  output: string;
+  /** Read from the FIFO; with output marks the call settles once its marks arrived too. */
+  response?: PipeResponse;
 }
 
 const SENTINEL = 'PIPE_INIT_COMPLETE';
@@ -107,14 +137,18 @@ export class RunnerProcess {
   loadOutput = '';
   private proc!: SandboxProcess;
   private fifo: net.Socket | undefined;
-  private stdout = '';
   private responseBuffer = '';
-  private pending: PendingCall | undefined;
+  /** Calls written and not settled, in the order written: at most two with output marks, else one. */
+  private calls: PendingCall[] = [];
+  private written = 0;
+  /** This runner's output mark (when its harness writes marks) and where each stream is at. */
+  private mark: string | undefined;
+  private stdoutMarks: OutputMarks | undefined;
+  private stderrMarks: OutputMarks | undefined;
   private exited: Outcome | undefined;
   /** Told to die (output cap, timeout, stop, kill): never serves another call, even before it is gone. */
   private dying = false;
   private stderrTail = '';
-  busy = false;
   /** When the pool last had it answer a call (the pool keeps it, with its clock). */
   lastUsed = 0;
 
@@ -133,6 +167,11 @@ export class RunnerProcess {
     return this.proc !== undefined && this.exited === undefined && !this.dying;
   }
 
+  /** Takes a second call while it runs one (its harness marks where each call's output ends). */
+  get pipelines(): boolean {
+    return this.mark !== undefined;
+  }
+
   /** Starts the harness and resolves once it printed PIPE_INIT_COMPLETE. */
   async start(): Promise<void> {
     let loaded: RunnerMounts;
@@ -140,6 +179,13 @@ export class RunnerProcess {
       loaded = await this.spec.load();
     } catch (err) {
       throw new RunnerFailure('LoadingError', `the algorithm's build cannot be run: ${(err as Error).message}`);
+    }
+    if (loaded.command.outputMarks) {
+      // Random per runner: a caller cannot put it in the output (an input the algorithm echoes)
+      // to move where a call's output ends. Only the algorithm's own code can read it.
+      this.mark = `algohost-output-mark-${crypto.randomBytes(16).toString('hex')}`;
+      this.stdoutMarks = new OutputMarks(this.mark);
+      this.stderrMarks = new OutputMarks(this.mark);
     }
     const sandboxEnd = await this.openFifo();
     const mounts: Mount[] = [
@@ -159,6 +205,7 @@ export class RunnerProcess {
           ...loaded.command.env,
           ...this.spec.env,
           ALGOHOST_RESPONSE_FIFO: RUNNER_INSIDE.responseFifo,
+          ...(this.mark ? { ALGOHOST_OUTPUT_MARK: this.mark } : {}),
         },
         cwd: RUNNER_INSIDE.app,
         mounts,
@@ -184,7 +231,7 @@ export class RunnerProcess {
     this.proc.stdin.on('error', () => {});
     this.proc.stderr.setEncoding('utf8').on('data', (d: string) => {
       this.stderrTail = (this.stderrTail + d).slice(-4000);
-      this.captureOutput(d);
+      this.captureOutput(d, this.stderrMarks);
     });
     this.proc.done.then((outcome) => this.onExit(outcome));
 
@@ -203,9 +250,9 @@ export class RunnerProcess {
         clearTimeout(timer);
         this.proc.stdout.off('data', onData);
         this.loadOutput = seen.slice(0, at);
-        this.proc.stdout.on('data', (x: string) => this.captureOutput(x));
+        this.proc.stdout.on('data', (x: string) => this.captureOutput(x, this.stdoutMarks));
         const rest = seen.slice(at + SENTINEL.length).replace(/^\r?\n/, '');
-        if (rest) this.captureOutput(rest);
+        if (rest) this.captureOutput(rest, this.stdoutMarks);
         resolve();
       };
       this.proc.stdout.setEncoding('utf8').on('data', onData);
@@ -221,23 +268,76 @@ export class RunnerProcess {
     });
   }
 
-  /** Sends one request; resolves with the response and what the algorithm printed. */
+  /**
+   * Sends one request; resolves with the response and what the algorithm printed. A runner that
+   * pipelines takes one more while a call runs: it waits in the harness's stdin, its timeout
+   * counting from when the call before it is answered, and if the runner dies first it is
+   * rejected with CallNotStarted.
+   */
   call(request: PipeRequest, timeoutMs: number): Promise<CallOutcome> {
     if (!this.alive) return Promise.reject(new RunnerFailure('SystemExit', 'the runner is not running'));
-    if (this.pending) return Promise.reject(new Error('runner is busy'));
-    this.stdout = '';
+    if (this.calls.length > (this.mark ? 1 : 0)) return Promise.reject(new Error('runner is busy'));
     // No per-call named closures here: under tsx every one costs a defineProperty of its name.
     return new Promise<CallOutcome>((resolve, reject) => {
-      const call: PendingCall = { resolve, reject, timer: undefined };
-      call.timer = setTimeout(() => {
-        if (this.pending === call) this.pending = undefined;
-        this.die('timeout');
-        reject(new RunnerFailure('TimeoutError', `the call exceeded its timeout of ${timeoutMs / 1000} s`));
-      }, timeoutMs);
-      this.pending = call;
+      const call: PendingCall = {
+        seq: ++this.written,
+        resolve,
+        reject,
+        timeoutMs,
+        timer: undefined,
+        queuedAt: undefined,
+        waitedMs: 0,
+        output: '',
+      };
+      this.calls.push(call);
+      if (this.running() === call) this.arm(call);
+      else call.queuedAt = performance.now();
       for (const chunk of pipeRequestChunks(request)) this.proc.stdin.write(chunk);
     });
   }
+
+  /** The call the harness is working on: the first one written whose response has not been read. */
+  private running(): PendingCall | undefined {
+    for (const c of this.calls) if (!c.response) return c;
+    return undefined;
+  }
+
+  private arm(call: PendingCall): void {
+    if (call.timer !== undefined) return;
+    if (call.queuedAt !== undefined) call.waitedMs = performance.now() - call.queuedAt;
+    call.timer = setTimeout(() => {
+      // Killed first, while this is still the running call: a call behind it never began.
+      this.die('timeout');
+      this.fail(call, new RunnerFailure('TimeoutError', `the call exceeded its timeout of ${call.timeoutMs / 1000} s`));
+    }, call.timeoutMs);
+  }
+
+  /** Settles a call with its response and output, and forgets it. */
+  private settle(call: PendingCall): void {
+    if (!this.forget(call)) return;
+    call.resolve({ response: call.response!, stdout: call.output, waitedMs: call.waitedMs });
+  }
+
+  private fail(call: PendingCall, err: Error): void {
+    if (this.forget(call)) call.reject(err);
+  }
+
+  private forget(call: PendingCall): boolean {
+    const at = this.calls.indexOf(call);
+    if (at < 0) return false;
+    this.calls.splice(at, 1);
+    clearTimeout(call.timer);
+    return true;
+  }
+
+  /** Settles the oldest calls whose response and output marks (on both streams) have all arrived. */
+  private readonly settleMarked = (): void => {
+    for (;;) {
+      const first = this.calls[0];
+      if (!first?.response || this.stdoutMarks!.seen < first.seq || this.stderrMarks!.seen < first.seq) return;
+      this.settle(first);
+    }
+  };
 
   /** Asks the harness to exit (a dying runner is not asked) and resolves once its process is gone. */
   async stop(): Promise<void> {
@@ -258,24 +358,35 @@ export class RunnerProcess {
     this.die('cancelled');
   }
 
-  /** Kills the process tree; from now on the runner is not alive, though its process may linger a moment. */
+  /**
+   * Kills the process tree; from now on the runner is not alive, though its process may linger a
+   * moment. A call waiting behind the running one is handed back at once: it never began.
+   */
   private die(reason: KillReason): void {
     if (this.proc === undefined || this.exited !== undefined) return;
     this.dying = true;
     this.proc.kill(reason);
+    const running = this.running();
+    for (const c of [...this.calls]) if (!c.response && c !== running) this.fail(c, new CallNotStarted());
   }
 
-  /** The call in flight, now settled one way or the other: its timeout no longer applies. */
-  private takePending(): PendingCall | undefined {
-    const p = this.pending;
-    this.pending = undefined;
-    if (p) clearTimeout(p.timer);
-    return p;
+  /**
+   * Output of the algorithm: without marks it belongs to the call in flight (none: dropped, as
+   * between calls); with marks to the request the stream is at, if that call is still waiting
+   * for it (stray prints between calls, or of a call already failed, are dropped).
+   */
+  private captureOutput(d: string, marks: OutputMarks | undefined): void {
+    if (!marks) {
+      const call = this.calls[0];
+      if (call && call.output.length < STDOUT_CAP) call.output += d;
+      return;
+    }
+    marks.feed(d, this.addOutput, this.settleMarked);
   }
 
-  private captureOutput(d: string): void {
-    if (this.stdout.length < STDOUT_CAP) this.stdout += d;
-  }
+  private readonly addOutput = (piece: string, seq: number): void => {
+    for (const c of this.calls) if (c.seq === seq && c.output.length < STDOUT_CAP) c.output += piece;
+  };
 
   private onResponseData(chunk: string): void {
     // Only the new chunk can end a line: a big response must not be rescanned per chunk.
@@ -283,9 +394,9 @@ export class RunnerProcess {
     this.responseBuffer += chunk;
     if (this.responseBuffer.length > this.spec.outputLimitBytes * 1.4 + 4096) {
       this.responseBuffer = '';
-      const p = this.takePending();
+      const p = this.running();
       this.die('output_limit');
-      p?.reject(new RunnerFailure('TooLargeError', `the output exceeds the limit of ${this.spec.outputLimitBytes / 1e6} MB`));
+      if (p) this.fail(p, new RunnerFailure('TooLargeError', `the output exceeds the limit of ${this.spec.outputLimitBytes / 1e6} MB`));
       return;
     }
     let nl: number;
@@ -294,83 +405,98 @@ export class RunnerProcess {
       this.responseBuffer = this.responseBuffer.slice(nl + 1);
       from = 0;
       if (!line.trim()) continue;
-      const p = this.takePending();
+      const p = this.running();
       if (!p) continue;
-      // Nesting deeper than the limit takes more opening brackets than a short line holds.
-      if (line.length > MAX_RESPONSE_DEPTH && textNestsDeeperThan(line, MAX_RESPONSE_DEPTH)) {
-        p.reject(
-          new RunnerFailure('SystemExit', `the result nests arrays and objects deeper than the limit of ${MAX_RESPONSE_DEPTH} levels`),
-        );
-        continue;
+      const failure = this.acceptResponse(line, p);
+      if (failure) {
+        // The harness moved on to the next request, if one was written: its timeout starts now.
+        this.fail(p, failure);
+        const next = this.running();
+        if (next) this.arm(next);
       }
-      let response: PipeResponse & { output_drained?: unknown };
-      try {
-        response = JSON.parse(line) as PipeResponse;
-      } catch {
-        p.reject(new RunnerFailure('SystemExit', 'the runner wrote a response that is not JSON'));
-        continue;
-      }
-      // User code can write to the FIFO too: `null` or `[]` must fail the call, not this process.
-      if (typeof response !== 'object' || response === null || Array.isArray(response)) {
-        p.reject(new RunnerFailure('SystemExit', 'the runner wrote a response that is not a JSON object'));
-        continue;
-      }
-      // The harness's note that its stdout and stderr pipes held nothing unread when it wrote
-      // the response: all the call's output has been captured already (see below).
-      const drained = response.output_drained === true;
-      if (response.output_drained !== undefined) delete response.output_drained;
-      // docs/compatibility.md §8: output ≤ 15 MB (binary counted as bytes, not base64).
-      const size =
-        response.metadata?.content_type === 'binary' && typeof response.result === 'string'
-          ? (response.result.length * 3) / 4
-          : Buffer.byteLength(line) - (drained ? DRAINED_MEMBER.length : 0);
-      if (size > this.spec.outputLimitBytes) {
-        p.reject(
-          new RunnerFailure(
-            'TooLargeError',
-            `the output of ${Math.round(size / 1e5) / 10} MB exceeds the limit of ${this.spec.outputLimitBytes / 1e6} MB`,
-          ),
-        );
-        continue;
-      }
+    }
+  }
+
+  /**
+   * Takes a response line for call `p`: undefined when accepted (the call settles now, or once
+   * its output marks arrived), else why the call fails (the runner itself stays fit to serve).
+   */
+  private acceptResponse(line: string, p: PendingCall): RunnerFailure | undefined {
+    // Nesting deeper than the limit takes more opening brackets than a short line holds.
+    if (line.length > MAX_RESPONSE_DEPTH && textNestsDeeperThan(line, MAX_RESPONSE_DEPTH)) {
+      return new RunnerFailure('SystemExit', `the result nests arrays and objects deeper than the limit of ${MAX_RESPONSE_DEPTH} levels`);
+    }
+    let response: PipeResponse & { output_drained?: unknown };
+    try {
+      response = JSON.parse(line) as PipeResponse;
+    } catch {
+      return new RunnerFailure('SystemExit', 'the runner wrote a response that is not JSON');
+    }
+    // User code can write to the FIFO too: `null` or `[]` must fail the call, not this process.
+    if (typeof response !== 'object' || response === null || Array.isArray(response)) {
+      return new RunnerFailure('SystemExit', 'the runner wrote a response that is not a JSON object');
+    }
+    // The harness's note that its stdout and stderr pipes held nothing unread when it wrote
+    // the response: all the call's output has been captured already (see below).
+    const drained = response.output_drained === true;
+    if (response.output_drained !== undefined) delete response.output_drained;
+    // docs/compatibility.md §8: output ≤ 15 MB (binary counted as bytes, not base64).
+    const size =
+      response.metadata?.content_type === 'binary' && typeof response.result === 'string'
+        ? (response.result.length * 3) / 4
+        : Buffer.byteLength(line) - (drained ? DRAINED_MEMBER.length : 0);
+    if (size > this.spec.outputLimitBytes) {
+      return new RunnerFailure(
+        'TooLargeError',
+        `the output of ${Math.round(size / 1e5) / 10} MB exceeds the limit of ${this.spec.outputLimitBytes / 1e6} MB`,
+      );
+    }
+    p.response = response;
+    if (this.mark) {
+      // The harness now reads the call written behind this one, if any: its timeout starts.
+      const next = this.running();
+      if (next) this.arm(next);
+      this.settleMarked();
+    } else if (drained) {
       // Drained: this process already read (and, reads being handled one at a time on this
       // thread, captured) every byte printed before the response, so answer in this turn.
-      // Otherwise output printed just before the response may still be in the pipes: give
-      // their reads one event-loop turn to land.
-      if (drained) this.answer(p, response);
-      else setImmediate(() => this.answer(p, response));
+      this.settle(p);
+    } else {
+      // Output printed just before the response may still be in the pipes: give their reads
+      // one event-loop turn to land.
+      setImmediate(() => this.settle(p));
     }
+    return undefined;
   }
 
-  private answer(p: PendingCall, response: PipeResponse): void {
-    const stdout = this.stdout;
-    this.stdout = '';
-    p.resolve({ response, stdout });
-  }
-
+  /**
+   * The process is gone: a call already answered keeps its answer (with the output that
+   * arrived), the call it was running fails with the reason it died, and one written behind that
+   * never began.
+   */
   private onExit(outcome: Outcome): void {
     this.exited = outcome;
-    const p = this.takePending();
-    if (p) {
-      if (outcome.kind === 'killed' && outcome.reason === 'memory') {
-        p.reject(
-          new RunnerFailure(
-            'OutOfMemoryError',
-            `the algorithm ran out of memory (limit ${Math.round(this.spec.memoryBytes / 1024 / 1024)} MiB)`,
-          ),
-        );
-      } else if (outcome.kind === 'killed' && outcome.reason === 'timeout') {
-        p.reject(new RunnerFailure('TimeoutError', 'the call timed out'));
-      } else {
-        p.reject(
-          new RunnerFailure(
-            'SystemExit',
-            `the algorithm's process exited during the call (${describe(outcome)})${this.stderrTail ? `: ${this.stderrTail.trim().slice(-1000)}` : ''}`,
-          ),
-        );
-      }
+    const running = this.running();
+    for (const c of [...this.calls]) {
+      if (c.response) this.settle(c);
+      else if (c === running) this.fail(c, this.deathOf(outcome));
+      else this.fail(c, new CallNotStarted());
     }
     this.cleanup();
+  }
+
+  private deathOf(outcome: Outcome): RunnerFailure {
+    if (outcome.kind === 'killed' && outcome.reason === 'memory') {
+      return new RunnerFailure(
+        'OutOfMemoryError',
+        `the algorithm ran out of memory (limit ${Math.round(this.spec.memoryBytes / 1024 / 1024)} MiB)`,
+      );
+    }
+    if (outcome.kind === 'killed' && outcome.reason === 'timeout') return new RunnerFailure('TimeoutError', 'the call timed out');
+    return new RunnerFailure(
+      'SystemExit',
+      `the algorithm's process exited during the call (${describe(outcome)})${this.stderrTail ? `: ${this.stderrTail.trim().slice(-1000)}` : ''}`,
+    );
   }
 
   /**

@@ -50,6 +50,7 @@ export const pythonAdapter: LanguageAdapter = {
     return {
       // -u: what the algorithm prints reaches the service as it prints it, in order with stderr.
       argv: [python, '-u', `${RUNNER_INSIDE.harness}/runner.py`],
+      outputMarks: true,
       env: {
         PATH: ctx.hasLayer ? `${RUNNER_INSIDE.deps}/venv/bin:/usr/local/bin:/usr/bin:/bin` : '/usr/local/bin:/usr/bin:/bin',
         // Subprocesses of the algorithm import Algorithmia too.

@@ -34,6 +34,9 @@ started = False
 # name the service's channels if the algorithm redirects or closes its own fds 1 and 2, and the
 # ioctl that counts what the reader has not consumed yet (see output_drained).
 _outputs = ()
+# (fd for stdout, fd for stderr, mark bytes) when the service asks for output marks
+# (ALGOHOST_OUTPUT_MARK): private duplicates too, so a mark always reaches the service.
+_marks = None
 _NO_BYTES = b"\0\0\0\0"
 # Linux ioctl numbers, written out to spare importing termios: FIONREAD gives the unread bytes of
 # a pipe; SIOCOUTQ (= TIOCOUTQ) the bytes a Unix socket sent that its peer has not read yet.
@@ -54,13 +57,16 @@ def take_stdin():
     """Moves the request channel off fd 0, so that user code (and its subprocesses) reading stdin
     see an empty /dev/null instead of swallowing the next requests. Also keeps private copies of
     stdout and stderr for output_drained."""
-    global _requests, _under_harness, _outputs
+    global _requests, _under_harness, _outputs, _marks
     fd = os.dup(0)  # not inheritable: subprocesses never see it
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
     _requests = os.fdopen(fd, "rb")
     _under_harness = True
+    mark = os.environ.get("ALGOHOST_OUTPUT_MARK")
+    if mark:
+        _marks = (os.dup(1), os.dup(2), mark.encode("ascii"))
     # The service gives runners Unix socket pairs (Node's stdio pipes); on a file or a terminal
     # nothing says what the reader consumed, so responses are never marked.
     outputs = []
@@ -236,7 +242,12 @@ def write_response(line, local_print=None):
     if local_print is not None:
         local_print(line)
         return
-    if len(line) > 2 and line.endswith("}") and output_drained():
+    if _marks is not None:
+        # This request's output ends here, on both streams; the service cuts them at the marks
+        # (and then needs no output_drained).
+        _write_all(_marks[0], _marks[2])
+        _write_all(_marks[1], _marks[2])
+    elif len(line) > 2 and line.endswith("}") and output_drained():
         line = line[:-1] + ',"output_drained":true}'  # the service drops the member again
     # A lone surrogate can only sit inside a JSON string, where backslashreplace writes the same
     # \\udXXX escape the JSON encoder would have.
