@@ -248,6 +248,10 @@ describe('python runner harness', () => {
       '        return "x" * 3000',
       '    if input == "giant":',
       '        return "x" * 10000',
+      '    if input == "garbage":',
+      '        with open("/tmp/algoout", "w") as fifo:',
+      '            fifo.write("not a response\\n")',
+      '        return "written"',
       '    print("ran " + input, end="")',
       '    return "ran " + input',
       '',
@@ -291,6 +295,18 @@ describe('python runner harness', () => {
       await assert.rejects(behind, notStarted);
       assert.equal(fresh.alive, false);
     }
+
+    // User code writes a line that is not a response to the response channel: that call fails,
+    // and so does the one behind it (which line answers which call can no longer be told), never
+    // taking the other call's answer.
+    const writing = await startAdHoc('py_behind_garbage', 'Behind', code).then(([r]) => r!);
+    const [garbage, behindGarbage] = await Promise.allSettled([
+      writing.call({ content_type: 'text', data: 'garbage' }, CALL_MS),
+      writing.call({ content_type: 'text', data: 'd' }, CALL_MS),
+    ]);
+    assert.ok(garbage.status === 'rejected' && /not JSON/.test(String(garbage.reason)), String(garbage.status));
+    assert.ok(behindGarbage.status === 'rejected' && /could no longer be matched/.test(String(behindGarbage.reason)));
+    assert.equal(writing.alive, false);
   });
 
   test('Algorithmia.client() calls other algorithms over $ALGOHOST_API_SOCKET; without a key it asks for pipeline_enabled', async () => {

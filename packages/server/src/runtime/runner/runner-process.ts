@@ -408,12 +408,27 @@ export class RunnerProcess {
       const p = this.running();
       if (!p) continue;
       const failure = this.acceptResponse(line, p);
-      if (failure) {
-        // The harness moved on to the next request, if one was written: its timeout starts now.
-        this.fail(p, failure);
-        const next = this.running();
-        if (next) this.arm(next);
+      if (!failure) continue;
+      this.fail(p, failure);
+      const next = this.running();
+      if (!next) continue;
+      if (failure.errorType !== 'TooLargeError') {
+        // Not a response the harness writes (user code wrote to the response channel): which
+        // later line answers which call can no longer be told, so the call written behind must
+        // not take one. The runner stops and that call fails with it.
+        this.fail(
+          next,
+          new RunnerFailure(
+            'SystemExit',
+            'the runner was stopped: the call before this one got a response that was not valid, so its answers could no longer be matched to calls',
+          ),
+        );
+        this.die('cancelled');
+        return;
       }
+      // A well-formed response only refused for its size: the harness moved on to the next
+      // request, whose timeout starts now.
+      this.arm(next);
     }
   }
 
