@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CALL_MS, checkBackToBack, contentTypeOf, runnerSuite } from './support/runner-suite.js';
+import type { CallOutcome } from '../src/runtime/runner/runner-process.js';
 import { buildFixture } from './support/runners.js';
 
 /** A package named differently from its lib, whose apply returns Result<Value, Box<dyn Error>>, with its own release profile. */
@@ -33,6 +34,23 @@ pub fn apply(input: Value) -> Result<Value, Box<dyn std::error::Error>> {
     }
     if input.is_null() {
         return Err("null is not welcome".into());
+    }
+    if let Some(word) = input.as_str().and_then(|s| s.strip_prefix("print ")) {
+        // No newline: the word waits in stdout's LineWriter until the harness flushes it.
+        print!("{word}");
+        eprint!("!");
+        return Ok(json!(word));
+    }
+    if input == json!("close") {
+        extern "C" {
+            fn close(fd: i32) -> i32;
+        }
+        // The algorithm closes its own stdout and stderr: the harness's marks still get out.
+        unsafe {
+            close(1);
+            close(2);
+        }
+        return Ok(json!("closed"));
     }
     let n: i64 = serde_json::from_value(input)?;
     // debug-assertions = true in the package's release profile: the harness build keeps it.
@@ -130,7 +148,7 @@ describe('rust runner harness', () => {
     assert.match(response.error?.message ?? '', /binary input/);
   });
 
-  test('any package and lib name, Result<Value, Box<dyn Error>>, and the package’s release profile', async () => {
+  test('any package and lib name, Result<Value, Box<dyn Error>>, the package’s release profile; prints without a newline and closed fds 1 and 2 back to back', async (t) => {
     const f = await adHoc('OtherNames', OTHER_NAMES);
     const { build } = await buildFixture(srv(), f, 'rs_other');
     const runner = await start(f, build);
@@ -144,6 +162,26 @@ describe('rust runner harness', () => {
     const notNumber = await runner.call({ content_type: 'text', data: 'x' }, CALL_MS);
     assert.equal(notNumber.response.error?.error_type, 'AlgorithmError');
     assert.match(notNumber.response.error?.message ?? '', /invalid type: string/);
+    // A print without a newline stays in stdout's LineWriter until the harness flushes it: before
+    // its mark, so it is that call's output and not the next one's.
+    const printing = (word: string) => ({
+      request: { content_type: 'text' as const, data: `print ${word}` },
+      check: ({ response, stdout }: CallOutcome) => {
+        assert.equal(response.result, word);
+        assert.ok(stdout === `${word}!` || stdout === `!${word}`, stdout);
+      },
+    });
+    await checkBackToBack(t, runner, ['a', 'bb', 'ccc', 'dddd'].map(printing));
+    // After the algorithm closed its fds 1 and 2 the marks still come (the harness's own copies):
+    // calls written back to back are still answered, with no output.
+    const silent = (data: string, result: unknown) => ({
+      request: { content_type: 'json' as const, data },
+      check: ({ response, stdout }: CallOutcome) => {
+        assert.equal(response.result, result);
+        assert.equal(stdout, '');
+      },
+    });
+    await checkBackToBack(t, runner, [silent('close', 'closed'), silent('print e', 'e'), silent('print f', 'f'), silent('print g', 'g')]);
   });
 
   test('a package without serde_json fails its build with a message saying what to add', async () => {

@@ -138,7 +138,8 @@ export const rustAdapter: LanguageAdapter = {
   },
 
   runner() {
-    return { argv: [`${RUNNER_INSIDE.app}/${RUNNER_BINARY}`], env: {} };
+    // outputMarks: runner/src/main.rs writes the marks (flushing stdout's LineWriter first).
+    return { argv: [`${RUNNER_INSIDE.app}/${RUNNER_BINARY}`], env: {}, outputMarks: true };
   },
 
   env() {

@@ -4,13 +4,15 @@
 //! and lib names) into the binary `target/release/algorithm`. Prints PIPE_INIT_COMPLETE, then
 //! answers one JSON request per stdin line with one JSON line on the response FIFO, calling
 //! `algorithm::apply(serde_json::Value)`. A panic in apply is an AlgorithmError for that call
-//! and the runner keeps serving. The harness writes nothing else to stdout.
+//! and the runner keeps serving. The harness writes nothing else to stdout, except the output
+//! marks (catalog/templates/README.md "Output marks"): with `ALGOHOST_OUTPUT_MARK` set, after
+//! each request the token goes once to stdout and once to stderr, before the response.
 
 use std::cell::RefCell;
 use std::fmt::Display;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, Write};
-use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::panic::{self, AssertUnwindSafe};
 
 use serde_json::{json, Value};
@@ -148,30 +150,80 @@ fn algorithm_frames(backtrace: &str) -> String {
 }
 
 extern "C" {
-    fn dup(fd: i32) -> i32;
     fn dup2(old: i32, new: i32) -> i32;
+    /// C stdio's flush; NULL = every output stream.
+    fn fflush(stream: *mut std::ffi::c_void) -> i32;
+}
+
+/// A private copy of descriptor `fd`, close-on-exec (F_DUPFD_CLOEXEC), so the algorithm's
+/// subprocesses do not inherit it.
+fn private_copy(fd: i32, what: &str) -> File {
+    // SAFETY: fds 0, 1 and 2 are open for the whole life of the process (the service gives them);
+    // the borrow lasts only for the duplication.
+    match unsafe { BorrowedFd::borrow_raw(fd) }.try_clone_to_owned() {
+        Ok(owned) => File::from(owned),
+        Err(e) => {
+            eprintln!("algohost runner: cannot duplicate {what}: {e}");
+            std::process::exit(1);
+        }
+    }
 }
 
 /// The requests, on a private copy of stdin; fd 0 becomes /dev/null, so an algorithm reading
 /// stdin gets nothing instead of taking the next request.
 fn requests() -> File {
-    // SAFETY: plain descriptor calls on descriptors this process owns; the new one is owned
-    // by the returned File alone.
-    unsafe {
-        let fd = dup(0);
-        if fd < 0 {
-            eprintln!("algohost runner: cannot duplicate stdin: {}", io::Error::last_os_error());
-            std::process::exit(1);
-        }
-        if let Ok(null) = File::open("/dev/null") {
-            dup2(null.as_raw_fd(), 0);
-        }
-        File::from_raw_fd(fd)
+    let requests = private_copy(0, "stdin");
+    if let Ok(null) = File::open("/dev/null") {
+        // SAFETY: both descriptors are open; fd 0 is replaced, the copy above is untouched.
+        unsafe { dup2(null.as_raw_fd(), 0) };
     }
+    requests
+}
+
+/// Where each request's output ends: the service's token and the harness's own copies of fds 1
+/// and 2, taken before any code of the algorithm runs, so an algorithm that closes or redirects
+/// its stdout or stderr loses no mark.
+struct Marks {
+    token: Vec<u8>,
+    stdout: File,
+    stderr: File,
+}
+
+impl Marks {
+    /// None without `ALGOHOST_OUTPUT_MARK` (ADK local runs, the bench's baseline): no marks.
+    fn take() -> Option<Marks> {
+        let token = std::env::var_os("ALGOHOST_OUTPUT_MARK").filter(|t| !t.is_empty())?;
+        // The token is the harness's: the algorithm and its subprocesses do not see it (one that
+        // printed it would cut its own output in the wrong place). Still one thread here.
+        std::env::remove_var("ALGOHOST_OUTPUT_MARK");
+        Some(Marks {
+            token: std::os::unix::ffi::OsStrExt::as_bytes(token.as_os_str()).to_vec(),
+            stdout: private_copy(1, "stdout"),
+            stderr: private_copy(2, "stderr"),
+        })
+    }
+
+    /// Ends the request's output on both streams; the caller has flushed the algorithm's own.
+    fn write(&mut self) -> io::Result<()> {
+        self.stdout.write_all(&self.token)?;
+        self.stderr.write_all(&self.token)
+    }
+}
+
+/// Pushes out what the algorithm printed and still sits in a buffer: Rust's stdout (a
+/// LineWriter, which keeps a line without its newline), stderr (unbuffered, flushed anyway) and
+/// C stdio's streams (a C dependency's printf, fully buffered on a pipe). It then belongs to the
+/// request that printed it, before its mark and its response.
+fn flush_output() {
+    let _ = io::stdout().flush();
+    let _ = io::stderr().flush();
+    // SAFETY: fflush(NULL) is defined: it flushes every open output stream of C stdio.
+    unsafe { fflush(std::ptr::null_mut()) };
 }
 
 fn main() {
     let fifo = std::env::var("ALGOHOST_RESPONSE_FIFO").unwrap_or_else(|_| "/tmp/algoout".to_string());
+    let mut marks = Marks::take();
 
     // A panic inside apply becomes that call's error (message, location and backtrace); panics
     // elsewhere (threads the algorithm started) are printed as usual.
@@ -220,9 +272,15 @@ fn main() {
             continue;
         }
         let response = handle(line.trim_end_matches(['\n', '\r']));
-        // What apply printed belongs to this call: it must leave before the response does.
-        let _ = io::stdout().flush();
-        let _ = io::stderr().flush();
+        // What apply printed belongs to this call: it leaves before the marks, which leave
+        // before the response (the service may already have written the next request).
+        flush_output();
+        if let Some(marks) = marks.as_mut() {
+            if let Err(e) = marks.write() {
+                eprintln!("algohost runner: cannot write the output mark: {e}");
+                std::process::exit(1);
+            }
+        }
         let mut text = serde_json::to_string(&response).unwrap_or_else(|e| {
             error("AlgorithmError", &format!("the result of apply cannot be sent as JSON: {e}"), "").to_string()
         });
