@@ -64,7 +64,8 @@ def take_stdin():
     os.close(null)
     _requests = os.fdopen(fd, "rb")
     _under_harness = True
-    mark = os.environ.get("ALGOHOST_OUTPUT_MARK")
+    # Taken out of the environment: the algorithm's subprocesses have no use for it.
+    mark = os.environ.pop("ALGOHOST_OUTPUT_MARK", None)
     if mark:
         _marks = (os.dup(1), os.dup(2), mark.encode("ascii"))
     # The service gives runners Unix socket pairs (Node's stdio pipes); on a file or a terminal
