@@ -13,6 +13,12 @@ set -euo pipefail
 step=$1
 harness=$2
 
+# What the compiled harness speaks beyond docs/compatibility.md §4, written next to its classes by
+# the compile step: output marks (catalog/templates/README.md), which the adapters announce for
+# every runner. The run step compiles the current harness into /tmp for an artifact whose
+# harness predates them, as for one built before the harness existed.
+protocol=output-marks
+
 # The harness is small: the C1 compiler alone and one GC thread compile it fastest.
 harness_javac=(javac -J-XX:+UseSerialGC -J-XX:TieredStopAtLevel=1 --release 17 -encoding UTF-8 -nowarn)
 
@@ -42,22 +48,40 @@ case $step in
     rm -rf "$classes"
     mkdir -p "$classes"
     "${harness_javac[@]}" -d "$classes" "$harness"/src/algohost/runner/*.java
+    echo "$protocol" >"$classes/algohost/runner/protocol"
     echo "compiled the runner harness into $classes"
     ;;
   run)
     app=$5 java_bin=$6 name=$7
     h=$app/$3
-    if [ ! -f "$h/algohost/runner/Main.class" ]; then
+    if [ ! -f "$h/algohost/runner/Main.class" ] || [ "$(cat "$h/algohost/runner/protocol" 2>/dev/null)" != "$protocol" ]; then
+      # On stdout: before the sentinel, that is the runner's load output (the service keeps no
+      # stderr from before the first call).
+      if [ -f "$h/algohost/runner/Main.class" ]; then
+        echo "this build's runner harness predates $protocol: compiling the current one into /tmp/algohost-runner"
+      else
+        echo "this build has no compiled runner harness (it predates it): compiling it into /tmp/algohost-runner"
+      fi
       h=/tmp/algohost-runner
-      echo "this build has no compiled runner harness (it predates it): compiling it into $h" >&2
       mkdir -p "$h"
-      "$java_bin/${harness_javac[0]}" "${harness_javac[@]:1}" -d "$h" "$harness"/src/algohost/runner/*.java >&2
+      "$java_bin/${harness_javac[0]}" "${harness_javac[@]:1}" -d "$h" "$harness"/src/algohost/runner/*.java
     fi
+    # The harness's own copies of fds 0, 1 and 2, taken before any user code runs (Main.Channels):
+    # requests come from the copy of fd 0, which then reads /dev/null; the sentinel and the output
+    # marks go to the copies of fds 1 and 2. bash picks free fds (10 and up: the service hands the
+    # runner fds 3, 4, ...); java.io is opened to the class path for Main to wrap them.
+    exec {requests}<&0 {stdout}>&1 {stderr}>&2 </dev/null
+    # The output mark goes to Main as a system property (which it clears) instead of the
+    # environment, which the algorithm and its subprocesses see and the JVM cannot change.
+    mark=()
+    if [ -n "${ALGOHOST_OUTPUT_MARK:-}" ]; then mark=(-Dalgohost.runner.mark="$ALGOHOST_OUTPUT_MARK"); fi
+    unset ALGOHOST_OUTPUT_MARK
     # C2 stays on (a warm runner serves many calls; the harness starts in ~0.1 s either way), the
     # serial collector (one GC thread, least memory), the JDK's class data archive, no
     # hsperfdata files in /tmp.
     exec "$java_bin/java" -XX:+UseSerialGC -Xshare:auto -XX:-UsePerfData -Dfile.encoding=UTF-8 -Dsun.stdout.encoding=UTF-8 \
       -Dsun.stderr.encoding=UTF-8 -Djava.io.tmpdir=/tmp \
+      --add-opens java.base/java.io=ALL-UNNAMED -Dalgohost.runner.fds="$requests,$stdout,$stderr" "${mark[@]}" \
       -cp "$h:$app/$4:$app/target/algorithm.jar:$app/target/lib/*" algohost.runner.Main "$name"
     ;;
   *)

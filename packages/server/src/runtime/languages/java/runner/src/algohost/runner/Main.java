@@ -2,8 +2,11 @@ package algohost.runner;
 
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -31,7 +34,9 @@ import java.util.Map;
  * path: finds class algorithmia.Name.Name (Name from algorithmia.conf's algoname, else the first
  * argument), makes one instance, calls its load() once if it has one, prints PIPE_INIT_COMPLETE,
  * then answers one JSON request per stdin line with one JSON line on the response FIFO. What the
- * algorithm prints is left on stdout/stderr; the harness writes only the sentinel there.
+ * algorithm prints is left on stdout/stderr; the harness writes only the sentinel there, and with
+ * ALGOHOST_OUTPUT_MARK set, that token on both after each request, before its response
+ * (catalog/templates/README.md, "Output marks").
  */
 public final class Main {
   private static final String SENTINEL = "PIPE_INIT_COMPLETE";
@@ -41,6 +46,8 @@ public final class Main {
   private static final String EVENT_PROPERTY = "algohost.event";
   /** Read by com.algorithmia.AlgorithmiaClient.reportInsights. */
   private static final String INSIGHTS_PROPERTY = "algohost.insights.token";
+  /** Set by harness.sh: the output mark (catalog/templates/README.md, "Output marks"). */
+  private static final String MARK_PROPERTY = "algohost.runner.mark";
 
   private Object instance;
   private Method apply;
@@ -51,22 +58,34 @@ public final class Main {
   public static void main(String[] args) throws IOException {
     PrintStream out = System.out;
     PrintStream err = System.err;
+    Channels channels = Channels.open();
     // Requests are the harness's: the algorithm reading stdin would take them.
-    BufferedReader requests = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
+    BufferedReader requests = new BufferedReader(new InputStreamReader(channels.requests, StandardCharsets.UTF_8), 1 << 16);
     System.setIn(new ByteArrayInputStream(new byte[0]));
     String fifo = System.getenv().getOrDefault("ALGOHOST_RESPONSE_FIFO", "/tmp/algoout");
+    // The token of ALGOHOST_OUTPUT_MARK, which harness.sh passes as a property instead (out of
+    // the environment the algorithm and its subprocesses see); cleared before user code runs.
+    String markToken = System.getProperty(MARK_PROPERTY, System.getenv("ALGOHOST_OUTPUT_MARK"));
+    System.clearProperty(MARK_PROPERTY);
+    byte[] mark = markToken == null || markToken.isEmpty() ? null : markToken.getBytes(StandardCharsets.US_ASCII);
 
     Main harness = new Main();
     harness.load(args.length > 0 ? args[0] : null);
-    out.println(SENTINEL);
-    out.flush();
+    // What load() printed comes first; the sentinel goes out even if load() closed System.out.
+    flush(out, err);
+    channels.writeOut((SENTINEL + "\n").getBytes(StandardCharsets.US_ASCII));
 
     String line;
     while ((line = requests.readLine()) != null) {
       if (line.isBlank()) continue;
       String response = harness.handle(line);
-      // What apply printed belongs to this call: it must leave before the response does.
+      // What apply printed belongs to this call: it must leave before the response does, and
+      // with output marks, before the marks that end this call's share of stdout and stderr.
       flush(out, err);
+      if (mark != null) {
+        channels.writeOut(mark);
+        channels.writeErr(mark);
+      }
       try (OutputStream o = new FileOutputStream(fifo)) {
         o.write((response + "\n").getBytes(StandardCharsets.UTF_8));
       }
@@ -75,11 +94,84 @@ public final class Main {
     System.exit(0);
   }
 
+  /** Flushes the JVM's own System.out/System.err (given) and whatever the algorithm made them since. */
   private static void flush(PrintStream out, PrintStream err) {
-    out.flush();
-    err.flush();
-    System.out.flush();
-    System.err.flush();
+    for (PrintStream stream : new PrintStream[] {System.out, out, System.err, err}) {
+      try {
+        if (stream != null) stream.flush();
+      } catch (RuntimeException e) {
+        // a stream of the algorithm's that fails to flush: what it held is lost, the call is not
+      }
+    }
+  }
+
+  /**
+   * The harness's own channels: the requests and private copies of stdout and stderr.
+   *
+   * harness.sh duplicates fds 0, 1 and 2 before the JVM starts (it then points fd 0 at
+   * /dev/null) and names the copies in the system property algohost.runner.fds; the JVM is
+   * started with java.io opened to the class path so that they can be wrapped here (a
+   * FileDescriptor has no public way to name an inherited fd). Writing the sentinel and the
+   * output marks through the copies keeps them reaching the service when the algorithm closes
+   * System.out or System.err (the JDK then points fd 1 or 2 at /dev/null) or replaces them
+   * (System.setOut); reading requests from a copy keeps the algorithm, and the processes it
+   * starts, from taking them through fd 0 (the JDK closes fds above 2 in child processes).
+   * Without the property (Main started by hand), fds 0, 1 and 2 themselves.
+   */
+  static final class Channels {
+    static final String FDS_PROPERTY = "algohost.runner.fds";
+    final InputStream requests;
+    private final OutputStream out;
+    private final OutputStream err;
+
+    private Channels(InputStream requests, OutputStream out, OutputStream err) {
+      this.requests = requests;
+      this.out = out;
+      this.err = err;
+    }
+
+    static Channels open() {
+      String fds = System.getProperty(FDS_PROPERTY);
+      System.clearProperty(FDS_PROPERTY);
+      if (fds != null) {
+        String[] parts = fds.split(",");
+        try {
+          if (parts.length != 3) throw new IllegalArgumentException("three fds expected");
+          return new Channels(
+              new FileInputStream(descriptor(parts[0])), new FileOutputStream(descriptor(parts[1])), new FileOutputStream(descriptor(parts[2])));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+          System.err.println("algohost runner: cannot use the fds " + fds + " given in " + FDS_PROPERTY + " (" + e + "): using fds 0, 1 and 2");
+        }
+      }
+      return new Channels(System.in, new FileOutputStream(FileDescriptor.out), new FileOutputStream(FileDescriptor.err));
+    }
+
+    private static FileDescriptor descriptor(String number) throws ReflectiveOperationException {
+      int fd = Integer.parseInt(number.trim());
+      if (fd < 0) throw new IllegalArgumentException("negative fd " + fd);
+      FileDescriptor d = new FileDescriptor();
+      Field field = FileDescriptor.class.getDeclaredField("fd");
+      field.setAccessible(true);
+      field.setInt(d, fd);
+      return d;
+    }
+
+    /** Unbuffered: the bytes are on the service's channel when this returns. Errors (the service went away) are ignored. */
+    void writeOut(byte[] bytes) {
+      write(out, bytes);
+    }
+
+    void writeErr(byte[] bytes) {
+      write(err, bytes);
+    }
+
+    private static void write(OutputStream stream, byte[] bytes) {
+      try {
+        stream.write(bytes);
+      } catch (IOException e) {
+        // the service's end is closed: it no longer reads this runner
+      }
+    }
   }
 
   // ---------------------------------------------------------------- loading
