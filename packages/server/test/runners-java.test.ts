@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { jvmFixtureSuite } from './support/jvm-runner-suite.js';
-import { CALL_MS } from './support/runner-suite.js';
+import { CALL_MS, checkBackToBack } from './support/runner-suite.js';
+import type { CallOutcome } from '../src/runtime/runner/runner-process.js';
 
 /** A Java algorithm without pom.xml (javac path) taking and returning anything. */
 const TYPES = `package algorithmia.Types;
@@ -42,11 +43,29 @@ public class Types extends Base<Object, Object> {
     if (input instanceof Map<?, ?> m && "unsupported".equals(m.get("op"))) throw new Unsupported("not this one");
     if (input instanceof Map<?, ?> m && "nan".equals(m.get("op"))) return Double.NaN;
     if (input instanceof Map<?, ?> m && "stdin".equals(m.get("op"))) {
-      try {
-        return Map.of("stdin", new String(System.in.readAllBytes()));
+      try (java.io.FileInputStream fd0 = new java.io.FileInputStream(java.io.FileDescriptor.in)) {
+        return Map.of("stdin", new String(System.in.readAllBytes()), "fd0", new String(fd0.readAllBytes()));
       } catch (java.io.IOException e) {
         throw new RuntimeException(e);
       }
+    }
+    if (input instanceof Map<?, ?> m && "say".equals(m.get("op"))) {
+      // No newline: the word stays in System.out's buffer until the harness flushes it.
+      System.out.print(m.get("word"));
+      System.err.print("!");
+      return m.get("word");
+    }
+    if (input instanceof Map<?, ?> m && "buffer".equals(m.get("op"))) {
+      // A System.out of the algorithm's own, buffered and never flushed by it.
+      System.setOut(new java.io.PrintStream(
+          new java.io.BufferedOutputStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), 1 << 16), false));
+      return "buffered";
+    }
+    if (input instanceof Map<?, ?> m && "close".equals(m.get("op"))) {
+      // The JDK then points fds 1 and 2 at /dev/null.
+      System.out.close();
+      System.err.close();
+      return "closed";
     }
     if (input instanceof Map<?, ?> m && "print".equals(m.get("op"))) {
       System.out.print("no newline");
@@ -97,7 +116,7 @@ const conf = (name: string) => JSON.stringify({ username: 'user', algoname: name
 /** The Java runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md "Java"). */
 describe('java runner harness', () => {
   jvmFixtureSuite('java', (ctx) => {
-    test('no pom.xml: JSON, text and binary in; JSON, text and binary out; generic base class; own error_type', async () => {
+    test('no pom.xml: JSON, text and binary in; JSON, text and binary out; generic base class; own error_type; prints back to back, also after System.setOut and System.out.close()', async (t) => {
       const types = await ctx.startAdHoc('j_types', 'Types', {
         'algorithmia.conf': conf('Types'),
         'src/main/java/algorithmia/Types/Types.java': TYPES,
@@ -151,12 +170,42 @@ describe('java runner harness', () => {
 
       // Reading stdin gets nothing (requests are the harness's), and the next request still arrives.
       const stdin = await types.call({ content_type: 'json', data: { op: 'stdin' } }, CALL_MS);
-      assert.deepEqual(stdin.response, { result: { stdin: '' }, metadata: { content_type: 'json' } });
+      assert.deepEqual(stdin.response, { result: { stdin: '', fd0: '' }, metadata: { content_type: 'json' } });
 
       const printed = await types.call({ content_type: 'json', data: { op: 'print' } }, CALL_MS);
       assert.deepEqual(printed.response, { result: null, metadata: { content_type: 'json' } });
       assert.match(printed.stdout, /no newline/);
       assert.match(printed.stdout, /and stderr/);
+
+      // Calls written back to back each keep their own prints: the harness flushes System.out (a
+      // print without a newline waits in its buffer) and System.err before its marks, also when
+      // the algorithm replaced System.out by a buffered stream it never flushes.
+      const say = (word: string) => ({
+        request: { content_type: 'json' as const, data: { op: 'say', word } },
+        check: ({ response, stdout }: CallOutcome) => {
+          assert.equal(response.result, word);
+          assert.ok(stdout === `${word}!` || stdout === `!${word}`, stdout);
+        },
+      });
+      await checkBackToBack(t, types, ['a', 'bb', 'ccc', 'dddd'].map(say));
+      const buffered = await types.call({ content_type: 'json', data: { op: 'buffer' } }, CALL_MS);
+      assert.equal(buffered.response.result, 'buffered');
+      await checkBackToBack(t, types, ['e', 'ff', 'ggg', 'hhhh'].map(say));
+      // After the algorithm closed System.out and System.err the marks still come (the harness's
+      // own copies of fds 1 and 2): calls written back to back are still answered, with no output.
+      const silent = (data: Record<string, string>, result: string) => ({
+        request: { content_type: 'json' as const, data },
+        check: ({ response, stdout }: CallOutcome) => {
+          assert.equal(response.result, result);
+          assert.equal(stdout, '');
+        },
+      });
+      await checkBackToBack(t, types, [
+        silent({ op: 'close' }, 'closed'),
+        silent({ op: 'say', word: 'i' }, 'i'),
+        silent({ op: 'say', word: 'j' }, 'j'),
+        silent({ op: 'say', word: 'k' }, 'k'),
+      ]);
     });
 
     test('typed parameters: Map<String, List<Integer>> converted, out-of-range and wrong kinds are InputErrors', async () => {
@@ -186,11 +235,38 @@ describe('java runner harness', () => {
       fs.renameSync(classes, `${classes}.away`);
       try {
         const runner = await ctx.start(ctx.fx, ctx.helloBuild());
+        assert.match(runner.loadOutput, /no compiled runner harness \(it predates it\): compiling it into \/tmp\/algohost-runner/);
         const { response } = await runner.call({ content_type: 'text', data: 'old' }, CALL_MS);
         assert.deepEqual(JSON.parse(response.result as string), { greeting: 'hello old', chars: 3 });
         await runner.stop();
       } finally {
         fs.renameSync(`${classes}.away`, classes);
+      }
+    });
+
+    test('an artifact whose harness predates output marks runs the current one, compiled into /tmp: calls back to back keep their prints', async (t) => {
+      const { tree } = await ctx.srv().server.services.builder.readArtifact(ctx.hello().spec.artifact);
+      // What the compile step writes next to the classes since the harness writes output marks.
+      const protocol = path.join(tree, 'target', 'algohost-runner', 'algohost', 'runner', 'protocol');
+      assert.equal(fs.readFileSync(protocol, 'utf8'), 'output-marks\n');
+      fs.renameSync(protocol, `${protocol}.away`);
+      try {
+        const runner = await ctx.start(ctx.fx, ctx.helloBuild());
+        assert.match(runner.loadOutput, /predates output-marks: compiling the current one into \/tmp\/algohost-runner/);
+        await checkBackToBack(
+          t,
+          runner,
+          ['Ada', 'Grace', 'Zoë', 'Linus'].map((name) => ({
+            request: { content_type: 'text' as const, data: name },
+            check: ({ response, stdout }: CallOutcome) => {
+              assert.deepEqual(JSON.parse(response.result as string), { greeting: `hello ${name}`, chars: [...name].length });
+              assert.equal(stdout, `Hello: greeting ${name}\n`);
+            },
+          })),
+        );
+        await runner.stop();
+      } finally {
+        fs.renameSync(`${protocol}.away`, protocol);
       }
     });
 

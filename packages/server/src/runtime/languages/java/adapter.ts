@@ -18,7 +18,8 @@
  * needs; the runner is `java -cp target/algohost-runner:target/algohost-client.jar:
  * target/algorithm.jar:target/lib/* algohost.runner.Main <Name>`. The harness has its own small
  * JSON codec (no library of its own on the algorithm's class path; the client has its own too).
- * An artifact built before the harness existed gets it compiled into /tmp when its runner starts.
+ * An artifact built before the harness existed, or before it wrote output marks, gets the current
+ * one compiled into /tmp when its runner starts.
  */
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -133,6 +134,10 @@ export function jvmRunner(ctx: RunnerContext): RunnerCommand {
       ctx.conf.algoname || ctx.algorithmName,
     ],
     env: { PATH: JVM_PATH, ...(JAVA_HOME ? { JAVA_HOME } : {}) },
+    // runner/src/algohost/runner/Main.java writes them (after flushing System.out and System.err),
+    // through copies of fds 1 and 2 that harness.sh takes; an artifact whose compiled harness
+    // predates them runs the current one, compiled into /tmp.
+    outputMarks: true,
   };
 }
 
