@@ -230,8 +230,11 @@ export class RunnerProcess {
     }
     this.proc.stdin.on('error', () => {});
     this.proc.stderr.setEncoding('utf8').on('data', (d: string) => {
-      this.stderrTail = (this.stderrTail + d).slice(-4000);
-      this.captureOutput(d, this.stderrMarks);
+      if (this.stderrMarks) this.stderrMarks.feed(d, this.addErrorOutput, this.settleMarked);
+      else {
+        this.keepTail(d);
+        this.captureOutput(d, undefined);
+      }
     });
     this.proc.done.then((outcome) => this.onExit(outcome));
 
@@ -382,6 +385,18 @@ export class RunnerProcess {
       return;
     }
     marks.feed(d, this.addOutput, this.settleMarked);
+  }
+
+  /** What the algorithm wrote to stderr (marks left out): the call's output, and the tail kept for error messages. */
+  private readonly addErrorOutput = (piece: string, seq: number): void => {
+    this.keepTail(piece);
+    this.addOutput(piece, seq);
+  };
+
+  /** Keeps the last 4000 or more characters of stderr, copying them only now and then. */
+  private keepTail(text: string): void {
+    this.stderrTail += text;
+    if (this.stderrTail.length > 16_000) this.stderrTail = this.stderrTail.slice(-4000);
   }
 
   private readonly addOutput = (piece: string, seq: number): void => {
