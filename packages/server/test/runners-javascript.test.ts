@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CALL_MS } from './support/runner-suite.js';
+import type { CallOutcome } from '../src/runtime/runner/runner-process.js';
+import { CALL_MS, checkBackToBack } from './support/runner-suite.js';
 import { scriptRunnerSuite } from './support/script-runner-suite.js';
 
 /** The JavaScript runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md). */
 describe('javascript runner harness', () => {
-  const { hello } = scriptRunnerSuite({
+  const { hello, startAdHoc } = scriptRunnerSuite({
     language: 'javascript',
     owner: 'js',
     /** package.json with main src/<name>.js = code. */
@@ -46,5 +47,60 @@ describe('javascript runner harness', () => {
     assert.deepEqual(later.response, { result: [1, 2], metadata: { content_type: 'json' } });
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal((await hello().call({ content_type: 'text', data: 'next' }, CALL_MS)).response.result, 'hello next');
+  });
+
+  test('output marks: a print still queued on the socket, an algorithm that silenced process.stdout and one that closed fds 1 and 2, back to back', async (t) => {
+    const code = [
+      "const fs = require('node:fs');",
+      'exports.apply = (input, cb) => {',
+      // 200 kB: more than the socket takes at once, so process.stdout queues it and writes it later.
+      "  if (input.startsWith('big ')) {",
+      "    process.stdout.write('x'.repeat(200000) + input.slice(4));",
+      "    process.stderr.write('!');",
+      "    return cb(null, 'big');",
+      '  }',
+      "  if (input === 'env') return cb(null, process.env.ALGOHOST_OUTPUT_MARK === undefined ? 'no mark' : 'mark');",
+      "  if (input === 'mute') {",
+      '    process.stdout.write = () => true;',
+      '    process.stderr.write = () => true;',
+      "    return cb(null, 'muted');",
+      '  }',
+      "  if (input === 'close') {",
+      '    fs.closeSync(1);',
+      '    fs.closeSync(2);',
+      "    return cb(null, 'closed');",
+      '  }',
+      '  console.log(input);',
+      '  console.error(input);',
+      '  cb(null, input);',
+      '};',
+      '',
+    ].join('\n');
+    const runner = await startAdHoc('js_marks', 'Marks', {
+      'package.json': '{"name":"marks","main":"src/Marks.js"}',
+      'src/Marks.js': code,
+    });
+    assert.equal(runner.pipelines, true);
+    const big = (word: string) => ({
+      request: { content_type: 'text' as const, data: `big ${word}` },
+      check: ({ response, stdout }: CallOutcome) => {
+        assert.equal(response.result, 'big');
+        // Two streams: the order between them is not kept, the bytes are.
+        assert.equal(stdout.replace('!', ''), 'x'.repeat(200000) + word);
+        assert.equal(stdout.length, 200001 + word.length);
+      },
+    });
+    await checkBackToBack(t, runner, ['a', 'bb', 'ccc', 'dddd'].map(big));
+    // The mark is out of the environment before user code runs: printing it would cut the output short.
+    assert.equal((await runner.call({ content_type: 'text', data: 'env' }, CALL_MS)).response.result, 'no mark');
+    const answers = (data: string, result: string, stdout: string) => ({
+      request: { content_type: 'text' as const, data },
+      check: (o: CallOutcome) => assert.deepEqual([o.response.result, o.stdout], [result, stdout]),
+    });
+    const says = (word: string, stdout: string) => answers(word, word, stdout);
+    // process.stdout.write replaced by one that never calls back: the harness still flushes and marks.
+    await checkBackToBack(t, runner, [says('hi', 'hi\nhi\n'), answers('mute', 'muted', ''), says('quiet', ''), says('still', '')]);
+    // After fds 1 and 2 are closed the marks still come (the harness's own copies, fds 8 and 9).
+    await checkBackToBack(t, runner, [answers('close', 'closed', ''), says('e', ''), says('f', ''), says('g', '')]);
   });
 });

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CALL_MS } from './support/runner-suite.js';
+import type { CallOutcome } from '../src/runtime/runner/runner-process.js';
+import { CALL_MS, checkBackToBack } from './support/runner-suite.js';
 import { scriptRunnerSuite } from './support/script-runner-suite.js';
 
 /** The R runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md). */
 describe('r runner harness', () => {
-  const { hello } = scriptRunnerSuite({
+  const { hello, startAdHoc } = scriptRunnerSuite({
     language: 'r',
     owner: 'r',
     /** src/<name>.r = code (no packages.txt). */
@@ -51,5 +52,65 @@ describe('r runner harness', () => {
     const long = await hello().call({ content_type: 'binary', data: big.toString('base64') }, CALL_MS);
     assert.equal(long.response.metadata?.content_type, 'binary');
     assert.deepEqual(Buffer.from(long.response.result as string, 'base64'), Buffer.from(big).reverse());
+  });
+
+  test('output marks: prints left in C stdio, sink() of stdout and messages, and stdin read while the next request waits, back to back', async (t) => {
+    const code = [
+      'apply <- function(input) {',
+      '  if (startsWith(input, "print ")) {',
+      '    # No newline, and fd 1 is a socket: the word waits in C stdio until the harness flushes it.',
+      '    word <- substring(input, 7L)',
+      '    cat(word)',
+      '    message("!", appendLF = FALSE)',
+      '    return(word)',
+      '  }',
+      '  if (input == "env") return(if (nzchar(Sys.getenv("ALGOHOST_OUTPUT_MARK"))) "mark" else "no mark")',
+      '  if (input == "stdin") {',
+      '    # What R and a subprocess read from stdin: nothing (the requests are not there).',
+      '    read <- readLines(file("stdin"), warn = FALSE)',
+      '    sub <- system("cat", intern = TRUE)',
+      '    return(paste(length(read), length(sub)))',
+      '  }',
+      '  if (input == "sink") {',
+      '    sink(file(tempfile(), "w"))',
+      '    sink(file(tempfile(), "w"), type = "message")',
+      '    return("sunk")',
+      '  }',
+      '  cat(input, "\\n", sep = "")',
+      '  input',
+      '}',
+      '',
+    ].join('\n');
+    const runner = await startAdHoc('r_marks', 'Marks', { 'src/Marks.r': code });
+    assert.equal(runner.pipelines, true);
+    const printing = (word: string) => ({
+      request: { content_type: 'text' as const, data: `print ${word}` },
+      check: ({ response, stdout }: CallOutcome) => {
+        assert.equal(response.result, word);
+        // Two streams: the order between them is not kept, the bytes are.
+        assert.ok(stdout === `${word}!` || stdout === `!${word}`, stdout);
+      },
+    });
+    await checkBackToBack(t, runner, ['a', 'bb', 'ccc', 'dddd'].map(printing));
+    // The mark is out of the environment before user code runs: printing it would cut the output short.
+    assert.equal((await runner.call({ content_type: 'text', data: 'env' }, CALL_MS)).response.result, 'no mark');
+    const answers = (data: string, result: string, stdout: string) => ({
+      request: { content_type: 'text' as const, data },
+      check: (o: CallOutcome) => assert.deepEqual([o.response.result, o.stdout], [result, stdout]),
+    });
+    // The request behind is already written when the algorithm reads stdin: it still reaches the harness.
+    await checkBackToBack(t, runner, [
+      answers('stdin', '0 0', ''),
+      answers('x', 'x', 'x\n'),
+      answers('stdin', '0 0', ''),
+      answers('y', 'y', 'y\n'),
+    ]);
+    // After sink() of stdout and of messages the marks still come (connections 1 and 2 themselves).
+    await checkBackToBack(t, runner, [
+      answers('sink', 'sunk', ''),
+      answers('z', 'z', ''),
+      answers('print e', 'e', ''),
+      answers('w', 'w', ''),
+    ]);
   });
 });

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CALL_MS } from './support/runner-suite.js';
+import type { CallOutcome } from '../src/runtime/runner/runner-process.js';
+import { CALL_MS, checkBackToBack } from './support/runner-suite.js';
 import { scriptRunnerSuite } from './support/script-runner-suite.js';
 
 /** The Ruby runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md). */
 describe('ruby runner harness', () => {
-  const { hello } = scriptRunnerSuite({
+  const { hello, startAdHoc } = scriptRunnerSuite({
     language: 'ruby',
     owner: 'rb',
     /** src/<name>.rb = code (no Gemfile). */
@@ -37,5 +38,63 @@ describe('ruby runner harness', () => {
   test('a JSON array arrives as an Array', async () => {
     const list = await hello().call({ content_type: 'json', data: [1, 2.5, 'x', true, null] }, CALL_MS);
     assert.deepEqual(list.response.result, { echo: [1, 2.5, 'x', true, null], kind: 'Array', json: '[1,2.5,"x",true,null]' });
+  });
+
+  test("output marks: prints left in Ruby's buffers, a $stdout of the algorithm's own and fds 1 and 2 reopened elsewhere, back to back", async (t) => {
+    const code = [
+      'def apply(input)',
+      '  case input',
+      '  when /\\Aprint (.*)/',
+      '    # No newline, and STDOUT is buffered on a socket: it waits in Ruby until the harness flushes it.',
+      '    print $1',
+      '    $stderr.print "!"',
+      '    $1',
+      '  when "env" then ENV.key?("ALGOHOST_OUTPUT_MARK") ? "mark" : "no mark"',
+      '  when "capture"',
+      '    require "stringio"',
+      '    $stdout = StringIO.new',
+      '    "captured"',
+      '  when "reopen"',
+      '    STDOUT.reopen(File::NULL, "w")',
+      '    STDERR.reopen(File::NULL, "w")',
+      '    "reopened"',
+      '  else',
+      '    puts input',
+      '    input',
+      '  end',
+      'end',
+      '',
+    ].join('\n');
+    const runner = await startAdHoc('rb_marks', 'Marks', { 'src/Marks.rb': code });
+    assert.equal(runner.pipelines, true);
+    const printing = (word: string) => ({
+      request: { content_type: 'text' as const, data: `print ${word}` },
+      check: ({ response, stdout }: CallOutcome) => {
+        assert.equal(response.result, word);
+        // Two streams: the order between them is not kept, the bytes are.
+        assert.ok(stdout === `${word}!` || stdout === `!${word}`, stdout);
+      },
+    });
+    await checkBackToBack(t, runner, ['a', 'bb', 'ccc', 'dddd'].map(printing));
+    // The mark is out of the environment before user code runs: printing it would cut the output short.
+    assert.equal((await runner.call({ content_type: 'text', data: 'env' }, CALL_MS)).response.result, 'no mark');
+    const answers = (data: string, result: string, stdout: string) => ({
+      request: { content_type: 'text' as const, data },
+      check: (o: CallOutcome) => assert.deepEqual([o.response.result, o.stdout], [result, stdout]),
+    });
+    // $stdout replaced by a StringIO: puts and print go there; $stderr still comes, each call its own.
+    await checkBackToBack(t, runner, [
+      answers('hi', 'hi', 'hi\n'),
+      answers('capture', 'captured', ''),
+      answers('x', 'x', ''),
+      answers('print e', 'e', '!'),
+    ]);
+    // After fds 1 and 2 are reopened on /dev/null the marks still come (the harness's own copies).
+    await checkBackToBack(t, runner, [
+      answers('reopen', 'reopened', ''),
+      answers('y', 'y', ''),
+      answers('print f', 'f', ''),
+      answers('z', 'z', ''),
+    ]);
   });
 });

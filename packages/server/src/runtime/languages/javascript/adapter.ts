@@ -11,6 +11,12 @@ import { INSIDE, RUNNER_INSIDE, type BuildStep, type LanguageAdapter, type Runne
 
 const NODE = '/usr/bin/node';
 const NPM = '/usr/bin/npm';
+/**
+ * Starts the harness with copies of its fds 1 and 2 as fds 8 and 9 (runner.cjs's SPARE_FDS): Node
+ * cannot dup() a descriptor, and the harness writes its output marks through copies the
+ * algorithm cannot close or redirect (close-on-exec in Node: the algorithm's subprocesses never get them).
+ */
+const WITH_OUTPUT_COPIES = ['/bin/sh', '-c', 'exec "$@" 8>&1 9>&2', 'sh'];
 /** The system's CA store (it has any proxy's CA); Node alone trusts only its bundled list. */
 const SYSTEM_CA = '/etc/ssl/certs/ca-certificates.crt';
 /** Node trusts the system's CA bundle too when there is one (looked for once, when the module loads). */
@@ -40,10 +46,11 @@ export const javascriptAdapter: LanguageAdapter = {
   languages: ['nodejs20'],
   dependencyFiles: ['package.json', 'package-lock.json'],
 
-  /** runner/runner.cjs requires the entry once; the artifact's node_modules links into the layer; runner/lib holds the client. */
+  /** runner/runner.cjs requires the entry once and marks each call's output; the artifact's node_modules links into the layer; runner/lib holds the client. */
   runner(ctx: RunnerContext) {
     return {
-      argv: [NODE, `${RUNNER_INSIDE.harness}/runner.cjs`],
+      argv: [...WITH_OUTPUT_COPIES, NODE, `${RUNNER_INSIDE.harness}/runner.cjs`],
+      outputMarks: true,
       env: {
         ALGOHOST_ALGORITHM_NAME: ctx.algorithmName,
         // A fallback for trees that brought their own node_modules (then the build made no link),

@@ -28,6 +28,22 @@ const DEFAULT_CRAN = 'https://cloud.r-project.org';
 /** A CRAN package name: letters, digits and dots, starting with a letter, not ending with a dot. */
 const PACKAGE_NAME = /^[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]$/;
 
+/**
+ * Keeps the requests away from user code: R cannot move its own fd 0, so the wrapper does. The
+ * service's stdin goes to fd 7, R's stdin becomes /dev/null (what a readLines(file("stdin")) or a
+ * system() subprocess reads), and cat copies the requests from fd 7 into a named pipe in the
+ * runner's /tmp whose path runner.r gets as its argument; it opens the pipe before the algorithm
+ * loads and unlinks it. (Not R reading fd 7 itself: /proc/self/fd/N cannot reopen a socket.)
+ */
+const REQUESTS_FIFO = '/tmp/.algohost-requests';
+const WITH_REQUESTS_FIFO = [
+  '/bin/sh',
+  '-c',
+  'exec 7<&0 </dev/null; f=$1; shift; /usr/bin/mkfifo -m 600 "$f" || exit 70; /bin/cat <&7 >"$f" 2>/dev/null 7<&- & exec "$@" "$f" 7<&-',
+  'sh',
+  REQUESTS_FIFO,
+];
+
 /** The scripts below travel in the environment, so that the build log shows a short command line. */
 const RUN_SCRIPT = 'eval(parse(text = Sys.getenv("ALGOHOST_R_SCRIPT")))';
 
@@ -81,12 +97,14 @@ export const rAdapter: LanguageAdapter = {
   dependencyFiles: ['packages.txt'],
 
   /**
-   * runner/runner.r (needs jsonlite; the client needs curl: both Debian packages, system-wide). --vanilla: no .Rprofile, .RData or
-   * .Renviron of the algorithm's tree takes part; the client's library, then the layer's, come first on R_LIBS.
+   * runner/runner.r (needs jsonlite; the client needs curl: both Debian packages, system-wide), which marks each call's output.
+   * --vanilla: no .Rprofile, .RData or .Renviron of the algorithm's tree takes part; the client's library, then the layer's,
+   * come first on R_LIBS.
    */
   runner(ctx: RunnerContext) {
     return {
-      argv: [RSCRIPT, '--vanilla', `${RUNNER_INSIDE.harness}/runner.r`],
+      argv: [...WITH_REQUESTS_FIFO, RSCRIPT, '--vanilla', `${RUNNER_INSIDE.harness}/runner.r`],
+      outputMarks: true,
       env: {
         ALGOHOST_ALGORITHM_NAME: ctx.algorithmName,
         R_LIBS: [`${RUNNER_INSIDE.app}/${CLIENT_LIBRARY}`, ...(ctx.hasLayer ? [`${RUNNER_INSIDE.deps}/library`] : [])].join(':'),

@@ -43,9 +43,9 @@ export const rubyAdapter: LanguageAdapter = {
   languages: ['ruby3'],
   dependencyFiles: ['Gemfile', 'Gemfile.lock'],
 
-  /** runner/runner.rb: `require "bundler/setup"` finds the gems through the artifact's .bundle/config. */
+  /** runner/runner.rb (marks each call's output): `require "bundler/setup"` finds the gems through the artifact's .bundle/config. */
   runner(ctx: RunnerContext) {
-    return { argv: [RUBY, `${RUNNER_INSIDE.harness}/runner.rb`], env: { ALGOHOST_ALGORITHM_NAME: ctx.algorithmName } };
+    return { argv: [RUBY, `${RUNNER_INSIDE.harness}/runner.rb`], outputMarks: true, env: { ALGOHOST_ALGORITHM_NAME: ctx.algorithmName } };
   },
 
   installDependencies(ctx: StepContext) {

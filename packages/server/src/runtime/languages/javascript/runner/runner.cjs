@@ -14,12 +14,27 @@ const fs = require('node:fs');
 const path = require('node:path');
 const readline = require('node:readline');
 const { Buffer } = require('node:buffer');
-const { Readable } = require('node:stream');
+const { Readable, Writable } = require('node:stream');
 const { pathToFileURL } = require('node:url');
 
 const SENTINEL = 'PIPE_INIT_COMPLETE';
 const FIFO = process.env.ALGOHOST_RESPONSE_FIFO || '/tmp/algoout';
 const HARNESS_DIR = __dirname;
+/**
+ * The output mark (templates/README.md, "Output marks"): written to stdout and stderr after each
+ * call's output, so the service can cut the streams per call. Taken out of the environment before
+ * any user code runs: an algorithm that prints its environment (or a subprocess that does) must
+ * not print it.
+ */
+const MARK = process.env.ALGOHOST_OUTPUT_MARK ? Buffer.from(process.env.ALGOHOST_OUTPUT_MARK, 'utf8') : undefined;
+delete process.env.ALGOHOST_OUTPUT_MARK;
+/**
+ * Where the adapter's wrapper (`exec node runner.cjs 8>&1 9>&2`) put copies of fds 1 and 2: Node
+ * has no dup(), and the service's stdio are Unix sockets, which /proc/self/fd/N cannot reopen.
+ */
+const SPARE_FDS = { 1: 8, 2: 9 };
+/** A tiny shared buffer, only to sleep with Atomics.wait while a full pipe drains. */
+const NAP = new Int32Array(new SharedArrayBuffer(4));
 
 /** A failure of the harness itself (no entry point, input it cannot convert), with the type to answer. */
 class HarnessError extends Error {
@@ -174,14 +189,87 @@ function errorResponse(err, defaultType) {
   });
 }
 
-/** Waits until everything written to stdout and stderr so far has left the process. */
+/**
+ * The harness's own descriptor for output fd `fd`, taken before user code runs, so that an
+ * algorithm that closes fd 1 or 2 (fs.closeSync) or replaces process.stdout / its write() loses
+ * no mark: the copy the adapter's wrapper made (same inode), else a reopened /proc/self/fd/N (a
+ * pipe or terminal when run by hand), else the fd itself.
+ */
+function ownOutput(fd) {
+  const spare = SPARE_FDS[fd];
+  try {
+    const a = fs.fstatSync(fd);
+    const b = fs.fstatSync(spare);
+    if (a.dev === b.dev && a.ino === b.ino && a.rdev === b.rdev) return spare;
+  } catch {
+    // no copy: run without the wrapper
+  }
+  try {
+    // Only a pipe or a terminal: a regular file reopened would have its own offset, and the two
+    // would write over each other. Node's own fds are close-on-exec.
+    const st = fs.fstatSync(fd);
+    if (st.isFIFO() || st.isCharacterDevice()) return fs.openSync(`/proc/self/fd/${fd}`, fs.constants.O_WRONLY | fs.constants.O_NOCTTY);
+  } catch {
+    // closed already, or not reopenable: the fd itself
+  }
+  return fd;
+}
+
+/**
+ * Writes all of data to fd at once. The fd may be non-blocking (Node makes its stdio sockets so,
+ * and a copy shares that flag): on EAGAIN it waits a millisecond for the service to read.
+ */
+function writeAllSync(fd, data) {
+  let offset = 0;
+  while (offset < data.length) {
+    try {
+      offset += fs.writeSync(fd, data, offset, data.length - offset);
+    } catch (err) {
+      if (!err || err.code !== 'EAGAIN') throw err;
+      Atomics.wait(NAP, 0, 0, 1);
+    }
+  }
+}
+
+/** process.stdout and process.stderr as the harness found them (flushOutput). */
+let originalStreams = [];
+/** The harness's own copies of fds 1 and 2 (ownOutput). */
+let outputs = { stdout: 1, stderr: 2 };
+
+/**
+ * Waits until everything written to stdout and stderr so far has left the process. On pipes and
+ * sockets process.stdout/stderr write asynchronously: a write's callback runs once libuv handed
+ * it to the kernel, and writes complete in order, so an empty write's callback means all is out.
+ * The streams are the ones the harness found, written with Writable's own write(): an algorithm
+ * that replaced process.stdout or its write() (to silence or capture prints) cannot keep the
+ * callback from coming.
+ */
 function flushOutput() {
   const flush = (stream) =>
     new Promise((resolve) => {
-      if (stream.destroyed || !stream.writable) return resolve();
-      stream.write('', () => resolve());
+      if (!(stream instanceof Writable) || stream.destroyed || !stream.writable) return resolve();
+      try {
+        Writable.prototype.write.call(stream, '', () => resolve());
+      } catch {
+        resolve();
+      }
     });
-  return Promise.all([flush(process.stdout), flush(process.stderr)]);
+  return Promise.all(originalStreams.map(flush));
+}
+
+/**
+ * Ends this call's output: the mark once on stdout and once on stderr, through the harness's own
+ * descriptors, after flushOutput and before the response (nothing without ALGOHOST_OUTPUT_MARK).
+ */
+function writeMarks() {
+  if (!MARK) return;
+  for (const fd of [outputs.stdout, outputs.stderr]) {
+    try {
+      writeAllSync(fd, MARK);
+    } catch {
+      // the service closed the stream: it is not reading marks any more
+    }
+  }
 }
 
 /** One response: open the FIFO, write one line, close it. */
@@ -236,6 +324,7 @@ async function handle(line, algorithm, loadError) {
     response = errorResponse(err, err === loadError ? 'LoadingError' : 'AlgorithmError');
   }
   await flushOutput();
+  writeMarks();
   respond(response);
 }
 
@@ -268,6 +357,8 @@ async function main() {
   process.on('uncaughtException', onUncaught);
   process.on('unhandledRejection', onUncaught);
   const requests = takeStdin();
+  originalStreams = [process.stdout, process.stderr];
+  outputs = { stdout: ownOutput(1), stderr: ownOutput(2) };
 
   let algorithm;
   let loadError;
@@ -279,7 +370,8 @@ async function main() {
     loadError = { message: messageOf(err), stack: own ? err.stack : '', error_type: 'LoadingError' };
   }
   await flushOutput();
-  process.stdout.write(`${SENTINEL}\n`);
+  // Through the harness's own fd 1: the load step may have replaced process.stdout or its write().
+  writeAllSync(outputs.stdout, Buffer.from(`${SENTINEL}\n`, 'utf8'));
 
   // Requests are served one at a time, in order.
   const lines = [];

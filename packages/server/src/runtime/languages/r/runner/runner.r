@@ -12,6 +12,14 @@ local({
   SENTINEL <- "PIPE_INIT_COMPLETE"
   FIFO <- Sys.getenv("ALGOHOST_RESPONSE_FIFO", "/tmp/algoout")
   NAME_FALLBACK <- Sys.getenv("ALGOHOST_ALGORITHM_NAME", "Algorithm")
+  # The output mark (templates/README.md, "Output marks"), written after each call's output.
+  # Out of the environment before any user code runs: an algorithm (or a subprocess) that prints
+  # its environment must not print it.
+  MARK <- Sys.getenv("ALGOHOST_OUTPUT_MARK", "")
+  Sys.unsetenv("ALGOHOST_OUTPUT_MARK")
+  # Where the adapter's wrapper passes the requests: a named pipe that cat fills from the service's
+  # stdin, while R's own stdin is /dev/null (R cannot move fd 0 itself). Absent when run by hand.
+  REQUESTS <- commandArgs(trailingOnly = TRUE)[1L]
 
   # A failure of the harness itself (bad input, no entry point) carrying the type to answer.
   failure <- function(error_type, message) {
@@ -187,12 +195,62 @@ local({
       error = function(e) error_response(e, if (is.null(own_error_type(e))) "AlgorithmError" else own_error_type(e), character(0))
     )
     flush_output()
+    write_marks()
     respond(response)
   }
 
+  # R buffers fd 1 (C stdio) on a pipe or socket: pushed to the service before the mark and the
+  # response. stdout() and stderr() are the algorithm's sinks when it set some; connections 1 and 2
+  # are always fds 1 and 2.
   flush_output <- function() {
     try(flush(stdout()), silent = TRUE)
     try(flush(stderr()), silent = TRUE)
+    try(flush(getConnection(1L)), silent = TRUE)
+    try(flush(getConnection(2L)), silent = TRUE)
+  }
+
+  # Writes to fd 1 even while the algorithm's sink() diverts stdout(): cat to connection 1 itself.
+  write_stdout <- function(text) {
+    try(
+      {
+        cat(text, file = getConnection(1L))
+        flush(getConnection(1L))
+      },
+      silent = TRUE
+    )
+  }
+
+  # Ends this call's output: the mark once on stdout and once on stderr, after flush_output and
+  # before the response; nothing without ALGOHOST_OUTPUT_MARK. R cannot duplicate a descriptor:
+  # the marks go through connections 1 and 2, which no sink() of the algorithm redirects (a message
+  # sink is lifted for the mark and put back).
+  write_marks <- function() {
+    if (!nzchar(MARK)) {
+      return(invisible())
+    }
+    write_stdout(MARK)
+    diverted <- sink.number(type = "message")
+    try(
+      {
+        if (diverted != 2L) sink(type = "message")
+        cat(MARK, file = getConnection(2L))
+        flush(getConnection(2L))
+      },
+      silent = TRUE
+    )
+    if (diverted != 2L) try(sink(getConnection(diverted), type = "message"), silent = TRUE)
+    invisible()
+  }
+
+  # The request channel: the wrapper's named pipe (unlinked once open, so nothing else can open it),
+  # else stdin.
+  open_requests <- function() {
+    if (!is.na(REQUESTS) && nzchar(REQUESTS) && file.exists(REQUESTS)) {
+      con <- fifo(REQUESTS, open = "r", blocking = TRUE)
+      unlink(REQUESTS)
+      return(con)
+    }
+    file("stdin", open = "r")
   }
 
   # One response: open the FIFO, write one line, close it.
@@ -205,11 +263,12 @@ local({
   main <- function() {
     # Warnings print when they happen (the call's output), not after the harness returns.
     options(warn = 1L)
+    # Before any user code runs: the load step cannot reach the requests either.
+    input <- open_requests()
     algorithm <- load_algorithm()
     flush_output()
-    cat(SENTINEL, "\n", sep = "", file = stdout())
-    flush_output()
-    input <- file("stdin", open = "r")
+    # To fd 1 even if the load step set a sink().
+    write_stdout(paste0(SENTINEL, "\n"))
     repeat {
       line <- readLines(input, n = 1L, warn = FALSE, encoding = "UTF-8")
       if (length(line) == 0L) break

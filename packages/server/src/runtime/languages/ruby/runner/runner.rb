@@ -156,6 +156,7 @@ module AlgohostRunner
           end
         end
       flush_output
+      write_marks
       respond(response)
     end
 
@@ -184,11 +185,44 @@ module AlgohostRunner
       raise Failure.new("InputError", "the request is not JSON: #{e.message}")
     end
 
+    # Ruby buffers STDOUT on a pipe or socket (and whatever $stdout the algorithm set): pushed to
+    # the service before the mark and the response. A StringIO or a closed IO has nothing to push.
     def flush_output
       [$stdout, $stderr, STDOUT, STDERR].uniq.each do |io|
         io.flush
       rescue StandardError
         nil
+      end
+    end
+
+    # The harness's own copies of fds 1 and 2, taken before any user code runs, so that an
+    # algorithm that closes or reopens STDOUT/STDERR (or fds 1 and 2) loses no mark and no
+    # sentinel. Ruby's dup is close-on-exec: the algorithm's subprocesses never get them.
+    def take_outputs
+      @outputs = [STDOUT, STDERR].map do |io|
+        copy = io.dup
+        copy.binmode
+        copy.sync = true
+        copy
+      rescue StandardError
+        io # no fd to copy: the stream itself
+      end
+      # Out of the environment before user code runs: an algorithm (or subprocess) that prints its
+      # environment must not print the mark.
+      mark = ENV.delete("ALGOHOST_OUTPUT_MARK")
+      @mark = mark.nil? || mark.empty? ? nil : mark.b
+    end
+
+    # Ends this call's output (templates/README.md, "Output marks"): the mark once on stdout and
+    # once on stderr, after flush_output and before the response; nothing without
+    # ALGOHOST_OUTPUT_MARK.
+    def write_marks
+      return unless @mark
+
+      @outputs.each do |io|
+        io.write(@mark)
+      rescue StandardError
+        nil # the service closed the stream: it reads no marks any more
       end
     end
 
@@ -201,12 +235,14 @@ module AlgohostRunner
       # The requests are the harness's alone: the algorithm's STDIN reads /dev/null from now on.
       requests = STDIN.dup
       STDIN.reopen(File::NULL)
+      take_outputs
       # `require "algorithmia"` finds the in-sandbox client (a Gemfile's own gems come first).
       $LOAD_PATH.unshift(File.join(HARNESS_DIR, "lib"))
       load_error = load_algorithm
       flush_output
-      STDOUT.write("#{SENTINEL}\n")
-      STDOUT.flush
+      # Through the harness's own fd 1: the load step may have closed or reopened STDOUT.
+      @outputs[0].write("#{SENTINEL}\n")
+      @outputs[0].flush
 
       requests.binmode
       while (line = requests.gets)
