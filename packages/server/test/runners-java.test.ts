@@ -116,7 +116,7 @@ const conf = (name: string) => JSON.stringify({ username: 'user', algoname: name
 /** The Java runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md "Java"). */
 describe('java runner harness', () => {
   jvmFixtureSuite('java', (ctx) => {
-    test('no pom.xml: JSON, text and binary in; JSON, text and binary out; generic base class; own error_type; prints back to back, also after System.setOut and System.out.close()', async (t) => {
+    test('no pom.xml: JSON, text and binary in; JSON, text and binary out; generic base class; own error_type; prints back to back, also after System.setOut and System.out.close()', async () => {
       const types = await ctx.startAdHoc('j_types', 'Types', {
         'algorithmia.conf': conf('Types'),
         'src/main/java/algorithmia/Types/Types.java': TYPES,
@@ -187,10 +187,10 @@ describe('java runner harness', () => {
           assert.ok(stdout === `${word}!` || stdout === `!${word}`, stdout);
         },
       });
-      await checkBackToBack(t, types, ['a', 'bb', 'ccc', 'dddd'].map(say));
+      await checkBackToBack(types, ['a', 'bb', 'ccc', 'dddd'].map(say));
       const buffered = await types.call({ content_type: 'json', data: { op: 'buffer' } }, CALL_MS);
       assert.equal(buffered.response.result, 'buffered');
-      await checkBackToBack(t, types, ['e', 'ff', 'ggg', 'hhhh'].map(say));
+      await checkBackToBack(types, ['e', 'ff', 'ggg', 'hhhh'].map(say));
       // After the algorithm closed System.out and System.err the marks still come (the harness's
       // own copies of fds 1 and 2): calls written back to back are still answered, with no output.
       const silent = (data: Record<string, string>, result: string) => ({
@@ -200,7 +200,7 @@ describe('java runner harness', () => {
           assert.equal(stdout, '');
         },
       });
-      await checkBackToBack(t, types, [
+      await checkBackToBack(types, [
         silent({ op: 'close' }, 'closed'),
         silent({ op: 'say', word: 'i' }, 'i'),
         silent({ op: 'say', word: 'j' }, 'j'),
@@ -244,7 +244,7 @@ describe('java runner harness', () => {
       }
     });
 
-    test('an artifact whose harness predates output marks runs the current one, compiled into /tmp: calls back to back keep their prints', async (t) => {
+    test('an artifact whose harness predates output marks runs the current one, compiled into /tmp: calls back to back keep their prints', async () => {
       const { tree } = await ctx.srv().server.services.builder.readArtifact(ctx.hello().spec.artifact);
       // What the compile step writes next to the classes since the harness writes output marks.
       const protocol = path.join(tree, 'target', 'algohost-runner', 'algohost', 'runner', 'protocol');
@@ -254,7 +254,6 @@ describe('java runner harness', () => {
         const runner = await ctx.start(ctx.fx, ctx.helloBuild());
         assert.match(runner.loadOutput, /predates output-marks: compiling the current one into \/tmp\/algohost-runner/);
         await checkBackToBack(
-          t,
           runner,
           ['Ada', 'Grace', 'Zoë', 'Linus'].map((name) => ({
             request: { content_type: 'text' as const, data: name },

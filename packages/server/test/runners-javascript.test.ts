@@ -49,7 +49,7 @@ describe('javascript runner harness', () => {
     assert.equal((await hello().call({ content_type: 'text', data: 'next' }, CALL_MS)).response.result, 'hello next');
   });
 
-  test('output marks: a print still queued on the socket, an algorithm that silenced process.stdout and one that closed fds 1 and 2, back to back', async (t) => {
+  test('output marks: a print still queued on the socket, an algorithm that silenced process.stdout and one that closed fds 1 and 2, back to back', async () => {
     const code = [
       "const fs = require('node:fs');",
       'exports.apply = (input, cb) => {',
@@ -90,7 +90,7 @@ describe('javascript runner harness', () => {
         assert.equal(stdout.length, 200001 + word.length);
       },
     });
-    await checkBackToBack(t, runner, ['a', 'bb', 'ccc', 'dddd'].map(big));
+    await checkBackToBack(runner, ['a', 'bb', 'ccc', 'dddd'].map(big));
     // The mark is out of the environment before user code runs: printing it would cut the output short.
     assert.equal((await runner.call({ content_type: 'text', data: 'env' }, CALL_MS)).response.result, 'no mark');
     const answers = (data: string, result: string, stdout: string) => ({
@@ -99,8 +99,8 @@ describe('javascript runner harness', () => {
     });
     const says = (word: string, stdout: string) => answers(word, word, stdout);
     // process.stdout.write replaced by one that never calls back: the harness still flushes and marks.
-    await checkBackToBack(t, runner, [says('hi', 'hi\nhi\n'), answers('mute', 'muted', ''), says('quiet', ''), says('still', '')]);
+    await checkBackToBack(runner, [says('hi', 'hi\nhi\n'), answers('mute', 'muted', ''), says('quiet', ''), says('still', '')]);
     // After fds 1 and 2 are closed the marks still come (the harness's own copies, fds 8 and 9).
-    await checkBackToBack(t, runner, [answers('close', 'closed', ''), says('e', ''), says('f', ''), says('g', '')]);
+    await checkBackToBack(runner, [answers('close', 'closed', ''), says('e', ''), says('f', ''), says('g', '')]);
   });
 });

@@ -76,7 +76,7 @@ describe('python runner harness', () => {
   // copies of fds 1 and 2: output written straight to the fds, on both streams, or after the
   // algorithm pointed its own fd 1 elsewhere must still land in its own call, also when the next
   // call was written before this one was answered.
-  test('output written to fds 1 and 2 just before the response is that call only, even after fd 1 is redirected', async (t) => {
+  test('output written to fds 1 and 2 just before the response is that call only, even after fd 1 is redirected', async () => {
     const code = [
       'import os',
       '',
@@ -111,12 +111,10 @@ describe('python runner harness', () => {
     };
     const quiet = { request: { content_type: 'text' as const, data: 'quiet' }, check: (o: CallOutcome) => assert.equal(o.stdout, '') };
     await checkBackToBack(
-      t,
       runner!,
       Array.from({ length: 50 }, (_, i) => (i % 2 ? quiet : fds)),
     );
     await checkBackToBack(
-      t,
       runner!,
       Array.from({ length: 50 }, () => fds),
     );

@@ -54,7 +54,7 @@ describe('r runner harness', () => {
     assert.deepEqual(Buffer.from(long.response.result as string, 'base64'), Buffer.from(big).reverse());
   });
 
-  test('output marks: prints left in C stdio, sink() of stdout and messages, and stdin read while the next request waits, back to back', async (t) => {
+  test('output marks: prints left in C stdio, sink() of stdout and messages, and stdin read while the next request waits, back to back', async () => {
     const code = [
       'apply <- function(input) {',
       '  if (startsWith(input, "print ")) {',
@@ -91,7 +91,7 @@ describe('r runner harness', () => {
         assert.ok(stdout === `${word}!` || stdout === `!${word}`, stdout);
       },
     });
-    await checkBackToBack(t, runner, ['a', 'bb', 'ccc', 'dddd'].map(printing));
+    await checkBackToBack(runner, ['a', 'bb', 'ccc', 'dddd'].map(printing));
     // The mark is out of the environment before user code runs: printing it would cut the output short.
     assert.equal((await runner.call({ content_type: 'text', data: 'env' }, CALL_MS)).response.result, 'no mark');
     const answers = (data: string, result: string, stdout: string) => ({
@@ -99,18 +99,13 @@ describe('r runner harness', () => {
       check: (o: CallOutcome) => assert.deepEqual([o.response.result, o.stdout], [result, stdout]),
     });
     // The request behind is already written when the algorithm reads stdin: it still reaches the harness.
-    await checkBackToBack(t, runner, [
+    await checkBackToBack(runner, [
       answers('stdin', '0 0', ''),
       answers('x', 'x', 'x\n'),
       answers('stdin', '0 0', ''),
       answers('y', 'y', 'y\n'),
     ]);
     // After sink() of stdout and of messages the marks still come (connections 1 and 2 themselves).
-    await checkBackToBack(t, runner, [
-      answers('sink', 'sunk', ''),
-      answers('z', 'z', ''),
-      answers('print e', 'e', ''),
-      answers('w', 'w', ''),
-    ]);
+    await checkBackToBack(runner, [answers('sink', 'sunk', ''), answers('z', 'z', ''), answers('print e', 'e', ''), answers('w', 'w', '')]);
   });
 });

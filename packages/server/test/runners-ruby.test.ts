@@ -40,7 +40,7 @@ describe('ruby runner harness', () => {
     assert.deepEqual(list.response.result, { echo: [1, 2.5, 'x', true, null], kind: 'Array', json: '[1,2.5,"x",true,null]' });
   });
 
-  test("output marks: prints left in Ruby's buffers, a $stdout of the algorithm's own and fds 1 and 2 reopened elsewhere, back to back", async (t) => {
+  test("output marks: prints left in Ruby's buffers, a $stdout of the algorithm's own and fds 1 and 2 reopened elsewhere, back to back", async () => {
     const code = [
       'def apply(input)',
       '  case input',
@@ -75,7 +75,7 @@ describe('ruby runner harness', () => {
         assert.ok(stdout === `${word}!` || stdout === `!${word}`, stdout);
       },
     });
-    await checkBackToBack(t, runner, ['a', 'bb', 'ccc', 'dddd'].map(printing));
+    await checkBackToBack(runner, ['a', 'bb', 'ccc', 'dddd'].map(printing));
     // The mark is out of the environment before user code runs: printing it would cut the output short.
     assert.equal((await runner.call({ content_type: 'text', data: 'env' }, CALL_MS)).response.result, 'no mark');
     const answers = (data: string, result: string, stdout: string) => ({
@@ -83,14 +83,14 @@ describe('ruby runner harness', () => {
       check: (o: CallOutcome) => assert.deepEqual([o.response.result, o.stdout], [result, stdout]),
     });
     // $stdout replaced by a StringIO: puts and print go there; $stderr still comes, each call its own.
-    await checkBackToBack(t, runner, [
+    await checkBackToBack(runner, [
       answers('hi', 'hi', 'hi\n'),
       answers('capture', 'captured', ''),
       answers('x', 'x', ''),
       answers('print e', 'e', '!'),
     ]);
     // After fds 1 and 2 are reopened on /dev/null the marks still come (the harness's own copies).
-    await checkBackToBack(t, runner, [
+    await checkBackToBack(runner, [
       answers('reopen', 'reopened', ''),
       answers('y', 'y', ''),
       answers('print f', 'f', ''),

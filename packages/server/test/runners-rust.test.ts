@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { CALL_MS, checkBackToBack, contentTypeOf, runnerSuite } from './support/runner-suite.js';
 import type { CallOutcome } from '../src/runtime/runner/runner-process.js';
@@ -108,7 +110,7 @@ describe('rust runner harness', () => {
     await fresh.stop();
   });
 
-  test('calls written back to back (output marks) each keep their own result and prints', async (t) => {
+  test('calls written back to back (output marks) each keep their own result and prints', async () => {
     // The fixture counts its calls: each call's print names its own number, one more than the call before.
     let last: number | undefined;
     const calls = Array.from({ length: 8 }, (_, i) => ({
@@ -121,7 +123,26 @@ describe('rust runner harness', () => {
         last = n;
       },
     }));
-    await checkBackToBack(t, hello(), calls);
+    await checkBackToBack(hello(), calls);
+  });
+
+  test('an artifact whose harness predates the output marks (no protocol file) runs one call at a time, as built', async () => {
+    const { tree } = await srv().server.services.builder.readArtifact(helloBuild().artifact!);
+    const protocol = path.join(tree, 'target/release/algorithm.protocol');
+    assert.equal(fs.readFileSync(protocol, 'utf8'), 'output-marks\n');
+    fs.renameSync(protocol, `${protocol}.away`);
+    try {
+      const old = await start(fx, helloBuild());
+      assert.equal(old.pipelines, false);
+      assert.equal((await old.call({ content_type: 'text', data: 'then' }, CALL_MS)).response.result, 'hello then');
+      await assert.rejects(
+        Promise.all([old.call({ content_type: 'text', data: 'a' }, CALL_MS), old.call({ content_type: 'text', data: 'b' }, CALL_MS)]),
+        /runner is busy/,
+      );
+      await old.stop();
+    } finally {
+      fs.renameSync(`${protocol}.away`, protocol);
+    }
   });
 
   test('Err(message) is an AlgorithmError with that message; the runner keeps serving', async () => {
@@ -148,7 +169,7 @@ describe('rust runner harness', () => {
     assert.match(response.error?.message ?? '', /binary input/);
   });
 
-  test('any package and lib name, Result<Value, Box<dyn Error>>, the package’s release profile; prints without a newline and closed fds 1 and 2 back to back', async (t) => {
+  test('any package and lib name, Result<Value, Box<dyn Error>>, the package’s release profile; prints without a newline and closed fds 1 and 2 back to back', async () => {
     const f = await adHoc('OtherNames', OTHER_NAMES);
     const { build } = await buildFixture(srv(), f, 'rs_other');
     const runner = await start(f, build);
@@ -171,7 +192,7 @@ describe('rust runner harness', () => {
         assert.ok(stdout === `${word}!` || stdout === `!${word}`, stdout);
       },
     });
-    await checkBackToBack(t, runner, ['a', 'bb', 'ccc', 'dddd'].map(printing));
+    await checkBackToBack(runner, ['a', 'bb', 'ccc', 'dddd'].map(printing));
     // After the algorithm closed its fds 1 and 2 the marks still come (the harness's own copies):
     // calls written back to back are still answered, with no output.
     const silent = (data: string, result: unknown) => ({
@@ -181,7 +202,7 @@ describe('rust runner harness', () => {
         assert.equal(stdout, '');
       },
     });
-    await checkBackToBack(t, runner, [silent('close', 'closed'), silent('print e', 'e'), silent('print f', 'f'), silent('print g', 'g')]);
+    await checkBackToBack(runner, [silent('close', 'closed'), silent('print e', 'e'), silent('print f', 'f'), silent('print g', 'g')]);
   });
 
   test('a package without serde_json fails its build with a message saying what to add', async () => {

@@ -40,10 +40,9 @@ export function jvmFixtureSuite(language: string, extra: (ctx: RunnerSuite) => v
     }
   });
 
-  test('calls written back to back (output marks) each keep their own result and prints', async (t) => {
+  test('calls written back to back (output marks) each keep their own result and prints', async () => {
     const names = ['Ada', 'Grace', 'Zoë', 'Linus', 'Barbara', 'Edsger'];
     await checkBackToBack(
-      t,
       hello(),
       names.map((name) => ({
         request: { content_type: 'text', data: name },

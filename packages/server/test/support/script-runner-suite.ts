@@ -90,7 +90,7 @@ export function scriptRunnerSuite(lang: ScriptLanguage): RunnerSuite {
     }
   });
 
-  test('calls written back to back (output marks) each keep their own result and prints', async (t) => {
+  test('calls written back to back (output marks) each keep their own result and prints', async () => {
     const calls = [];
     for (let i = 0; i < 10; i++) {
       calls.push({
@@ -109,8 +109,8 @@ export function scriptRunnerSuite(lang: ScriptLanguage): RunnerSuite {
       });
     }
     // Pairs shifted by one too: a quiet call first, then one that prints.
-    await checkBackToBack(t, hello(), calls);
-    await checkBackToBack(t, hello(), calls.slice(1, -1));
+    await checkBackToBack(hello(), calls);
+    await checkBackToBack(hello(), calls.slice(1, -1));
   });
 
   test(`${lang.load.what} runs once per runner, not per call`, async () => {

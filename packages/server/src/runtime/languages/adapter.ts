@@ -64,6 +64,8 @@ export interface RunnerContext {
   /** Whether the build made a dependency layer (mounted at RUNNER_INSIDE.deps). */
   hasLayer: boolean;
   environment: { name: string; runtimeVersion: string };
+  /** The trimmed content of the adapter's `runnerProtocolFile` in the artifact, if it has one. */
+  harnessProtocol?: string;
 }
 
 export interface RunnerCommand {
@@ -84,6 +86,13 @@ export interface LanguageAdapter {
    * the response FIFO (docs/compatibility.md §4). Absent = a language this cluster builds but cannot run (every language has one today).
    */
   runner?(ctx: RunnerContext): RunnerCommand;
+
+  /**
+   * For a harness compiled into each artifact: the file (relative to the artifact's tree) in which
+   * the build wrote which protocol its harness speaks, read into RunnerContext.harnessProtocol
+   * when a runner starts, so that artifacts built by an older release keep running as they were built.
+   */
+  runnerProtocolFile?: string;
 
   /** Its folder under runtime/languages/; the runner harness is in <folder>/runner/. */
   folder: string;

@@ -3,8 +3,8 @@
  * language adapter how to start its harness, and applies the node's limits.
  *
  * What the runner mounts comes from the artifact's root-owned manifest, checked by the builder
- * (`readArtifact`); the only file read from the built tree, algorithmia.conf, is opened without
- * following links and only ever parsed as data for the harness.
+ * (`readArtifact`); the only files read from the built tree, algorithmia.conf and the protocol
+ * file of a compiled harness, are opened without following links and only ever read as data.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -83,11 +83,15 @@ export class RunnerFactory {
       if (this.fetchArtifact) await this.fetchArtifact(req.artifact);
       const artifact = await this.builder.readArtifact(req.artifact);
       const conf = await readConf(path.join(artifact.tree, 'algorithmia.conf'));
+      const harnessProtocol = adapter.runnerProtocolFile
+        ? await readProtocol(path.join(artifact.tree, adapter.runnerProtocolFile))
+        : undefined;
       const command = runner({
         conf,
         algorithmName: req.algorithmName,
         hasLayer: artifact.layerDir !== null,
         environment: { name: req.environment.name, runtimeVersion: req.environment.runtime.version },
+        ...(harnessProtocol !== undefined ? { harnessProtocol } : {}),
       });
       // The API socket exists once the server listens; looked for here, off the event loop.
       const apiSocket = req.pipeline && (await exists(this.apiSocket));
@@ -116,32 +120,49 @@ export class RunnerFactory {
 }
 
 /**
- * The artifact's algorithmia.conf as data ({} when absent or unusable: the harness then falls
- * back to the algorithm's name). Never follows a link, never blocks on a FIFO, reads at most 64 KiB.
+ * A small file of the artifact (written by the build, so untrusted): its text, or undefined when
+ * absent or unusable. Never follows a link, never blocks on a FIFO, reads at most 64 KiB.
  */
-async function readConf(file: string): Promise<RunnerContextConf> {
+async function readArtifactFile(file: string): Promise<string | undefined> {
   let handle: fs.promises.FileHandle;
   try {
     handle = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch {
-    return {};
+    return undefined;
   }
   try {
     const st = await handle.stat();
-    if (!st.isFile() || st.size > 64 * 1024) return {};
-    const parsed = JSON.parse(await handle.readFile('utf8')) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
-    const conf: RunnerContextConf = {};
-    for (const k of ['username', 'algoname', 'language'] as const) {
-      const v = (parsed as Record<string, unknown>)[k];
-      if (typeof v === 'string') conf[k] = v;
-    }
-    return conf;
+    if (!st.isFile() || st.size > 64 * 1024) return undefined;
+    return await handle.readFile('utf8');
   } catch {
-    return {};
+    return undefined;
   } finally {
     await handle.close();
   }
+}
+
+/** The artifact's algorithmia.conf as data ({} when absent or unusable: the harness then falls back to the algorithm's name). */
+async function readConf(file: string): Promise<RunnerContextConf> {
+  const text = await readArtifactFile(file);
+  if (text === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+  const conf: RunnerContextConf = {};
+  for (const k of ['username', 'algoname', 'language'] as const) {
+    const v = (parsed as Record<string, unknown>)[k];
+    if (typeof v === 'string') conf[k] = v;
+  }
+  return conf;
+}
+
+/** The protocol an artifact's compiled harness speaks (LanguageAdapter.runnerProtocolFile). */
+async function readProtocol(file: string): Promise<string | undefined> {
+  return (await readArtifactFile(file))?.trim();
 }
 
 type RunnerContextConf = RunnerContext['conf'];

@@ -49,7 +49,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Mount } from '../../sandbox/supervisor.js';
-import { INSIDE, RUNNER_INSIDE, type BuildStep, type LanguageAdapter, type StepContext } from '../adapter.js';
+import { INSIDE, RUNNER_INSIDE, type BuildStep, type LanguageAdapter, type RunnerContext, type StepContext } from '../adapter.js';
 
 /** Where scripts/install/rust.sh puts the toolchain; mounted at the same path inside. */
 export const RUST_HOME = '/opt/algohost/rust';
@@ -137,9 +137,13 @@ export const rustAdapter: LanguageAdapter = {
     ];
   },
 
-  runner() {
-    // outputMarks: runner/src/main.rs writes the marks (flushing stdout's LineWriter first).
-    return { argv: [`${RUNNER_INSIDE.app}/${RUNNER_BINARY}`], env: {}, outputMarks: true };
+  // The harness is compiled into each artifact: build.sh says which protocol it speaks.
+  runnerProtocolFile: `${RUNNER_BINARY}.protocol`,
+
+  runner(ctx: RunnerContext) {
+    // runner/src/main.rs writes the output marks (flushing stdout's LineWriter first); a harness
+    // built before them does not, and its runners take one call at a time.
+    return { argv: [`${RUNNER_INSIDE.app}/${RUNNER_BINARY}`], env: {}, outputMarks: ctx.harnessProtocol === 'output-marks' };
   },
 
   env() {

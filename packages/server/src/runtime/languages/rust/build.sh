@@ -88,6 +88,9 @@ TOML
       echo 'error: the runner harness did not build: src/lib.rs must have pub fn apply(input: serde_json::Value) -> Result<serde_json::Value, String> (see the template)' >&2
       exit 1
     fi
+    # Runners of this artifact read it: this harness ends each call's output with the output mark
+    # (an artifact built before the marks has none, and its runners take one call at a time).
+    printf 'output-marks\n' >"$binary.protocol"
     echo "built the runner $binary for $name"
     ;;
   *)
