@@ -1,9 +1,13 @@
 /**
- * Artifacts in the blob store (cluster/artifact-store.ts), between the builders of two "nodes"
- * (two build roots) over a real disk blob store: what one uploads the other unpacks whole, with
- * its layer; fetched artifacts stay within the cache bound except those with warm runners; a
- * blob that does not match its hash, or a tar holding anything but its artifact and layer, is
- * refused before anything moves into place.
+ * Artifacts in the blob store (cluster/artifact-store.ts), between the builders of several
+ * "nodes" (build roots) over a real blob store (moto's S3 server under scripts/with-services.sh,
+ * else a directory): what one uploads another unpacks whole, its dependency layer a blob of its
+ * own that two artifacts with the same dependencies share and a node holding it does not
+ * download again; fetched artifacts and layers stay within the cache bound, except those with
+ * warm runners or needed by a kept artifact, and a fetched layer a build here used stays for
+ * good; an older node's index (one tar with artifact and layer) still fetches; and what another
+ * node wrote is refused before anything moves when it does not hold exactly what it should (a
+ * blob not matching its hash, links, extra entries, a layer name that is a path).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -13,35 +17,43 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { BlobArtifactStore } from '../src/cluster/artifact-store.js';
+import type { Build } from '../src/domain/builds/model.js';
+import type { Environment } from '../src/domain/catalog/model.js';
+import type { BlobContent, BlobStore } from '../src/domain/data/ports.js';
 import { SandboxBuilder } from '../src/runtime/build/sandbox-builder.js';
 import { LANGUAGE_ADAPTERS } from '../src/runtime/languages/index.js';
 import { EgressProxy } from '../src/runtime/sandbox/egress-proxy.js';
 import { Supervisor } from '../src/runtime/sandbox/supervisor.js';
 import { DiskBlobStore } from '../src/storage/blobs/disk-blob-store.js';
+import { S3BlobStore } from '../src/storage/blobs/s3-blob-store.js';
+import { readCatalog } from '../src/storage/catalog-files.js';
 import { makeTempDir } from './support/server.js';
 
 const silent = { warn: () => {} };
+const GIT = '/usr/bin/git';
 
 function builderAt(root: string): SandboxBuilder {
+  const egress = new EgressProxy({ dir: path.join(root, 'egress'), allow: [] });
+  egress.prepare();
   const builder = new SandboxBuilder(new Supervisor({ maxOpenFiles: 64 }), LANGUAGE_ADAPTERS, {
     root,
     sharedCache: true,
     registries: { pipFindLinks: [] },
-    egress: new EgressProxy({ dir: path.join(root, 'egress'), allow: [] }),
+    egress,
     memoryBytes: 256 * 1024 * 1024,
-    git: '/usr/bin/git',
+    git: GIT,
     maxArtifactBytes: 0,
   });
   builder.prepare();
   return builder;
 }
 
-/** Writes an artifact as the builder leaves one: tree, manifest and a dependency layer. */
-function makeArtifact(builder: SandboxBuilder, text: string): string {
-  const algorithmId = crypto.randomUUID();
+const newLayer = () => `python/${crypto.randomBytes(16).toString('hex')}`;
+
+/** Writes an artifact as the builder leaves one: tree, manifest and (unless null) its dependency layer. */
+function makeArtifact(builder: SandboxBuilder, text: string, layer: string | null = newLayer(), algorithmId = crypto.randomUUID()): string {
   const commit = crypto.randomBytes(20).toString('hex');
   const key = `${algorithmId}/python311/${commit}`;
-  const layer = `python/${crypto.randomBytes(16).toString('hex')}`;
   const dir = builder.artifactPath(key);
   fs.mkdirSync(path.join(dir, 'tree', 'src'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'tree', 'src', 'Algo.py'), text);
@@ -49,54 +61,158 @@ function makeArtifact(builder: SandboxBuilder, text: string): string {
     path.join(dir, 'manifest.json'),
     JSON.stringify({ algorithmId, environment: 'python311', language: 'python', commit, layer, builtAt: new Date().toISOString() }),
   );
-  fs.mkdirSync(path.join(builder.dirs.layers, layer), { recursive: true });
-  fs.writeFileSync(path.join(builder.dirs.layers, layer, 'dep.py'), `# dependency of ${text}\n`);
+  if (layer && !fs.existsSync(path.join(builder.dirs.layers, layer))) {
+    fs.mkdirSync(path.join(builder.dirs.layers, layer, 'venv', 'bin'), { recursive: true });
+    fs.writeFileSync(path.join(builder.dirs.layers, layer, 'dep.py'), `# dependency of ${text}\n`);
+    // Links inside a layer are normal (a virtual environment's interpreter): they travel as links.
+    fs.symlinkSync('/usr/bin/python3', path.join(builder.dirs.layers, layer, 'venv', 'bin', 'python'));
+  }
   return key;
+}
+
+/** The blob store, counting which blobs are read. */
+class CountingBlobs implements BlobStore {
+  readonly reads: string[] = [];
+  constructor(private readonly inner: BlobStore) {}
+  open = () => this.inner.open();
+  put = (key: string, body: Readable) => this.inner.put(key, body);
+  get = (key: string): Promise<BlobContent | undefined> => {
+    this.reads.push(key);
+    return this.inner.get(key);
+  };
+  stat = (key: string) => this.inner.stat(key);
+  list = (prefix: string, opts?: { after?: string; limit?: number }) => this.inner.list(prefix, opts);
+  delete = (key: string) => this.inner.delete(key);
+  close = () => this.inner.close();
+  layerReads = () => this.reads.filter((k) => k.startsWith('layers/sha256/')).length;
+}
+
+async function openBlobs(root: string): Promise<BlobStore> {
+  const endpoint = process.env.ALGOHOST_TEST_S3_ENDPOINT;
+  const store = endpoint
+    ? new S3BlobStore({
+        endpoint,
+        region: 'us-east-1',
+        bucket: `artifacts-${crypto.randomBytes(4).toString('hex')}`,
+        accessKeyId: 'test',
+        secretAccessKey: 'test',
+        forcePathStyle: true,
+      })
+    : new DiskBlobStore(path.join(root, 'blobs'));
+  await store.open();
+  return store;
+}
+
+async function count(blobs: BlobStore, prefix: string): Promise<number> {
+  return (await blobs.list(prefix)).items.length;
+}
+
+/** Stores `bytes` as a blob under `prefix`<its SHA-256> and returns the hash, as a node would (or a forger). */
+async function putBlob(blobs: BlobStore, prefix: string, file: string): Promise<string> {
+  const hash = crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+  await blobs.put(`${prefix}${hash}`, fs.createReadStream(file));
+  return hash;
 }
 
 describe('artifacts in the blob store (cluster mode)', () => {
   let root: string;
-  let blobs: DiskBlobStore;
+  let blobs: BlobStore;
   let built: SandboxBuilder;
   let upload: BlobArtifactStore;
   let keys: string[];
+  let n = 0;
+  /** A node of its own: a fresh build root and a store over the shared blobs (counted). */
+  const node = (settings: { cacheBytes?: number; warm?: Set<string> } = {}) => {
+    const builder = builderAt(path.join(root, `node-${n++}`));
+    const counted = new CountingBlobs(blobs);
+    const store = new BlobArtifactStore(
+      counted,
+      builder,
+      { cacheBytes: settings.cacheBytes ?? 0, warm: () => settings.warm ?? new Set() },
+      silent,
+    );
+    const has = (k: string) => fs.existsSync(path.join(builder.artifactPath(k), 'manifest.json'));
+    const hasLayer = (name: string) => fs.existsSync(path.join(builder.dirs.layers, name));
+    return { builder, store, counted, has, hasLayer };
+  };
 
   before(async () => {
     root = await makeTempDir('algohost-artifacts-');
     fs.chmodSync(root, 0o711); // the sandbox user passes through to build directories
-    blobs = new DiskBlobStore(path.join(root, 'blobs'));
-    await blobs.open();
+    blobs = await openBlobs(root);
     built = builderAt(path.join(root, 'a'));
     upload = new BlobArtifactStore(blobs, built, { cacheBytes: 0, warm: () => new Set() }, silent);
     keys = ['one', 'two', 'three'].map((t) => makeArtifact(built, `def apply(x): return "${t}"\n`));
     for (const k of keys) await upload.upload(k);
   });
-  after(() => fs.rmSync(root, { recursive: true, force: true }));
+  after(async () => {
+    await blobs.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
 
-  test('another node unpacks an uploaded artifact whole, with its layer, where the runner looks', async () => {
-    const other = builderAt(path.join(root, 'b'));
-    const store = new BlobArtifactStore(blobs, other, { cacheBytes: 0, warm: () => new Set() }, silent);
+  const layerOf = (k: string) =>
+    (JSON.parse(fs.readFileSync(path.join(built.artifactPath(k), 'manifest.json'), 'utf8')) as { layer: string }).layer;
+  const indexOf = async (k: string) =>
+    JSON.parse(await text((await blobs.get(`artifacts/index/${k}`))!.body)) as {
+      tree: string;
+      layer: { name: string; sha256: string } | null;
+    };
+
+  test('another node unpacks an uploaded artifact whole, with its layer (a blob of its own), where the runner looks', async () => {
+    const index = await indexOf(keys[0]!);
+    assert.equal(index.layer?.name, layerOf(keys[0]!));
+    assert.ok(await blobs.stat(`layers/sha256/${index.layer.sha256}`), 'the layer is a blob of its own');
+    assert.equal(await text((await blobs.get(`layers/index/${index.layer.name}`))!.body), index.layer.sha256);
+    const tree = execFileSync('/usr/bin/tar', ['-t', '-f', '-'], {
+      input: await bytes((await blobs.get(`artifacts/sha256/${index.tree}`))!.body),
+    }).toString();
+    assert.ok(!tree.includes('layers/'), `the artifact's tar holds only the artifact:\n${tree}`);
+
+    const { builder, store } = node();
     await store.ensure(keys[0]!);
-    const info = await other.readArtifact(keys[0]!);
+    const info = await builder.readArtifact(keys[0]!);
     assert.equal(fs.readFileSync(path.join(info.tree, 'src', 'Algo.py'), 'utf8'), 'def apply(x): return "one"\n');
     assert.ok(info.layerDir);
     assert.equal(fs.readFileSync(path.join(info.layerDir, 'dep.py'), 'utf8'), '# dependency of def apply(x): return "one"\n\n');
+    assert.equal(fs.readlinkSync(path.join(info.layerDir, 'venv', 'bin', 'python')), '/usr/bin/python3', 'links inside a layer stay links');
     // Uploading again stores nothing new: the index names the same content.
-    const before = (await blobs.list('artifacts/')).items.length;
+    const before = (await count(blobs, 'artifacts/')) + (await count(blobs, 'layers/'));
     await upload.upload(keys[0]!);
-    assert.equal((await blobs.list('artifacts/')).items.length, before);
+    assert.equal((await count(blobs, 'artifacts/')) + (await count(blobs, 'layers/')), before);
+  });
+
+  test('two artifacts with the same dependencies share one layer blob, and a node holding the layer does not download it again', async () => {
+    const algorithmId = crypto.randomUUID();
+    const layer = newLayer();
+    const first = makeArtifact(built, 'def apply(x): return "first"\n', layer, algorithmId);
+    const layerBlobs = await count(blobs, 'layers/sha256/');
+    await upload.upload(first);
+    assert.equal(await count(blobs, 'layers/sha256/'), layerBlobs + 1);
+    const second = makeArtifact(built, 'def apply(x): return "second"\n', layer, algorithmId);
+    await upload.upload(second);
+    assert.equal(await count(blobs, 'layers/sha256/'), layerBlobs + 1, 'the second build stored no layer');
+    assert.deepEqual((await indexOf(second)).layer, (await indexOf(first)).layer);
+
+    const { builder, store, counted } = node();
+    await store.ensure(first);
+    assert.equal(counted.layerReads(), 1);
+    await store.ensure(second);
+    assert.equal(counted.layerReads(), 1, 'the layer was not fetched again');
+    assert.equal((await builder.readArtifact(second)).layerDir, (await builder.readArtifact(first)).layerDir);
+    assert.ok(fs.existsSync(path.join((await builder.readArtifact(second)).layerDir!, 'dep.py')));
+    // Two fetches at once of artifacts sharing a layer download it once.
+    const other = node();
+    await Promise.all([other.store.ensure(first), other.store.ensure(second)]);
+    assert.equal(other.counted.layerReads(), 1);
+    assert.ok(other.has(first) && other.has(second));
   });
 
   test('fetched artifacts stay within the cache bound, least recently fetched first, never one with warm runners', async () => {
-    const other = builderAt(path.join(root, 'c'));
     const warm = new Set([keys[0]!]);
-    const store = new BlobArtifactStore(blobs, other, { cacheBytes: 1, warm: () => warm }, silent);
-    const has = (k: string) => fs.existsSync(path.join(other.artifactPath(k), 'manifest.json'));
+    const { builder, store, has } = node({ cacheBytes: 1, warm });
     await store.ensure(keys[0]!);
     await store.ensure(keys[1]!);
-    // The second artifact's layer joins the first one's language folder.
-    assert.ok((await other.readArtifact(keys[1]!)).layerDir);
-    assert.ok(fs.existsSync(path.join((await other.readArtifact(keys[1]!)).layerDir!, 'dep.py')), 'its layer is unpacked too');
+    assert.ok(fs.existsSync(path.join((await builder.readArtifact(keys[1]!)).layerDir!, 'dep.py')), 'its layer is unpacked too');
     assert.ok(has(keys[0]!), 'warm: kept');
     assert.ok(has(keys[1]!), 'just fetched: kept');
     await store.ensure(keys[2]!);
@@ -105,65 +221,278 @@ describe('artifacts in the blob store (cluster mode)', () => {
     assert.ok(has(keys[2]!));
   });
 
+  test('a fetched layer goes with the last kept artifact needing it, never while a warm one needs it', async () => {
+    const algorithmId = crypto.randomUUID();
+    const shared = newLayer();
+    const [a, b] = ['a', 'b'].map((t) => makeArtifact(built, `def apply(x): return "${t}"\n`, shared, algorithmId));
+    const c = makeArtifact(built, 'def apply(x): return "c"\n');
+    const d = makeArtifact(built, 'def apply(x): return "d"\n');
+    for (const k of [a!, b!, c, d]) await upload.upload(k);
+    const warm = new Set<string>();
+    const { store, has, hasLayer } = node({ cacheBytes: 1, warm });
+
+    await store.ensure(a!);
+    await store.ensure(b!);
+    assert.equal(has(a!), false, 'the older artifact goes');
+    assert.ok(hasLayer(shared), 'its layer stays: the kept artifact b needs it');
+    warm.add(b!);
+    await store.ensure(c);
+    assert.ok(has(b!) && hasLayer(shared), 'b has warm runners: it and its layer stay');
+    assert.equal(has(c), true, 'just fetched');
+    warm.delete(b!);
+    await store.ensure(d);
+    assert.equal(has(b!), false);
+    assert.equal(hasLayer(shared), false, 'no kept artifact needs the shared layer any more: it goes');
+    assert.equal(has(c), false);
+    assert.equal(hasLayer(layerOf(c)), false);
+    assert.ok(has(d) && hasLayer(layerOf(d)));
+  });
+
+  test('layers this node had or built itself are never removed, nor a fetched one a build here used', async () => {
+    const repo = await makeRepository(root);
+    const algorithmId = crypto.randomUUID();
+    const [first, second] = repo.commits;
+    // Node "a" builds the first commit for real (a virtual environment as its layer) and uploads it.
+    const firstKey = await realBuild(built, repo.dir, algorithmId, first!);
+    await upload.upload(firstKey);
+    const layer = layerOf(firstKey);
+    assert.ok(layer, 'requirements.txt made a layer');
+
+    const { builder, store, has, hasLayer } = node({ cacheBytes: 1 });
+    // A layer this node has of its own (made by a build before this process started).
+    const own = makeArtifact(builder, 'def apply(x): return "own"\n');
+    const ownLayer = (await builder.readArtifact(own)).manifest.layer!;
+    await store.ensure(firstKey);
+    assert.ok(hasLayer(layer));
+    // A build here of the next commit, same requirements, reuses the fetched layer: it is this node's own now.
+    const log: string[] = [];
+    const secondKey = await realBuild(builder, repo.dir, algorithmId, second!, (t) => log.push(t));
+    assert.match(log.join(''), new RegExp(`reusing layer ${layer}`));
+    await store.ensure(keys[2]!);
+    assert.equal(has(firstKey), false, 'the fetched artifact goes');
+    assert.ok(hasLayer(layer), 'the layer a build here used stays');
+    assert.ok(fs.existsSync(path.join((await builder.readArtifact(secondKey)).layerDir!, 'venv', 'bin', 'python')));
+    assert.ok(has(own) && hasLayer(ownLayer), "an artifact and layer this node did not fetch are not the cache's");
+  });
+
+  test("an older node's index (the hash of one tar with the artifact and its layer) still fetches, and the layer counts as fetched", async () => {
+    const key = makeArtifact(built, 'def apply(x): return "old"\n');
+    const layer = layerOf(key);
+    const builtRoot = path.dirname(built.dirs.artifacts);
+    const tar = path.join(root, 'old.tar');
+    execFileSync('/usr/bin/tar', ['-c', '-f', tar, '-C', builtRoot, path.relative(builtRoot, built.artifactPath(key)), `layers/${layer}`]);
+    const hash = await putBlob(blobs, 'artifacts/sha256/', tar);
+    await blobs.put(`artifacts/index/${key}`, Readable.from([Buffer.from(hash)]));
+    const { builder, store, has, hasLayer } = node({ cacheBytes: 1 });
+    await store.ensure(key);
+    assert.equal(
+      fs.readFileSync(path.join((await builder.readArtifact(key)).tree, 'src', 'Algo.py'), 'utf8'),
+      'def apply(x): return "old"\n',
+    );
+    assert.ok(hasLayer(layer));
+    await store.ensure(keys[0]!);
+    assert.equal(has(key), false);
+    assert.equal(hasLayer(layer), false, 'its layer goes with it');
+  });
+
   test('a blob that does not match its hash is refused, and nothing is unpacked', async () => {
     const key = makeArtifact(built, 'def apply(x): return "tampered"\n');
     await upload.upload(key);
-    const hash = await text((await blobs.get(`artifacts/index/${key}`))!.body);
-    await blobs.put(`artifacts/sha256/${hash}`, Readable.from([Buffer.from('not the artifact')]));
-    const other = builderAt(path.join(root, 'd'));
-    const store = new BlobArtifactStore(blobs, other, { cacheBytes: 0, warm: () => new Set() }, silent);
+    const { tree } = await indexOf(key);
+    await blobs.put(`artifacts/sha256/${tree}`, Readable.from([Buffer.from('not the artifact')]));
+    const { builder, store } = node();
     await assert.rejects(store.ensure(key), /does not match its hash/);
-    assert.equal(fs.existsSync(other.artifactPath(key)), false);
+    assert.equal(fs.existsSync(builder.artifactPath(key)), false);
+  });
+
+  test('a layer blob that does not match its hash is refused, and neither layer nor artifact appears', async () => {
+    const key = makeArtifact(built, 'def apply(x): return "tampered layer"\n');
+    await upload.upload(key);
+    const { layer } = await indexOf(key);
+    await blobs.put(`layers/sha256/${layer!.sha256}`, Readable.from([Buffer.from('not the layer')]));
+    const { builder, store, hasLayer } = node();
+    await assert.rejects(store.ensure(key), /layer .* does not match its hash/);
+    assert.equal(hasLayer(layer!.name), false);
+    assert.equal(fs.existsSync(builder.artifactPath(key)), false);
   });
 
   test('an artifact that is a symbolic link in the tar is refused (it would point the runner elsewhere)', async () => {
-    const key = makeArtifact(built, 'def apply(x): return "link"\n');
+    const key = makeArtifact(built, 'def apply(x): return "link"\n', null);
     const staging = path.join(root, 'linked');
     const rel = path.relative(path.dirname(built.dirs.artifacts), built.artifactPath(key));
     fs.mkdirSync(path.dirname(path.join(staging, rel)), { recursive: true });
     fs.symlinkSync('/etc', path.join(staging, rel));
     const tar = path.join(root, 'linked.tar');
     execFileSync('/usr/bin/tar', ['-c', '-f', tar, '-C', staging, 'artifacts']);
-    const hash = crypto.createHash('sha256').update(fs.readFileSync(tar)).digest('hex');
-    await blobs.put(`artifacts/sha256/${hash}`, fs.createReadStream(tar));
-    await blobs.put(`artifacts/index/${key}`, Readable.from([Buffer.from(hash)]));
-    const other = builderAt(path.join(root, 'f'));
-    const store = new BlobArtifactStore(blobs, other, { cacheBytes: 0, warm: () => new Set() }, silent);
+    const tree = await putBlob(blobs, 'artifacts/sha256/', tar);
+    await blobs.put(`artifacts/index/${key}`, Readable.from([Buffer.from(JSON.stringify({ tree, layer: null }))]));
+    const { builder, store } = node();
     await assert.rejects(store.ensure(key), /is not a directory/);
-    assert.equal(fs.existsSync(other.artifactPath(key)), false);
+    assert.equal(fs.existsSync(builder.artifactPath(key)), false);
   });
 
-  test('a tar holding more than its artifact and layer is refused before anything moves', async () => {
+  test('a tar holding more than its artifact is refused before anything moves (a layer too, in the new format)', async () => {
     const key = makeArtifact(built, 'def apply(x): return "extra"\n');
     const staging = path.join(root, 'evil');
     fs.mkdirSync(path.join(staging, 'etc'), { recursive: true });
     fs.writeFileSync(path.join(staging, 'etc', 'cron'), 'evil');
-    const tar = path.join(root, 'evil.tar');
     const builtRoot = path.dirname(built.dirs.artifacts);
-    execFileSync('/usr/bin/tar', [
-      '-c',
-      '-f',
-      tar,
-      '-C',
-      staging,
-      'etc',
-      '-C',
-      builtRoot,
-      path.relative(builtRoot, built.artifactPath(key)),
-    ]);
-    const hash = crypto.createHash('sha256').update(fs.readFileSync(tar)).digest('hex');
-    await blobs.put(`artifacts/sha256/${hash}`, fs.createReadStream(tar));
-    await blobs.put(`artifacts/index/${key}`, Readable.from([Buffer.from(hash)]));
-    const other = builderAt(path.join(root, 'e'));
-    const store = new BlobArtifactStore(blobs, other, { cacheBytes: 0, warm: () => new Set() }, silent);
-    await assert.rejects(store.ensure(key), /holds more than itself/);
-    assert.equal(fs.existsSync(other.artifactPath(key)), false);
-    assert.equal(fs.existsSync(path.join(path.dirname(other.dirs.artifacts), 'etc')), false);
+    const rel = path.relative(builtRoot, built.artifactPath(key));
+    for (const extra of [
+      ['-C', staging, 'etc'],
+      ['-C', builtRoot, `layers/${layerOf(key)}`],
+    ]) {
+      const tar = path.join(root, 'evil.tar');
+      execFileSync('/usr/bin/tar', ['-c', '-f', tar, ...extra, '-C', builtRoot, rel]);
+      const tree = await putBlob(blobs, 'artifacts/sha256/', tar);
+      await blobs.put(`artifacts/index/${key}`, Readable.from([Buffer.from(JSON.stringify({ tree, layer: null }))]));
+      const { builder, store } = node();
+      await assert.rejects(store.ensure(key), /holds more than itself/);
+      assert.equal(fs.existsSync(builder.artifactPath(key)), false);
+      assert.equal(fs.existsSync(path.join(path.dirname(builder.dirs.artifacts), 'etc')), false);
+      assert.deepEqual(fs.readdirSync(builder.dirs.layers), []);
+    }
+  });
+
+  test('an artifact whose manifest names another layer than its index is refused (the runner would mount one never checked)', async () => {
+    const key = makeArtifact(built, 'def apply(x): return "other layer"\n');
+    await upload.upload(key);
+    const index = await indexOf(key);
+    const decoy = makeArtifact(built, 'def apply(x): return "decoy"\n');
+    await upload.upload(decoy);
+    await blobs.put(
+      `artifacts/index/${key}`,
+      Readable.from([Buffer.from(JSON.stringify({ ...index, layer: (await indexOf(decoy)).layer }))]),
+    );
+    const { builder, store } = node();
+    await assert.rejects(store.ensure(key), /does not name the layer its index names/);
+    assert.equal(fs.existsSync(builder.artifactPath(key)), false);
+  });
+
+  test('a layer index naming a path is refused before it is used as one', async () => {
+    const key = makeArtifact(built, 'def apply(x): return "path"\n');
+    await upload.upload(key);
+    const index = await indexOf(key);
+    const { builder, store } = node();
+    for (const name of [
+      '../x',
+      'python/../../../etc',
+      '/etc/cron.d',
+      'python/abc',
+      '../python/' + 'a'.repeat(32),
+      `python/${'a'.repeat(32)}/..`,
+    ]) {
+      await blobs.put(
+        `artifacts/index/${key}`,
+        Readable.from([Buffer.from(JSON.stringify({ ...index, layer: { ...index.layer, name } }))]),
+      );
+      await assert.rejects(store.ensure(key), /names an invalid dependency layer/, name);
+    }
+    for (const damaged of [
+      '{"tree":"../../x","layer":null}',
+      '{"layer":null}',
+      '[1]',
+      'not json',
+      `{"tree":"${index.tree}","layer":"python"}`,
+    ]) {
+      await blobs.put(`artifacts/index/${key}`, Readable.from([Buffer.from(damaged)]));
+      await assert.rejects(store.ensure(key), /index of artifact .* is (damaged|names an invalid)/, damaged);
+    }
+    assert.equal(fs.existsSync(builder.artifactPath(key)), false);
+    assert.deepEqual(fs.readdirSync(builder.dirs.layers), []);
+  });
+
+  test('a layer tar holding an extra top-level entry, or a link for the layer, is refused before anything moves', async () => {
+    const key = makeArtifact(built, 'def apply(x): return "evil layer"\n');
+    await upload.upload(key);
+    const index = await indexOf(key);
+    const name = index.layer!.name;
+    const hash = name.split('/')[1]!;
+    const layersOfLanguage = path.dirname(path.join(built.dirs.layers, name));
+    const staging = path.join(root, 'evil-layer');
+    fs.mkdirSync(staging, { recursive: true });
+    fs.writeFileSync(path.join(staging, 'cron'), 'evil');
+    fs.mkdirSync(path.join(staging, 'link'));
+    fs.symlinkSync('/etc', path.join(staging, 'link', hash));
+    const cases: [string[], RegExp][] = [
+      [['-C', layersOfLanguage, hash, '-C', staging, 'cron'], /holds more than itself/],
+      [['-C', path.join(staging, 'link'), hash], /is not a directory/],
+    ];
+    for (const [members, refusal] of cases) {
+      const tar = path.join(root, 'evil-layer.tar');
+      execFileSync('/usr/bin/tar', ['-c', '-f', tar, ...members]);
+      const sha256 = await putBlob(blobs, 'layers/sha256/', tar);
+      await blobs.put(`artifacts/index/${key}`, Readable.from([Buffer.from(JSON.stringify({ ...index, layer: { name, sha256 } }))]));
+      const { builder, store } = node();
+      await assert.rejects(store.ensure(key), refusal);
+      assert.deepEqual(fs.readdirSync(builder.dirs.layers), [], 'nothing moved into the layers');
+      assert.equal(fs.existsSync(builder.artifactPath(key)), false);
+    }
   });
 });
 
-async function text(body: Readable): Promise<string> {
+/** A Git repository of a Python algorithm with a requirement (pip itself: a layer, no network) and two commits. */
+async function makeRepository(root: string): Promise<{ dir: string; commits: string[] }> {
+  const dir = path.join(root, 'repo');
+  const git = (...args: string[]) =>
+    execFileSync(GIT, ['-C', dir, ...args], {
+      env: {
+        PATH: process.env.PATH,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        HOME: root,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@example.com',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@example.com',
+      },
+    })
+      .toString()
+      .trim();
+  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+  git('init', '-q', '-b', 'main');
+  fs.writeFileSync(path.join(dir, 'requirements.txt'), 'pip\n');
+  const commits: string[] = [];
+  for (const t of ['first', 'second']) {
+    fs.writeFileSync(path.join(dir, 'src', 'Algo.py'), `def apply(x):\n    return "${t}"\n`);
+    git('add', '-A');
+    git('commit', '-q', '-m', t);
+    commits.push(git('rev-parse', 'HEAD'));
+  }
+  return { dir, commits };
+}
+
+/** Builds a commit with the real builder (sandboxed steps), as a worker does for a queued build. */
+async function realBuild(
+  builder: SandboxBuilder,
+  repositoryPath: string,
+  algorithmId: string,
+  commitSha: string,
+  log: (t: string) => void = () => {},
+): Promise<string> {
+  const catalog = readCatalog();
+  const spec = catalog.environments.find((e) => e.name === 'python311')!;
+  const environment: Environment = {
+    ...spec,
+    id: crypto.randomUUID(),
+    createdAt: new Date().toISOString(),
+    languageSpec: catalog.languages.find((l) => l.name === spec.language)!,
+  };
+  const build = { id: crypto.randomUUID(), algorithmId, commitSha, environmentName: spec.name } as Build;
+  const { artifact } = await builder.build(
+    { build, ownerId: crypto.randomUUID(), environment, repositoryPath },
+    log,
+    new AbortController().signal,
+  );
+  return artifact;
+}
+
+async function bytes(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of body) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+async function text(body: Readable): Promise<string> {
+  return (await bytes(body)).toString('utf8');
 }

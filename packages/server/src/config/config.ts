@@ -119,7 +119,7 @@ export const ConfigSchema = Type.Object({
     flag: '--artifact-cache',
     default: 4096,
     describe:
-      'Cluster mode: MiB of build artifacts a worker keeps after fetching them from the blob store; the least recently fetched go first (0 = no limit).',
+      'Cluster mode: MiB of build artifacts and dependency layers a worker keeps after fetching them from the blob store; the least recently fetched artifact goes first, a layer once no artifact kept needs it (0 = no limit).',
   }),
   publicUrl: setting(Type.String(), {
     env: 'ALGOHOST_PUBLIC_URL',

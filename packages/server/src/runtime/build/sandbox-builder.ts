@@ -23,6 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BuildFailure, type Builder, type BuildRequest } from '../../domain/builds/ports.js';
 import { type Clock, isoNow, systemClock } from '../../domain/clock.js';
+import { RemovableLayers } from '../../lib/removable-layers.js';
 import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, type StepContext } from '../languages/adapter.js';
 import { type Mount, type Outcome, SANDBOX_UID, type Supervisor } from '../sandbox/supervisor.js';
 import { egressProxyEnv, type EgressProxy } from '../sandbox/egress-proxy.js';
@@ -82,6 +83,8 @@ const SIZE_CHECK_MS = 5000;
 
 export class SandboxBuilder implements Builder {
   readonly dirs: { work: string; artifacts: string; layers: string; cache: string };
+  /** Layers fetched by the cluster's artifact store, which it may remove again unless a build here uses them. */
+  readonly removableLayers = new RemovableLayers();
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -339,6 +342,9 @@ export class SandboxBuilder implements Builder {
     for (const f of adapter.dependencyFiles) hash.update(`${f}\0${ctx.read(f) ?? '<absent>'}\0`);
     const layer = `${adapter.languages[0]}/${hash.digest('hex').slice(0, 32)}`;
     const final = path.join(this.dirs.layers, layer);
+    // A layer fetched from the blob store becomes this node's own once a build here uses it
+    // (and if it is being removed, the removal ends first and the layer is made anew).
+    await this.removableLayers.claim(layer);
     if (await exists(final)) {
       log(`Dependencies unchanged: reusing layer ${layer}\n`);
       return layer;
