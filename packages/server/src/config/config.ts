@@ -433,7 +433,8 @@ export const ConfigSchema = Type.Object({
     env: 'ALGOHOST_RUNNERS_PER_ALGORITHM',
     flag: '--runners-per-algorithm',
     default: 4,
-    describe: 'Most warm runners one built algorithm scales to under concurrent calls (it starts with one).',
+    describe:
+      'Most warm runners one built algorithm scales to under concurrent calls (it starts with one); at that limit a short call waits inside a busy runner (one per runner) rather than in the pool.',
   }),
   maxRunners: setting(Type.Integer({ minimum: 0 }), {
     env: 'ALGOHOST_MAX_RUNNERS',
