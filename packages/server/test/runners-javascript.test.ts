@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { CallOutcome } from '../src/runtime/runner/runner-process.js';
-import { CALL_MS, checkBackToBack } from './support/runner-suite.js';
+import { answersWith, CALL_MS, checkBackToBack } from './support/runner-suite.js';
 import { scriptRunnerSuite } from './support/script-runner-suite.js';
 
 /** The JavaScript runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md). */
@@ -93,14 +93,10 @@ describe('javascript runner harness', () => {
     await checkBackToBack(runner, ['a', 'bb', 'ccc', 'dddd'].map(big));
     // The mark is out of the environment before user code runs: printing it would cut the output short.
     assert.equal((await runner.call({ content_type: 'text', data: 'env' }, CALL_MS)).response.result, 'no mark');
-    const answers = (data: string, result: string, stdout: string) => ({
-      request: { content_type: 'text' as const, data },
-      check: (o: CallOutcome) => assert.deepEqual([o.response.result, o.stdout], [result, stdout]),
-    });
-    const says = (word: string, stdout: string) => answers(word, word, stdout);
+    const says = (word: string, stdout: string) => answersWith(word, word, stdout);
     // process.stdout.write replaced by one that never calls back: the harness still flushes and marks.
-    await checkBackToBack(runner, [says('hi', 'hi\nhi\n'), answers('mute', 'muted', ''), says('quiet', ''), says('still', '')]);
+    await checkBackToBack(runner, [says('hi', 'hi\nhi\n'), answersWith('mute', 'muted', ''), says('quiet', ''), says('still', '')]);
     // After fds 1 and 2 are closed the marks still come (the harness's own copies, fds 8 and 9).
-    await checkBackToBack(runner, [answers('close', 'closed', ''), says('e', ''), says('f', ''), says('g', '')]);
+    await checkBackToBack(runner, [answersWith('close', 'closed', ''), says('e', ''), says('f', ''), says('g', '')]);
   });
 });

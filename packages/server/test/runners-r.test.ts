@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { CallOutcome } from '../src/runtime/runner/runner-process.js';
-import { CALL_MS, checkBackToBack } from './support/runner-suite.js';
+import { answersWith, CALL_MS, checkBackToBack, printsWord } from './support/runner-suite.js';
 import { scriptRunnerSuite } from './support/script-runner-suite.js';
 
 /** The R runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md). */
@@ -83,29 +82,22 @@ describe('r runner harness', () => {
     ].join('\n');
     const runner = await startAdHoc('r_marks', 'Marks', { 'src/Marks.r': code });
     assert.equal(runner.pipelines, true);
-    const printing = (word: string) => ({
-      request: { content_type: 'text' as const, data: `print ${word}` },
-      check: ({ response, stdout }: CallOutcome) => {
-        assert.equal(response.result, word);
-        // Two streams: the order between them is not kept, the bytes are.
-        assert.ok(stdout === `${word}!` || stdout === `!${word}`, stdout);
-      },
-    });
-    await checkBackToBack(runner, ['a', 'bb', 'ccc', 'dddd'].map(printing));
+    await checkBackToBack(runner, ['a', 'bb', 'ccc', 'dddd'].map(printsWord));
     // The mark is out of the environment before user code runs: printing it would cut the output short.
     assert.equal((await runner.call({ content_type: 'text', data: 'env' }, CALL_MS)).response.result, 'no mark');
-    const answers = (data: string, result: string, stdout: string) => ({
-      request: { content_type: 'text' as const, data },
-      check: (o: CallOutcome) => assert.deepEqual([o.response.result, o.stdout], [result, stdout]),
-    });
     // The request behind is already written when the algorithm reads stdin: it still reaches the harness.
     await checkBackToBack(runner, [
-      answers('stdin', '0 0', ''),
-      answers('x', 'x', 'x\n'),
-      answers('stdin', '0 0', ''),
-      answers('y', 'y', 'y\n'),
+      answersWith('stdin', '0 0', ''),
+      answersWith('x', 'x', 'x\n'),
+      answersWith('stdin', '0 0', ''),
+      answersWith('y', 'y', 'y\n'),
     ]);
     // After sink() of stdout and of messages the marks still come (connections 1 and 2 themselves).
-    await checkBackToBack(runner, [answers('sink', 'sunk', ''), answers('z', 'z', ''), answers('print e', 'e', ''), answers('w', 'w', '')]);
+    await checkBackToBack(runner, [
+      answersWith('sink', 'sunk', ''),
+      answersWith('z', 'z', ''),
+      answersWith('print e', 'e', ''),
+      answersWith('w', 'w', ''),
+    ]);
   });
 });

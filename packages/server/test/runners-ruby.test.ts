@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { CallOutcome } from '../src/runtime/runner/runner-process.js';
-import { CALL_MS, checkBackToBack } from './support/runner-suite.js';
+import { answersWith, CALL_MS, checkBackToBack, printsWord } from './support/runner-suite.js';
 import { scriptRunnerSuite } from './support/script-runner-suite.js';
 
 /** The Ruby runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md). */
@@ -67,34 +66,22 @@ describe('ruby runner harness', () => {
     ].join('\n');
     const runner = await startAdHoc('rb_marks', 'Marks', { 'src/Marks.rb': code });
     assert.equal(runner.pipelines, true);
-    const printing = (word: string) => ({
-      request: { content_type: 'text' as const, data: `print ${word}` },
-      check: ({ response, stdout }: CallOutcome) => {
-        assert.equal(response.result, word);
-        // Two streams: the order between them is not kept, the bytes are.
-        assert.ok(stdout === `${word}!` || stdout === `!${word}`, stdout);
-      },
-    });
-    await checkBackToBack(runner, ['a', 'bb', 'ccc', 'dddd'].map(printing));
+    await checkBackToBack(runner, ['a', 'bb', 'ccc', 'dddd'].map(printsWord));
     // The mark is out of the environment before user code runs: printing it would cut the output short.
     assert.equal((await runner.call({ content_type: 'text', data: 'env' }, CALL_MS)).response.result, 'no mark');
-    const answers = (data: string, result: string, stdout: string) => ({
-      request: { content_type: 'text' as const, data },
-      check: (o: CallOutcome) => assert.deepEqual([o.response.result, o.stdout], [result, stdout]),
-    });
     // $stdout replaced by a StringIO: puts and print go there; $stderr still comes, each call its own.
     await checkBackToBack(runner, [
-      answers('hi', 'hi', 'hi\n'),
-      answers('capture', 'captured', ''),
-      answers('x', 'x', ''),
-      answers('print e', 'e', '!'),
+      answersWith('hi', 'hi', 'hi\n'),
+      answersWith('capture', 'captured', ''),
+      answersWith('x', 'x', ''),
+      answersWith('print e', 'e', '!'),
     ]);
     // After fds 1 and 2 are reopened on /dev/null the marks still come (the harness's own copies).
     await checkBackToBack(runner, [
-      answers('reopen', 'reopened', ''),
-      answers('y', 'y', ''),
-      answers('print f', 'f', ''),
-      answers('z', 'z', ''),
+      answersWith('reopen', 'reopened', ''),
+      answersWith('y', 'y', ''),
+      answersWith('print f', 'f', ''),
+      answersWith('z', 'z', ''),
     ]);
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { CALL_MS, checkBackToBack, contentTypeOf, runnerSuite } from './support/runner-suite.js';
+import { CALL_MS, checkBackToBack, contentTypeOf, printsWord, runnerSuite } from './support/runner-suite.js';
 import type { CallOutcome } from '../src/runtime/runner/runner-process.js';
 import { buildFixture } from './support/runners.js';
 
@@ -185,14 +185,7 @@ describe('rust runner harness', () => {
     assert.match(notNumber.response.error?.message ?? '', /invalid type: string/);
     // A print without a newline stays in stdout's LineWriter until the harness flushes it: before
     // its mark, so it is that call's output and not the next one's.
-    const printing = (word: string) => ({
-      request: { content_type: 'text' as const, data: `print ${word}` },
-      check: ({ response, stdout }: CallOutcome) => {
-        assert.equal(response.result, word);
-        assert.ok(stdout === `${word}!` || stdout === `!${word}`, stdout);
-      },
-    });
-    await checkBackToBack(runner, ['a', 'bb', 'ccc', 'dddd'].map(printing));
+    await checkBackToBack(runner, ['a', 'bb', 'ccc', 'dddd'].map(printsWord));
     // After the algorithm closed its fds 1 and 2 the marks still come (the harness's own copies):
     // calls written back to back are still answered, with no output.
     const silent = (data: string, result: unknown) => ({

@@ -81,6 +81,29 @@ export async function checkBackToBack(runner: RunnerProcess, calls: BackToBackCa
   }
 }
 
+/**
+ * A back-to-back call `print <word>` (text) of the languages' output-marks test algorithms, which
+ * answer the word, print it on stdout and "!" on stderr: two streams, so the order between them
+ * is not kept, the bytes are.
+ */
+export function printsWord(word: string): BackToBackCall {
+  return {
+    request: { content_type: 'text', data: `print ${word}` },
+    check: ({ response, stdout }) => {
+      assert.equal(response.result, word);
+      assert.ok(stdout === `${word}!` || stdout === `!${word}`, stdout);
+    },
+  };
+}
+
+/** A back-to-back call with text input `data` that must answer `result` and print exactly `stdout`. */
+export function answersWith(data: string, result: unknown, stdout: string): BackToBackCall {
+  return {
+    request: { content_type: 'text', data },
+    check: (o) => assert.deepEqual([o.response.result, o.stdout], [result, stdout]),
+  };
+}
+
 /** Registers the server and fixture runner (before) and their cleanup (after). Call inside a describe(). */
 export function runnerSuite(language: string): RunnerSuite {
   const { fx, expected } = fixtureOf(language);
