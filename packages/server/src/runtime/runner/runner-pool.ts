@@ -22,9 +22,9 @@
  * a busy runner whose harness marks where each call's output ends (RunnerProcess.pipelines)
  * instead of waiting here: its request is written at once and the harness reads it the moment it
  * answered the call before, rather than idling until this process, busy with other requests,
- * gets round to writing it. One call at most waits in a runner, and only behind calls known to
- * be short (PIPELINE_MAX_RUN_MS on average), so it never waits long for one runner while another
- * frees up; algorithms that call the API (pipelines) never pipeline, since a call of an
+ * gets round to writing it. One call at most waits in a runner, and only behind a call that
+ * began less than PIPELINE_MAX_RUN_MS ago in a pool whose calls take less than that on average,
+ * so it never waits long for one runner while another frees up; algorithms that call the API (pipelines) never pipeline, since a call of an
  * algorithm to itself would wait behind its own caller.
  */
 import { Errors } from '../../domain/errors.js';
@@ -48,6 +48,8 @@ export interface PoolSettings {
   memoryOf?: (environmentName: string) => number;
   /** Where a runner that failed to stop is reported (unset in the pool's unit tests). */
   log?: Logger;
+  /** A call queues in a busy runner only behind calls this short (default PIPELINE_MAX_RUN_MS; see Pipelining). */
+  pipelineMaxRunMs?: number;
   /** Milliseconds since the epoch, for idle times (default Date.now; tests pass their own). */
   now?: () => number;
 }
@@ -80,6 +82,8 @@ interface Pool {
   busy: Set<PoolRunner>;
   /** Busy runners that also hold a call written behind the one they run. */
   queued: Set<PoolRunner>;
+  /** When each busy runner began the call it runs (performance.now()). */
+  callBegan: Map<PoolRunner, number>;
   /** Whether calls may queue in a busy runner (not for algorithms that call the API). */
   pipelining: boolean;
   /** Recent calls' run time, a moving average (undefined before the first call ends). */
@@ -119,7 +123,7 @@ type Admission = { kind: 'start' } | { kind: 'after'; done: Promise<unknown> } |
 
 const MiB = 1024 * 1024;
 /** A call queues in a busy runner only when this pool's calls take at most this long on average. */
-export const PIPELINE_MAX_RUN_MS = 10;
+const PIPELINE_MAX_RUN_MS = 10;
 
 export class RunnerPool implements AlgorithmRuntime {
   private readonly pools = new Map<string, Pool>();
@@ -140,12 +144,14 @@ export class RunnerPool implements AlgorithmRuntime {
   };
 
   private readonly now: () => number;
+  private readonly pipelineMaxRunMs: number;
 
   constructor(
     private readonly factory: PoolRunnerFactory,
     private readonly settings: PoolSettings,
   ) {
     this.now = settings.now ?? Date.now;
+    this.pipelineMaxRunMs = settings.pipelineMaxRunMs ?? PIPELINE_MAX_RUN_MS;
   }
 
   async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
@@ -271,6 +277,7 @@ export class RunnerPool implements AlgorithmRuntime {
         idle: [],
         busy: new Set(),
         queued: new Set(),
+        callBegan: new Map(),
         pipelining: !target.pipeline,
         runMs: undefined,
         starting: 0,
@@ -294,6 +301,7 @@ export class RunnerPool implements AlgorithmRuntime {
           continue;
         }
         pool.busy.add(idle);
+        pool.callBegan.set(idle, performance.now());
         return { runner: idle, cold: false, startMs: 0 };
       }
       if (pool.busy.size + pool.starting < this.settings.maxPerArtifact) {
@@ -329,10 +337,12 @@ export class RunnerPool implements AlgorithmRuntime {
     return (
       pool.pipelining &&
       pool.runMs !== undefined &&
-      pool.runMs <= PIPELINE_MAX_RUN_MS &&
+      pool.runMs <= this.pipelineMaxRunMs &&
       !!runner.pipelines &&
       runner.alive &&
-      !pool.queued.has(runner)
+      !pool.queued.has(runner) &&
+      // Behind a call already running longer than a short one takes, a call might wait long.
+      performance.now() - (pool.callBegan.get(runner) ?? 0) <= this.pipelineMaxRunMs
     );
   }
 
@@ -461,6 +471,7 @@ export class RunnerPool implements AlgorithmRuntime {
     }
     this.stats.coldStarts++;
     pool.busy.add(runner);
+    pool.callBegan.set(runner, performance.now());
     return { runner, cold: true, startMs: performance.now() - t };
   }
 
@@ -476,6 +487,7 @@ export class RunnerPool implements AlgorithmRuntime {
     if (!runner.alive) return this.discard(key, runner);
     runner.lastUsed = this.now();
     if (pool.queued.delete(runner)) {
+      pool.callBegan.set(runner, performance.now());
       // Still busy with the call written behind the one that ended: a waiting call may take
       // that place behind it.
       if (pool.waiters.length && this.canQueueBehind(pool, runner)) {
@@ -485,9 +497,11 @@ export class RunnerPool implements AlgorithmRuntime {
       return;
     }
     pool.busy.delete(runner);
+    pool.callBegan.delete(runner);
     const waiter = pool.waiters.shift();
     if (waiter) {
       pool.busy.add(runner);
+      pool.callBegan.set(runner, performance.now());
       waiter(runner);
     } else pool.idle.push(runner);
   }
@@ -499,6 +513,7 @@ export class RunnerPool implements AlgorithmRuntime {
     if (!pool.busy.has(runner)) return;
     pool.busy.delete(runner);
     pool.queued.delete(runner);
+    pool.callBegan.delete(runner);
     runner.kill();
     void this.stopCounted(pool, runner, () => runner.stop());
     this.wakeWaiter(pool);
