@@ -122,8 +122,6 @@ const SENTINEL = 'PIPE_INIT_COMPLETE';
 /** Inside the sandbox the response FIFO is fd 3 (SandboxSpec.fds), reopened by path. */
 const FIFO_FD_INSIDE = '/proc/self/fd/3';
 const STDOUT_CAP = 1024 * 1024;
-/** What a harness appends to a response line whose output pipes were empty (Python's _pipe.py). */
-const DRAINED_MEMBER = ',"output_drained":true';
 /**
  * Deepest nesting a response may have. Responses are re-serialized for the caller, and V8's
  * JSON.stringify overflows its stack on very deep values: a line deeper than this (a harness
@@ -456,7 +454,7 @@ export class RunnerProcess {
     if (line.length > MAX_RESPONSE_DEPTH && textNestsDeeperThan(line, MAX_RESPONSE_DEPTH)) {
       return new RunnerFailure('SystemExit', `the result nests arrays and objects deeper than the limit of ${MAX_RESPONSE_DEPTH} levels`);
     }
-    let response: PipeResponse & { output_drained?: unknown };
+    let response: PipeResponse;
     try {
       response = JSON.parse(line) as PipeResponse;
     } catch {
@@ -466,15 +464,11 @@ export class RunnerProcess {
     if (typeof response !== 'object' || response === null || Array.isArray(response)) {
       return new RunnerFailure('SystemExit', 'the runner wrote a response that is not a JSON object');
     }
-    // The harness's note that its stdout and stderr pipes held nothing unread when it wrote
-    // the response: all the call's output has been captured already (see below).
-    const drained = response.output_drained === true;
-    if (response.output_drained !== undefined) delete response.output_drained;
     // docs/compatibility.md §8: output ≤ 15 MB (binary counted as bytes, not base64).
     const size =
       response.metadata?.content_type === 'binary' && typeof response.result === 'string'
         ? (response.result.length * 3) / 4
-        : Buffer.byteLength(line) - (drained ? DRAINED_MEMBER.length : 0);
+        : Buffer.byteLength(line);
     if (size > this.spec.outputLimitBytes) {
       return new RunnerFailure(
         'TooLargeError',
@@ -487,13 +481,9 @@ export class RunnerProcess {
       const next = this.running();
       if (next) this.arm(next);
       this.settleMarked();
-    } else if (drained) {
-      // Drained: this process already read (and, reads being handled one at a time on this
-      // thread, captured) every byte printed before the response, so answer in this turn.
-      this.settle(p);
     } else {
-      // Output printed just before the response may still be in the pipes: give their reads
-      // one event-loop turn to land.
+      // A harness without marks (an artifact built before them): output printed just before the
+      // response may still be in the pipes, so their reads get one event-loop turn to land.
       setImmediate(() => this.settle(p));
     }
     return undefined;

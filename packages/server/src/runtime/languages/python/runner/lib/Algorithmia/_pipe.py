@@ -8,10 +8,8 @@ Standard library only: this module is imported before the algorithm's own depend
 """
 
 import base64
-import fcntl
 import json
 import os
-import stat
 import sys
 
 SENTINEL = "PIPE_INIT_COMPLETE"
@@ -30,18 +28,10 @@ _requests = None
 _under_harness = False
 # Set when serving began (the sentinel is out): from then on the harness never serves again.
 started = False
-# (fd, ioctl) for stdout and stderr: private duplicates taken before user code runs, so they still
-# name the service's channels if the algorithm redirects or closes its own fds 1 and 2, and the
-# ioctl that counts what the reader has not consumed yet (see output_drained).
-_outputs = ()
 # (fd for stdout, fd for stderr, mark bytes) when the service asks for output marks
-# (ALGOHOST_OUTPUT_MARK): private duplicates too, so a mark always reaches the service.
+# (ALGOHOST_OUTPUT_MARK): private duplicates taken before user code runs, so a mark always reaches
+# the service, even if the algorithm redirects or closes its own fds 1 and 2.
 _marks = None
-_NO_BYTES = b"\0\0\0\0"
-# Linux ioctl numbers, written out to spare importing termios: FIONREAD gives the unread bytes of
-# a pipe; SIOCOUTQ (= TIOCOUTQ) the bytes a Unix socket sent that its peer has not read yet.
-_FIONREAD = 0x541B
-_SIOCOUTQ = 0x5411
 
 
 def fifo_path():
@@ -56,8 +46,8 @@ def fifo_exists():
 def take_stdin():
     """Moves the request channel off fd 0, so that user code (and its subprocesses) reading stdin
     see an empty /dev/null instead of swallowing the next requests. Also keeps private copies of
-    stdout and stderr for output_drained."""
-    global _requests, _under_harness, _outputs, _marks
+    stdout and stderr for the output marks."""
+    global _requests, _under_harness, _marks
     fd = os.dup(0)  # not inheritable: subprocesses never see it
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
@@ -68,36 +58,6 @@ def take_stdin():
     mark = os.environ.pop("ALGOHOST_OUTPUT_MARK", None)
     if mark:
         _marks = (os.dup(1), os.dup(2), mark.encode("ascii"))
-    # The service gives runners Unix socket pairs (Node's stdio pipes); on a file or a terminal
-    # nothing says what the reader consumed, so responses are never marked.
-    outputs = []
-    try:
-        for out in (1, 2):
-            mode = os.fstat(out).st_mode
-            if stat.S_ISSOCK(mode):
-                outputs.append((os.dup(out), _SIOCOUTQ))
-            elif stat.S_ISFIFO(mode):
-                outputs.append((os.dup(out), _FIONREAD))
-            else:
-                break
-        else:
-            _outputs = tuple(outputs)
-    except OSError:
-        pass
-
-
-def output_drained():
-    """True when the service has already read every byte written to stdout and stderr. A response
-    marked so can be answered at once: no output of the call can still be on its way."""
-    if not _outputs:
-        return False
-    try:
-        for fd, request in _outputs:
-            if fcntl.ioctl(fd, request, _NO_BYTES) != _NO_BYTES:
-                return False
-    except OSError:
-        return False
-    return True
 
 
 def flush_output():
@@ -244,12 +204,9 @@ def write_response(line, local_print=None):
         local_print(line)
         return
     if _marks is not None:
-        # This request's output ends here, on both streams; the service cuts them at the marks
-        # (and then needs no output_drained).
+        # This request's output ends here, on both streams; the service cuts them at the marks.
         _write_all(_marks[0], _marks[2])
         _write_all(_marks[1], _marks[2])
-    elif len(line) > 2 and line.endswith("}") and output_drained():
-        line = line[:-1] + ',"output_drained":true}'  # the service drops the member again
     # A lone surrogate can only sit inside a JSON string, where backslashreplace writes the same
     # \\udXXX escape the JSON encoder would have.
     data = (line + "\n").encode("utf-8", "backslashreplace")
