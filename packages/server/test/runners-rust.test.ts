@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import { CALL_MS, checkBackToBack, contentTypeOf, printsWord, runnerSuite } from './support/runner-suite.js';
 import type { CallOutcome } from '../src/runtime/runner/runner-process.js';
 import { buildFixture } from './support/runners.js';
+
+const execFileAsync = promisify(execFile);
 
 /** A package named differently from its lib, whose apply returns Result<Value, Box<dyn Error>>, with its own release profile. */
 const OTHER_NAMES = {
@@ -126,7 +130,7 @@ describe('rust runner harness', () => {
     await checkBackToBack(hello(), calls);
   });
 
-  test('an artifact whose harness predates the output marks (no protocol file) runs one call at a time, as built', async () => {
+  test('an artifact whose harness predates the output marks (no protocol file) runs one call at a time, as built; a planted link or FIFO counts as none', async () => {
     const { tree } = await srv().server.services.builder.readArtifact(helloBuild().artifact!);
     const protocol = path.join(tree, 'target/release/algorithm.protocol');
     assert.equal(fs.readFileSync(protocol, 'utf8'), 'output-marks\n');
@@ -140,6 +144,20 @@ describe('rust runner harness', () => {
         /runner is busy/,
       );
       await old.stop();
+      // The file is read back from a build (untrusted): a link to a file that says output-marks,
+      // or a FIFO, is not followed or waited on; the runner starts without marks.
+      for (const plant of ['symlink', 'fifo'] as const) {
+        if (plant === 'symlink') fs.symlinkSync(`${protocol}.away`, protocol);
+        else await execFileAsync('mkfifo', [protocol]);
+        try {
+          const planted = await start(fx, helloBuild());
+          assert.equal(planted.pipelines, false, plant);
+          assert.equal((await planted.call({ content_type: 'text', data: plant }, CALL_MS)).response.result, `hello ${plant}`);
+          await planted.stop();
+        } finally {
+          fs.rmSync(protocol);
+        }
+      }
     } finally {
       fs.renameSync(`${protocol}.away`, protocol);
     }
