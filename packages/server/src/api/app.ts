@@ -11,7 +11,9 @@ import { installSecurityHeaders } from './security-headers.js';
 import { metricsRoute, type MetricsOptions } from './metrics-route.js';
 import { installAuth } from './auth.js';
 import { installCors } from './cors.js';
-import { installRateLimits, type RateLimitOptions } from './rate-limits.js';
+import { installRateLimits, type RateLimiter } from './rate-limits.js';
+import { InputBudget } from './input-budget.js';
+import { MAX_INPUT_BYTES } from '../domain/calls/call-service.js';
 import { lazyChildLogger } from './request-logger.js';
 import type { Api, ApiServices } from './context.js';
 import { frameworkError, installErrorHandling, installJsonParser, sendError } from './errors.js';
@@ -41,8 +43,8 @@ export interface ApiOptions {
   logRequests?: boolean;
   /** Origins whose web pages may call the API (`*` for any); none by default. */
   corsOrigins?: string[];
-  /** Bytes of call inputs held at once (api/input-budget.ts); 0 or unset: no budget. */
-  callInputBudgetBytes?: number;
+  /** Call inputs held at once (api/input-budget.ts), shared with the call lane; unset: no budget. */
+  callInputBudget?: InputBudget;
   /** Node's HTTP timeouts, in ms (see httpServerOptions); Node's defaults when unset. */
   timeouts?: HttpTimeouts;
   /**
@@ -56,8 +58,8 @@ export interface ApiOptions {
   securityHeaders?: Record<string, string>;
   /** Who may read /metrics on the API port (api/metrics-route.ts); unset: admins only. */
   metrics?: MetricsOptions;
-  /** Request-rate limits per address and per credential (api/rate-limits.ts); unset: none. */
-  rateLimits?: RateLimitOptions;
+  /** Request-rate limits per address and per credential (api/rate-limits.ts), shared with the call lane; unset: none. */
+  rateLimits?: RateLimiter;
   /**
    * A cluster worker (ALGOHOST_ROLE=worker): its TCP port answers only /healthz and /metrics.
    * The API and Git are the API nodes'; a worker serves them only to its own sandboxes, over
@@ -218,7 +220,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   scmRoutes(app, services);
   await app.register(async (scope) => scmWebhookRoutes(scope, services));
   insightsRoutes(app, services);
-  await app.register(async (scope) => callRoutes(scope, services, { inputBudgetBytes: opts.callInputBudgetBytes ?? 0 }));
+  await app.register(async (scope) => callRoutes(scope, services, { budget: opts.callInputBudget ?? new InputBudget(0, MAX_INPUT_BYTES) }));
   await app.register(async (scope) => dataRoutes(scope, services));
   metricsRoute(app, services, opts.metrics ?? {});
   if (opts.webDir !== undefined) await webAppRoutes(app, opts.webDir);

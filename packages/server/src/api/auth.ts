@@ -4,6 +4,7 @@
  * Routes say `config: { auth: 'none' }` to skip it (template download); everything else
  * requires credentials.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Errors, unauthenticated } from '../domain/errors.js';
 import type { Principal } from '../domain/auth/principal.js';
@@ -28,7 +29,7 @@ export function installAuth(app: FastifyInstance, keys: KeyService): void {
   // Callback style, not async: a key seen within the cache's lifetime (nearly every request)
   // is resolved without a promise and the request goes on in the same tick.
   const authenticateRequest: onRequestHookHandler = (req, _reply, done) => {
-    const cached = cachedKeyOf(req, keys);
+    const cached = cachedKeyOf(req.headers, keys);
     if (cached) {
       req.principal = cached;
       return done();
@@ -50,8 +51,8 @@ export function installAuth(app: FastifyInstance, keys: KeyService): void {
 }
 
 /** The principal of a `Simple <key>` or bare-key header that the key cache answers at once. */
-function cachedKeyOf(req: FastifyRequest, keys: KeyService): Principal | undefined {
-  const header = req.headers.authorization?.trim();
+export function cachedKeyOf(headers: IncomingHttpHeaders, keys: KeyService): Principal | undefined {
+  const header = headers.authorization?.trim();
   if (!header) return undefined;
   const space = header.indexOf(' ');
   if (space < 0) return keys.cachedKey(header);

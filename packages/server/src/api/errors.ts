@@ -108,16 +108,83 @@ function sendDomainError(reply: FastifyReply, err: DomainError): FastifyReply {
   return sendError(reply, statusOf(err), err.code, err.message);
 }
 
+/**
+ * How an error is answered once the request itself was accepted (the route's own code threw
+ * it): a DomainError by its kind, then the backing services and storage, else a 500 naming the
+ * request id. Shared by the error handler and the call lane (api/call-lane.ts), which answers
+ * warm calls without Fastify and must answer their failures the same way.
+ */
+export interface Failure {
+  status: number;
+  code: number;
+  message: string;
+  retryAfter?: string;
+  /** Worth a line in the log: at which level and why. */
+  log?: { level: 'warn' | 'error'; what: string };
+}
+
+export function failureOf(err: unknown, requestId: string): Failure {
+  if (err instanceof DomainError) {
+    const status = statusOf(err);
+    const retryAfter = typeof err.details?.retryAfterSeconds === 'number' ? String(err.details.retryAfterSeconds) : undefined;
+    // A 503 is a state the service says it is in (no worker yet, a backing service away, a
+    // saturated algorithm): worth a warning, not an error page for the operator each time.
+    const log =
+      status === 503
+        ? { level: 'warn' as const, what: 'unavailable' }
+        : status >= 500
+          ? { level: 'error' as const, what: 'domain error' }
+          : undefined;
+    return { status, code: err.code, message: err.message, ...(retryAfter !== undefined && { retryAfter }), ...(log && { log }) };
+  }
+  const e = err as { message?: unknown; statusCode?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  if (err instanceof SyntaxError || (e?.statusCode === 400 && /JSON/i.test(message))) {
+    return { status: 400, code: Errors.malformedJson.code, message: `malformed JSON: ${message}` };
+  }
+  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return { status: e.statusCode, code: Errors.badRequest.code, message };
+  }
+  const unreachable = backingServiceDown(err);
+  if (unreachable) {
+    // The database (or the blob store) is down or restarting: the node itself is fine and
+    // recovers by itself when it is back (the pool reconnects), so the client should retry.
+    return {
+      status: 503,
+      code: Errors.internal.code,
+      message: unreachable,
+      retryAfter: '5',
+      log: { level: 'error', what: 'backing service unavailable' },
+    };
+  }
+  if (storageFull(err)) {
+    // A full disk is the operator's to fix, not a bug: say so, so that clients retry later.
+    return { status: 507, code: Errors.internal.code, message: STORAGE_FULL_MESSAGE, log: { level: 'error', what: 'storage full' } };
+  }
+  return {
+    status: 500,
+    code: Errors.internal.code,
+    message: `internal error; quote request id ${requestId} when reporting it`,
+    log: { level: 'error', what: 'unexpected error' },
+  };
+}
+
+/** The error envelope's body, as Fastify's serializer writes it. */
+export function errorBody(code: number, message: string): string {
+  return JSON.stringify({ error: { code, message } });
+}
+
+/** The headers of an error answer (besides the security headers every answer has). */
+export function errorHeaders(failure: Failure): Record<string, string> {
+  return {
+    ...(failure.retryAfter !== undefined && { 'retry-after': failure.retryAfter }),
+    'x-error-message': headerSafe(failure.message),
+    'content-type': 'application/json; charset=utf-8',
+  };
+}
+
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof DomainError) {
-      // A 503 is a state the service says it is in (no worker yet, a backing service away, a
-      // saturated algorithm): worth a warning, not an error page for the operator each time.
-      const status = statusOf(err);
-      if (status === 503) req.log.warn({ err }, 'unavailable');
-      else if (status >= 500) req.log.error({ err }, 'domain error');
-      return sendDomainError(reply, err);
-    }
     if (err.validation) {
       // The paging parameters keep their own codes (docs/compatibility.md §1: 5002, 5003).
       const query = (req.query ?? {}) as Record<string, unknown>;
@@ -126,7 +193,7 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
       if (where === '/marker') return sendDomainError(reply, Errors.invalidMarker({ marker: String(query.marker) }));
       return sendError(reply, 400, Errors.badRequest.code, `invalid request: ${err.message}${offending(req, err)}`);
     }
-    const known = err.code ? FASTIFY_ERRORS[err.code] : undefined;
+    const known = !(err instanceof DomainError) && err.code ? FASTIFY_ERRORS[err.code] : undefined;
     if (known) {
       // The limit of the route that refused the body, not the app-wide default.
       const limit = req.routeOptions?.bodyLimit ?? bodyLimit;
@@ -134,27 +201,10 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
         err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? `request body too large: the limit is ${limit} bytes` : known.message(err);
       return sendError(reply, known.status, known.code, message);
     }
-    if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
-      return sendError(reply, 400, Errors.malformedJson.code, `malformed JSON: ${err.message}`);
-    }
-    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      return sendError(reply, err.statusCode, Errors.badRequest.code, err.message);
-    }
-    const unreachable = backingServiceDown(err);
-    if (unreachable) {
-      // The database (or the blob store) is down or restarting: the node itself is fine and
-      // recovers by itself when it is back (the pool reconnects), so the client should retry.
-      req.log.error({ err }, 'backing service unavailable');
-      reply.header('retry-after', '5');
-      return sendError(reply, 503, Errors.internal.code, unreachable);
-    }
-    if (storageFull(err)) {
-      // A full disk is the operator's to fix, not a bug: say so, so that clients retry later.
-      req.log.error({ err }, 'storage full');
-      return sendError(reply, 507, Errors.internal.code, STORAGE_FULL_MESSAGE);
-    }
-    req.log.error({ err }, 'unexpected error');
-    return sendError(reply, 500, Errors.internal.code, `internal error; quote request id ${req.id} when reporting it`);
+    const failure = failureOf(err, req.id);
+    if (failure.log) req.log[failure.log.level]({ err }, failure.log.what);
+    if (failure.retryAfter !== undefined) reply.header('retry-after', failure.retryAfter);
+    return sendError(reply, failure.status, failure.code, failure.message);
   });
 
   // A request no route takes: 405 with `Allow` when the path exists for other methods (RFC 9110

@@ -7,9 +7,10 @@
  * (config.ts) are far above what one user's tools send, and exist to stop runaway clients.
  * Git requests count against the address only (Git authenticates inside its own routes).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { Errors } from '../domain/errors.js';
+import { DomainError, Errors } from '../domain/errors.js';
+import type { Principal } from '../domain/auth/principal.js';
 
 export interface RateLimitOptions {
   windowSeconds: number;
@@ -48,36 +49,66 @@ class FixedWindows {
   }
 }
 
-export function installRateLimits(app: FastifyInstance, opts: RateLimitOptions): void {
-  const windowMs = opts.windowSeconds * 1000;
-  const refuse = (who: string, limit: number, retryAfterSeconds: number) =>
-    Errors.tooManyRequests({ who, limit, windowSeconds: opts.windowSeconds }, { retryAfterSeconds });
-  if (opts.perAddress > 0) {
-    const byAddress = new FixedWindows(opts.perAddress, windowMs);
-    // Global and added before the routes: it runs before each route's own authentication hook.
-    app.addHook('onRequest', (req, _reply, done) => {
-      // No address: the API socket inside algorithm sandboxes, whose per-call keys count
-      // against their caller's account instead.
-      if (!req.ip) return done();
-      const wait = byAddress.take(req.ip, Date.now());
-      done(wait === undefined ? undefined : refuse(`address ${req.ip}`, opts.perAddress, wait));
-    });
+/**
+ * The node's counters, shared by the Fastify hooks below and the call lane
+ * (api/call-lane.ts), so a client is limited the same whichever answers it.
+ */
+export class RateLimiter {
+  private readonly byAddress: FixedWindows | undefined;
+  private readonly byKey: FixedWindows | undefined;
+
+  constructor(
+    private readonly opts: RateLimitOptions,
+    /** Milliseconds since the epoch (tests pass their own). */
+    private readonly now: () => number = Date.now,
+  ) {
+    const windowMs = opts.windowSeconds * 1000;
+    if (opts.perAddress > 0) this.byAddress = new FixedWindows(opts.perAddress, windowMs);
+    if (opts.perKey > 0) this.byKey = new FixedWindows(opts.perKey, windowMs);
   }
-  if (opts.perKey > 0) {
-    const byKey = new FixedWindows(opts.perKey, windowMs);
-    // preParsing: after the route's authentication (an onRequest hook), before the body is read.
-    app.addHook('preParsing', (req, _reply, payload, done) => {
-      const client = credentialOf(req);
-      const wait = client === undefined ? undefined : byKey.take(client, Date.now());
-      if (wait === undefined) done(null, payload);
-      else done(refuse('this credential', opts.perKey, wait));
-    });
+
+  get limitsAddresses(): boolean {
+    return this.byAddress !== undefined;
+  }
+
+  get limitsCredentials(): boolean {
+    return this.byKey !== undefined;
+  }
+
+  /**
+   * Counts a request from `address`; the refusal when it is over the limit. No address: the API
+   * socket inside algorithm sandboxes, whose per-call keys count against their caller's account.
+   */
+  admitAddress(address: string | undefined): DomainError | undefined {
+    if (!this.byAddress || !address) return undefined;
+    const wait = this.byAddress.take(address, this.now());
+    return wait === undefined ? undefined : this.refuse(`address ${address}`, this.opts.perAddress, wait);
+  }
+
+  /** Counts a request made with `principal`'s credential; the refusal when it is over the limit. */
+  admitCredential(principal: Principal | null): DomainError | undefined {
+    if (!this.byKey || !principal) return undefined;
+    const client = principal.keyId !== null ? `key:${principal.keyId}` : `account:${principal.account.id}`;
+    const wait = this.byKey.take(client, this.now());
+    return wait === undefined ? undefined : this.refuse('this credential', this.opts.perKey, wait);
+  }
+
+  private refuse(who: string, limit: number, retryAfterSeconds: number): DomainError {
+    return Errors.tooManyRequests({ who, limit, windowSeconds: this.opts.windowSeconds }, { retryAfterSeconds });
   }
 }
 
-/** What a request's limit is counted against: its API key, or its account for other credentials. */
-function credentialOf(req: FastifyRequest): string | undefined {
-  const p = req.principal;
-  if (!p) return undefined;
-  return p.keyId !== null ? `key:${p.keyId}` : `account:${p.account.id}`;
+export function installRateLimits(app: FastifyInstance, limiter: RateLimiter): void {
+  if (limiter.limitsAddresses) {
+    // Global and added before the routes: it runs before each route's own authentication hook.
+    app.addHook('onRequest', (req, _reply, done) => done(limiter.admitAddress(req.ip)));
+  }
+  if (limiter.limitsCredentials) {
+    // preParsing: after the route's authentication (an onRequest hook), before the body is read.
+    app.addHook('preParsing', (req, _reply, payload, done) => {
+      const refused = limiter.admitCredential(req.principal);
+      if (refused) done(refused);
+      else done(null, payload);
+    });
+  }
 }

@@ -5,6 +5,10 @@ import { pino } from 'pino';
 import type { Config } from '../config/config.js';
 import { buildApi, httpServerOptions, type HttpTimeouts } from '../api/app.js';
 import { ConnectionGuard } from '../api/connection-limits.js';
+import { CallLane } from '../api/call-lane.js';
+import { InputBudget } from '../api/input-budget.js';
+import { RateLimiter } from '../api/rate-limits.js';
+import { MAX_INPUT_BYTES } from '../domain/calls/call-service.js';
 import { statusOf } from '../api/errors.js';
 import type { Api } from '../api/context.js';
 import { gitRoutes } from '../git/smart-http.js';
@@ -23,6 +27,10 @@ export interface RunningServer {
   bootstrap: BootstrapResult;
   /** Where /metrics is served when ALGOHOST_METRICS_ADDRESS is set. */
   metricsUrl?: string;
+  /** Warm calls answered without Fastify (api/call-lane.ts); none on a worker or with per-request logs. */
+  lane?: CallLane;
+  /** Call inputs held at once on this node (api/input-budget.ts). */
+  inputBudget: InputBudget;
   close(): Promise<void>;
 }
 
@@ -59,26 +67,30 @@ export async function startServer(config: Config, logOptions: { level: string } 
   let metricsServer: MetricsServer | undefined;
   try {
     const bootstrap = await bootstrapAdmin(services, config);
+    // Shared by the API's routes and the call lane, so either counts against the same limits.
+    const limiter = new RateLimiter({
+      windowSeconds: config.rateLimitWindowSeconds,
+      perKey: config.rateLimitPerKey,
+      perAddress: config.rateLimitPerAddress,
+    });
+    const budget = new InputBudget(config.callInputBudgetBytes, MAX_INPUT_BYTES);
+    const logRequests = config.logLevel === 'debug' || config.logLevel === 'trace';
     const app = await buildApi(services, {
       logger,
       bodyLimit: config.bodyLimitBytes,
       version: VERSION,
-      logRequests: config.logLevel === 'debug' || config.logLevel === 'trace',
+      logRequests,
       corsOrigins: (config.corsOrigins ?? '')
         .split(',')
         .map((o) => o.trim())
         .filter(Boolean),
-      callInputBudgetBytes: config.callInputBudgetBytes,
+      callInputBudget: budget,
       timeouts,
       server,
       webDir: config.webDir,
       securityHeaders: headers,
       metrics: { ...(config.metricsToken ? { token: config.metricsToken } : {}), elsewhere: config.metricsAddress !== undefined },
-      rateLimits: {
-        windowSeconds: config.rateLimitWindowSeconds,
-        perKey: config.rateLimitPerKey,
-        perAddress: config.rateLimitPerAddress,
-      },
+      rateLimits: limiter,
       workerPort: config.role === 'worker',
     });
     // Idle and trickling clients must not use up the process's descriptors (see
@@ -112,14 +124,22 @@ export async function startServer(config: Config, logOptions: { level: string } 
         onError: (err) => app.log.error({ err }, 'metrics: rendering failed'),
       });
     }
+    // Warm sync calls skip Fastify's request cycle (api/call-lane.ts); not on a worker's port
+    // (it serves only /healthz and /metrics), nor when every request is to be logged.
+    const lane = logRequests
+      ? undefined
+      : new CallLane({ keys: services.keys, calls: services.calls, limiter, budget, securityHeaders: headers, logger });
+    const serve = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (!lane?.take(req, res)) app.routing(req, res);
+    };
     server.off('request', answerStarting);
-    server.on('request', (req, res) => app.routing(req, res));
+    server.on('request', config.role === 'worker' ? (req, res) => app.routing(req, res) : serve);
     logger.info(`algohost listening on ${url}`);
     // Sandboxed algorithms with pipeline_enabled reach the API through this socket, bound into
     // their sandbox, even when their network is isolated.
     const apiSocket = services.runners.apiSocket;
     fs.rmSync(apiSocket, { force: true });
-    const socketServer = http.createServer(httpServerOptions(timeouts), (req, res) => app.routing(req, res));
+    const socketServer = http.createServer(httpServerOptions(timeouts), serve);
     guard.attach(socketServer, { byAddress: false });
     await new Promise<void>((resolve) => socketServer.listen(apiSocket, resolve));
     fs.chmodSync(apiSocket, 0o666);
@@ -143,7 +163,14 @@ export async function startServer(config: Config, logOptions: { level: string } 
       ['cluster work', async () => services.clusterWorker?.drain()],
       ['NATS', async () => services.nats?.close()],
       ['API socket', () => new Promise((resolve) => socketServer.close(resolve))],
-      ['HTTP server', () => app.close().then(() => closeServer(server))],
+      [
+        'HTTP server',
+        () => {
+          // Fastify answers what arrives from now on (503 while closing).
+          lane?.close();
+          return app.close().then(() => closeServer(server));
+        },
+      ],
       ['metrics server', async () => metricsServer?.close()],
       ['connection guard', async () => guard.stop()],
       ['blob store', () => services.blobs.close()],
@@ -154,6 +181,8 @@ export async function startServer(config: Config, logOptions: { level: string } 
       url,
       app,
       connections: guard,
+      ...(lane ? { lane } : {}),
+      inputBudget: budget,
       services,
       bootstrap,
       ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),

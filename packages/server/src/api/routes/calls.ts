@@ -10,13 +10,13 @@ import { DomainError, Errors } from '../../domain/errors.js';
 import { MAX_INPUT_BYTES, type CallResult } from '../../domain/calls/call-service.js';
 import { principalOf } from '../auth.js';
 import { queryBoolean } from '../query.js';
-import { InputBudget, type InputLease } from '../input-budget.js';
+import type { InputBudget, InputLease } from '../input-budget.js';
 import type { Api, ApiServices } from '../context.js';
 import { errorResponses, Query, QueryBoolean } from '../schemas.js';
 import { sendError } from '../errors.js';
 
 /** Seconds above 0 and at most 3000, as decimals (domain/calls/call-service.ts parseTimeout). */
-const TIMEOUT_PATTERN = '^0*(?:(?:[1-9][0-9]{0,2}|[12][0-9]{3})(?:\\.[0-9]+)?|3000(?:\\.0+)?|\\.[0-9]*[1-9][0-9]*)$';
+export const TIMEOUT_PATTERN = '^0*(?:(?:[1-9][0-9]{0,2}|[12][0-9]{3})(?:\\.[0-9]+)?|3000(?:\\.0+)?|\\.[0-9]*[1-9][0-9]*)$';
 
 const CallQuery = Query({
   timeout: Type.Optional(Type.String({ pattern: TIMEOUT_PATTERN, description: 'Seconds, default 300, at most 3000.' })),
@@ -34,7 +34,7 @@ const ACCOUNT = '[A-Za-z][A-Za-z0-9_]{0,29}';
 const ALGORITHM = '[A-Za-z][A-Za-z0-9_]{0,99}';
 const VERSION = '(?:latest|latestPrivate|[0-9]{1,9}(?:\\.[0-9]{1,9}){0,2}|[0-9]{1,9}(?:\\.[0-9]{1,9})?\\.\\*|[0-9a-f]{40})';
 /** `requests/{id}` where the id is no algorithm name: an async result's address (GET only). */
-const ASYNC_RESULT = /^requests\/(?![A-Za-z][A-Za-z0-9_]*\/?$)[^/]+\/?$/;
+export const ASYNC_RESULT = /^requests\/(?![A-Za-z][A-Za-z0-9_]*\/?$)[^/]+\/?$/;
 
 const CALL_ADDRESS = {
   type: 'string',
@@ -68,12 +68,11 @@ declare module 'fastify' {
 }
 
 export interface CallRouteOptions {
-  /** Bytes of call inputs held at once on this node (0: no budget). */
-  inputBudgetBytes: number;
+  /** Call inputs held at once on this node, shared with the call lane (api/call-lane.ts). */
+  budget: InputBudget;
 }
 
-export async function callRoutes(app: Api, s: ApiServices, opts: CallRouteOptions): Promise<void> {
-  const budget = new InputBudget(opts.inputBudgetBytes, MAX_INPUT_BYTES);
+export async function callRoutes(app: Api, s: ApiServices, { budget }: CallRouteOptions): Promise<void> {
   app.decorateRequest('inputLease', null);
 
   // The input is the raw body whatever its type; the call service interprets it. Read here,
@@ -158,9 +157,8 @@ export async function callRoutes(app: Api, s: ApiServices, opts: CallRouteOption
           }
           return reply.send({ async: true, request_id: requestId });
         }
-        const result: CallResult = await s.calls.call(principal, input);
-        if (query.output === 'raw' && !result.failed) return sendRaw(reply, result);
-        return sendJsonText(reply, JSON.stringify(result.envelope));
+        const answer = callAnswer(await s.calls.call(principal, input), query.output);
+        return (reply as FastifyReply).type(answer.contentType).send(answer.body);
       } finally {
         if (lease?.holder === 'handler') lease.release();
       }
@@ -188,7 +186,7 @@ export async function callRoutes(app: Api, s: ApiServices, opts: CallRouteOption
  * The body as one buffer, counted against the input budget as it arrives (all at once when
  * Content-Length announces it) and refused past MAX_INPUT_BYTES, chunked or not.
  */
-function readInput(payload: NodeJS.ReadableStream, contentLength: string | undefined, lease: InputLease): Promise<Buffer> {
+export function readInput(payload: NodeJS.ReadableStream, contentLength: string | undefined, lease: InputLease): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = contentLength === undefined ? undefined : Number(contentLength);
     // Announced (Node holds the body to Content-Length): reserved and allocated at once, so
@@ -241,8 +239,16 @@ function sendJsonText(reply: FastifyReply, text: string) {
   return reply.type('application/json').send(text);
 }
 
-function sendRaw(reply: FastifyReply, result: CallResult) {
-  if (result.contentType === 'binary') return reply.type('application/octet-stream').send(Buffer.from(String(result.result), 'base64'));
-  if (result.contentType === 'text') return reply.type('text/plain; charset=utf-8').send(String(result.result));
-  return reply.type('application/json').send(JSON.stringify(result.result ?? null));
+/**
+ * A sync call's answer: the envelope, or with `output=raw` the bare result as the body typed by
+ * its content type. The envelope is JSON already serialized (the result stays as the algorithm
+ * gave it, unchecked by the response schema). Shared with the call lane (api/call-lane.ts).
+ */
+export function callAnswer(result: CallResult, output: string | undefined): { contentType: string; body: string | Buffer } {
+  // With the charset Fastify would add to a JSON type, so both paths answer alike.
+  if (output !== 'raw' || result.failed) return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(result.envelope) };
+  if (result.contentType === 'binary')
+    return { contentType: 'application/octet-stream', body: Buffer.from(String(result.result), 'base64') };
+  if (result.contentType === 'text') return { contentType: 'text/plain; charset=utf-8', body: String(result.result) };
+  return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(result.result ?? null) };
 }

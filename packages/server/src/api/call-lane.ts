@@ -1,0 +1,189 @@
+/**
+ * The call lane: warm sync calls answered straight from Node's HTTP server, without Fastify's
+ * request cycle (its routing, hook chain, request and reply objects and serializers cost more
+ * server CPU than the rest of a warm call; BENCHMARKS.md, session 9). It takes only the plain
+ * case, decided from the request head before a byte of the body is read:
+ *
+ *   POST /v1/algo/{owner}/{name}[/{version}] (letters, digits, `_`, `.`, `*` only), a
+ *   Content-Length of at most 64 KiB, no Transfer-Encoding, Expect or Origin, a key the key cache
+ *   already holds (`Simple <key>` or the bare key), and a query of at most `timeout`, `stdout`
+ *   and `output` (not `void`), each once, with values the route's schema accepts.
+ *
+ * Anything else goes on to Fastify and is answered as before: a key not cached yet (the route
+ * caches it, and the next call takes the lane), a session token, an async call, a query with
+ * anything odd in it, a cross-origin request, a chunked or large input.
+ *
+ * What the route and its hooks do, the lane does in the same order with the same pieces: the
+ * security headers, the rate limit by address and then by credential (api/rate-limits.ts, the
+ * same counters), the input budget (api/input-budget.ts, the same budget), the call service, the
+ * same answer (routes/calls.ts `callAnswer`) and the same error envelope (api/errors.ts
+ * `failureOf`). test/api/call-lane.test.ts sends each kind of call both ways and compares.
+ */
+import crypto from 'node:crypto';
+import type http from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { CallService } from '../domain/calls/call-service.js';
+import type { KeyService } from '../domain/accounts/key-service.js';
+import type { Principal } from '../domain/auth/principal.js';
+import { queryBoolean } from './query.js';
+import { cachedKeyOf } from './auth.js';
+import { errorBody, errorHeaders, failureOf } from './errors.js';
+import type { InputBudget, InputLease } from './input-budget.js';
+import type { RateLimiter } from './rate-limits.js';
+import { ASYNC_RESULT, TIMEOUT_PATTERN, callAnswer, readInput } from './routes/calls.js';
+
+/** Inputs up to this size take the lane; larger ones are the route's (read chunk by chunk). */
+const MAX_LANE_INPUT_BYTES = 64 * 1024;
+const PREFIX = '/v1/algo/';
+/** The path after the prefix: plain characters only (nothing to decode, no `algo://`). */
+const PLAIN_ADDRESS = /^[A-Za-z0-9_]+\/[A-Za-z0-9_]+(?:\/[A-Za-z0-9_.*]+)?\/?$/;
+/** A query of plain characters only (nothing to decode: no `%`, no `+`). */
+const PLAIN_QUERY = /^[A-Za-z0-9_.=&]*$/;
+const TIMEOUT = new RegExp(TIMEOUT_PATTERN);
+const CONTENT_LENGTH = /^[0-9]{1,5}$/;
+
+export interface CallLaneOptions {
+  keys: KeyService;
+  calls: CallService;
+  limiter: RateLimiter;
+  budget: InputBudget;
+  /** The headers every answer carries (api/security-headers.ts); none when empty. */
+  securityHeaders: Record<string, string>;
+  logger: FastifyBaseLogger;
+}
+
+/** What the lane reads from a call's query. */
+interface LaneQuery {
+  timeout?: string;
+  stdout: boolean;
+  output?: string;
+}
+
+export class CallLane {
+  private closed = false;
+  /** The security headers as writeHead's flat list, made once (no setHeader per answer). */
+  private readonly headers: string[];
+  /** Calls this lane has taken (each answered by it, successfully or not). */
+  taken = 0;
+
+  constructor(private readonly o: CallLaneOptions) {
+    this.headers = Object.entries(o.securityHeaders).flat();
+  }
+
+  /** From now on every request goes to Fastify (which answers 503 while the node closes). */
+  close(): void {
+    this.closed = true;
+  }
+
+  /**
+   * Answers `req` when it is a plain warm call and returns true; returns false, having touched
+   * nothing, for every other request.
+   */
+  take(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+    if (this.closed || req.method !== 'POST') return false;
+    const url = req.url ?? '';
+    if (!url.startsWith(PREFIX)) return false;
+    const headers = req.headers;
+    const length = headers['content-length'];
+    if (length === undefined || !CONTENT_LENGTH.test(length) || Number(length) > MAX_LANE_INPUT_BYTES) return false;
+    if (headers['transfer-encoding'] !== undefined || headers.expect !== undefined || headers.origin !== undefined) return false;
+    // No Content-Type: the route's parser decides what a body without one is.
+    if (headers['content-type'] === undefined) return false;
+    const mark = url.indexOf('?');
+    const path = mark < 0 ? url.slice(PREFIX.length) : url.slice(PREFIX.length, mark);
+    if (!PLAIN_ADDRESS.test(path) || ASYNC_RESULT.test(path)) return false;
+    const query = mark < 0 ? { stdout: false } : plainQuery(url.slice(mark + 1));
+    if (!query) return false;
+    const principal = cachedKeyOf(headers, this.o.keys);
+    if (!principal) return false;
+
+    this.taken++;
+    // In the route's order: the address (a global onRequest hook), then the credential (preParsing).
+    const refused = this.o.limiter.admitAddress(req.socket.remoteAddress) ?? this.o.limiter.admitCredential(principal);
+    if (refused) {
+      this.fail(req, res, refused);
+      return true;
+    }
+    const lease = this.o.budget.lease(principal.account);
+    // A client gone before its input arrived gives the input's bytes back (release is idempotent).
+    res.once('close', () => {
+      if (!req.complete) lease.release();
+    });
+    void this.call(req, res, path, query, principal, lease);
+    return true;
+  }
+
+  private async call(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    path: string,
+    query: LaneQuery,
+    principal: Principal,
+    lease: InputLease,
+  ): Promise<void> {
+    try {
+      const body = await readInput(req, req.headers['content-length'], lease);
+      const result = await this.o.calls.call(principal, {
+        path,
+        contentType: req.headers['content-type'],
+        body,
+        timeout: query.timeout,
+        stdout: query.stdout,
+      });
+      const answer = callAnswer(result, query.output);
+      const length = String(Buffer.byteLength(answer.body));
+      res.writeHead(200, [...this.headers, 'content-type', answer.contentType, 'content-length', length]).end(answer.body);
+    } catch (err) {
+      this.fail(req, res, err);
+    } finally {
+      lease.release();
+    }
+  }
+
+  private fail(req: http.IncomingMessage, res: http.ServerResponse, err: unknown): void {
+    const id = requestIdOf(req);
+    const failure = failureOf(err, id);
+    if (failure.log) this.o.logger[failure.log.level]({ err, reqId: id }, failure.log.what);
+    if (res.headersSent) return void res.destroy();
+    const body = errorBody(failure.code, failure.message);
+    const headers = [...this.headers, ...Object.entries(errorHeaders(failure)).flat(), 'content-length', String(Buffer.byteLength(body))];
+    res.writeHead(failure.status, headers).end(body);
+  }
+}
+
+/**
+ * `timeout`, `stdout` and `output` at most once each, with values the route's schema accepts,
+ * and not an async call (`output=void`); undefined for anything else, which the route answers.
+ */
+function plainQuery(search: string): LaneQuery | undefined {
+  if (!PLAIN_QUERY.test(search)) return undefined;
+  const query: LaneQuery = { stdout: false };
+  const seen = new Set<string>();
+  for (const pair of search.split('&')) {
+    const eq = pair.indexOf('=');
+    if (eq < 0) return undefined;
+    const name = pair.slice(0, eq);
+    const value = pair.slice(eq + 1);
+    if (seen.has(name)) return undefined;
+    seen.add(name);
+    if (name === 'timeout') {
+      if (!TIMEOUT.test(value)) return undefined;
+      query.timeout = value;
+    } else if (name === 'stdout') {
+      if (!/^(?:true|false|1|0)?$/i.test(value)) return undefined;
+      query.stdout = queryBoolean('stdout', value) === true;
+    } else if (name === 'output') {
+      if (value === 'void') return undefined;
+      query.output = value;
+    } else {
+      return undefined;
+    }
+  }
+  return query;
+}
+
+/** As Fastify names a request in its logs and 500s: the client's X-Request-Id, else a fresh one. */
+function requestIdOf(req: http.IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && given ? given : `req-${crypto.randomUUID()}`;
+}
