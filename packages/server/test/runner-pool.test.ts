@@ -421,7 +421,7 @@ describe('runner pool: calls written behind a busy runner (pipelining)', () => {
 
   test('at the limit a call goes behind the busy runner at once; one more waits, and takes that place when the first ends', async () => {
     // No bound on how short calls must be: what this test sees does not depend on the machine's speed.
-    const { pool, factory } = makePool({ maxPerArtifact: 1, pipelineMaxRunMs: Infinity }, true);
+    const { pool, factory } = makePool({ maxPerArtifact: 1, pipelineMaxRunMs: Infinity, pipelineDepth: 1 }, true);
     const t = target('alice', 'A');
     await call(pool, t); // the pool learns how long its calls take
     const first = hold(pool, t);
@@ -440,6 +440,57 @@ describe('runner pool: calls written behind a busy runner (pipelining)', () => {
     assert.equal(factory.created.length, 1);
     // Back to idle once both ended: the next call runs at once.
     assert.equal(who(await call(pool, t, { who: 'fourth' })), 'fourth');
+    assert.equal(pool.stats.calls, 5);
+    await pool.stopAll();
+  });
+
+  test('up to the pipeline depth calls go behind one runner, in order; the next waits and takes the first place freed', async () => {
+    const { pool, factory } = makePool({ maxPerArtifact: 1, pipelineMaxRunMs: Infinity, pipelineDepth: 3 }, true);
+    const t = target('alice', 'A');
+    await call(pool, t);
+    const first = hold(pool, t);
+    await factory.heldCount(1);
+    const behind = ['b1', 'b2', 'b3', 'waits'].map((name) => call(pool, t, { who: name }));
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    const runner = factory.created[0]!;
+    assert.equal(runner.calls, 5, 'three calls were written behind the running one; the fourth waits in the pool');
+    factory.releaseAll();
+    await first;
+    const answers = await Promise.all(behind);
+    assert.deepEqual(
+      answers.map((a) => [who(a), runnerOf(a)]),
+      [
+        ['b1', 1],
+        ['b2', 1],
+        ['b3', 1],
+        ['waits', 1],
+      ],
+    );
+    assert.equal(runner.calls, 6);
+    assert.equal(factory.created.length, 1);
+    await pool.stopAll();
+  });
+
+  test('calls behind a runner that dies before reaching them all run on a fresh runner, each counted once', async () => {
+    const { pool, factory } = makePool({ maxPerArtifact: 1, pipelineMaxRunMs: Infinity, pipelineDepth: 4 }, true);
+    const t = target('alice', 'A');
+    await call(pool, t);
+    const dying = call(pool, t, { hold: true, tooLarge: 'killed' });
+    await factory.heldCount(1);
+    const behind = ['x', 'y', 'z'].map((name) => call(pool, t, { who: name }));
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(factory.created[0]!.calls, 5, 'all three written behind the running call');
+    factory.releaseAll();
+    await assert.rejects(dying, /15 MB/);
+    const answers = await Promise.all(behind);
+    assert.deepEqual(
+      answers.map((a) => [who(a), runnerOf(a)]),
+      [
+        ['x', 2],
+        ['y', 2],
+        ['z', 2],
+      ],
+    );
     assert.equal(pool.stats.calls, 5);
     await pool.stopAll();
   });

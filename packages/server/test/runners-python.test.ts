@@ -258,14 +258,17 @@ describe('python runner harness', () => {
     assert.equal(runner!.pipelines, true);
     const notStarted = (err: unknown) => err instanceof CallNotStarted;
 
-    // Behind a 1.5 s call, a call with a 1 s timeout still runs: its time counts from when it began.
-    const [slow, next] = await Promise.all([
+    // Behind a 1.5 s call, calls with a 1 s timeout still run: their time counts from when each began.
+    const [slow, next, third] = await Promise.all([
       runner!.call({ content_type: 'text', data: 'slow' }, CALL_MS),
       runner!.call({ content_type: 'text', data: 'a' }, 1000),
+      runner!.call({ content_type: 'text', data: 'a2' }, 1000),
     ]);
     assert.deepEqual([slow.response.result, slow.stdout, slow.waitedMs], ['slept', '', 0]);
     assert.deepEqual([next.response.result, next.stdout], ['ran a', 'ran a']);
+    assert.deepEqual([third.response.result, third.stdout], ['ran a2', 'ran a2']);
     assert.ok(next.waitedMs! > 0, `waited ${next.waitedMs} ms`);
+    assert.ok(third.waitedMs! >= next.waitedMs!, `waited ${third.waitedMs} ms, after ${next.waitedMs} ms`);
 
     // A response refused for its size fails that call only; the one behind it runs.
     const refusing = await startAdHoc('py_behind2', 'Behind', code).then(([r]) => r!);
@@ -279,7 +282,7 @@ describe('python runner harness', () => {
     assert.deepEqual([after.value.response.result, after.value.stdout], ['ran b', 'ran b']);
 
     // The running call times out, exits or passes 1.4 × the output cap: the runner dies, and the
-    // call behind it never began.
+    // calls behind it never began.
     for (const [input, timeoutMs, errorType] of [
       ['hang', 500, 'TimeoutError'],
       ['exit', CALL_MS, 'SystemExit'],
@@ -289,21 +292,25 @@ describe('python runner harness', () => {
       (fresh.spec as { outputLimitBytes: number }).outputLimitBytes = 2000;
       const first = fresh.call({ content_type: 'text', data: input }, timeoutMs);
       const behind = fresh.call({ content_type: 'text', data: 'c' }, CALL_MS);
+      const further = fresh.call({ content_type: 'text', data: 'e' }, CALL_MS);
       await assert.rejects(first, (err: unknown) => err instanceof RunnerFailure && err.errorType === errorType);
       await assert.rejects(behind, notStarted);
+      await assert.rejects(further, notStarted);
       assert.equal(fresh.alive, false);
     }
 
     // User code writes a line that is not a response to the response channel: that call fails,
-    // and so does the one behind it (which line answers which call can no longer be told), never
-    // taking the other call's answer.
+    // and so do those behind it (which line answers which call can no longer be told), never
+    // taking another call's answer.
     const writing = await startAdHoc('py_behind_garbage', 'Behind', code).then(([r]) => r!);
-    const [garbage, behindGarbage] = await Promise.allSettled([
+    const [garbage, ...behindGarbage] = await Promise.allSettled([
       writing.call({ content_type: 'text', data: 'garbage' }, CALL_MS),
       writing.call({ content_type: 'text', data: 'd' }, CALL_MS),
+      writing.call({ content_type: 'text', data: 'f' }, CALL_MS),
     ]);
     assert.ok(garbage.status === 'rejected' && /not JSON/.test(String(garbage.reason)), String(garbage.status));
-    assert.ok(behindGarbage.status === 'rejected' && /could no longer be matched/.test(String(behindGarbage.reason)));
+    for (const b of behindGarbage)
+      assert.ok(b.status === 'rejected' && /could no longer be matched/.test(String(b.reason)), String(b.status));
     assert.equal(writing.alive, false);
   });
 

@@ -21,11 +21,13 @@
  * Pipelining: when an algorithm has no idle runner and no room for another, a call goes behind
  * a busy runner whose harness marks where each call's output ends (RunnerProcess.pipelines)
  * instead of waiting here: its request is written at once and the harness reads it the moment it
- * answered the call before, rather than idling until this process, busy with other requests,
- * gets round to writing it. One call at most waits in a runner, and only behind a call that
- * began less than PIPELINE_MAX_RUN_MS ago in a pool whose calls take less than that on average,
- * so it never waits long for one runner while another frees up; algorithms that call the API (pipelines) never pipeline, since a call of an
- * algorithm to itself would wait behind its own caller.
+ * answered the calls before, rather than idling until this process, busy with other requests,
+ * gets round to writing it (and this process then reads several answers at a time). At most
+ * PIPELINE_DEPTH calls wait in a runner, and only while the wait they can expect (the running
+ * call's time so far plus the pool's average run time for each call before them) stays under
+ * PIPELINE_MAX_RUN_MS, so a call never waits long in one runner while another frees up.
+ * Algorithms that call the API (pipelines) never pipeline, since a call of an algorithm to
+ * itself would wait behind its own caller.
  */
 import { Errors } from '../../domain/errors.js';
 import type { Logger } from '../../domain/logger.js';
@@ -48,8 +50,10 @@ export interface PoolSettings {
   memoryOf?: (environmentName: string) => number;
   /** Where a runner that failed to stop is reported (unset in the pool's unit tests). */
   log?: Logger;
-  /** A call queues in a busy runner only behind calls this short (default PIPELINE_MAX_RUN_MS; see Pipelining). */
+  /** A call queues in a busy runner only when it can expect to begin this soon (default PIPELINE_MAX_RUN_MS; see Pipelining). */
   pipelineMaxRunMs?: number;
+  /** At most this many calls wait in one runner (default PIPELINE_DEPTH; see Pipelining). */
+  pipelineDepth?: number;
   /** Milliseconds since the epoch, for idle times (default Date.now; tests pass their own). */
   now?: () => number;
 }
@@ -58,7 +62,7 @@ export interface PoolSettings {
 export interface PoolRunner {
   /** Fit to serve a call: false as soon as it was told to die, before its process is gone. */
   readonly alive: boolean;
-  /** Takes a second call while it runs one (see Pipelining above). */
+  /** Takes more calls while it runs one (see Pipelining above). */
   readonly pipelines?: boolean;
   lastUsed: number;
   start(): Promise<void>;
@@ -80,8 +84,8 @@ interface Pool {
   memory: number;
   idle: PoolRunner[];
   busy: Set<PoolRunner>;
-  /** Busy runners that also hold a call written behind the one they run. */
-  queued: Set<PoolRunner>;
+  /** Busy runners that also hold calls written behind the one they run: how many. */
+  queued: Map<PoolRunner, number>;
   /** When each busy runner began the call it runs (performance.now()). */
   callBegan: Map<PoolRunner, number>;
   /** Whether calls may queue in a busy runner (not for algorithms that call the API). */
@@ -122,8 +126,10 @@ export interface AccountUsage {
 type Admission = { kind: 'start' } | { kind: 'after'; done: Promise<unknown> } | { kind: 'wait' };
 
 const MiB = 1024 * 1024;
-/** A call queues in a busy runner only when this pool's calls take at most this long on average. */
+/** A call queues in a busy runner only when it can expect to begin within this many milliseconds. */
 const PIPELINE_MAX_RUN_MS = 10;
+/** How many calls may wait in one runner behind the one it runs. */
+const PIPELINE_DEPTH = 8;
 
 export class RunnerPool implements AlgorithmRuntime {
   private readonly pools = new Map<string, Pool>();
@@ -145,6 +151,7 @@ export class RunnerPool implements AlgorithmRuntime {
 
   private readonly now: () => number;
   private readonly pipelineMaxRunMs: number;
+  private readonly pipelineDepth: number;
 
   constructor(
     private readonly factory: PoolRunnerFactory,
@@ -152,6 +159,7 @@ export class RunnerPool implements AlgorithmRuntime {
   ) {
     this.now = settings.now ?? Date.now;
     this.pipelineMaxRunMs = settings.pipelineMaxRunMs ?? PIPELINE_MAX_RUN_MS;
+    this.pipelineDepth = settings.pipelineDepth ?? PIPELINE_DEPTH;
   }
 
   async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
@@ -276,7 +284,7 @@ export class RunnerPool implements AlgorithmRuntime {
         memory: this.settings.memoryOf?.(target.environment.name) ?? 0,
         idle: [],
         busy: new Set(),
-        queued: new Set(),
+        queued: new Map(),
         callBegan: new Map(),
         pipelining: !target.pipeline,
         runMs: undefined,
@@ -320,30 +328,33 @@ export class RunnerPool implements AlgorithmRuntime {
     }
   }
 
-  /** A busy runner this call can be written behind now (see Pipelining above), marked as holding it. */
+  /**
+   * The busy runner this call can be written behind now with the fewest calls already there (see
+   * Pipelining above), marked as holding one more.
+   */
   private queueBehind(pool: Pool): PoolRunner | undefined {
     // Calls already waiting here go first.
     if (pool.waiters.length) return undefined;
+    let best: PoolRunner | undefined;
     for (const runner of pool.busy) {
-      if (this.canQueueBehind(pool, runner)) {
-        pool.queued.add(runner);
-        return runner;
-      }
+      if (this.canQueueBehind(pool, runner) && (!best || this.behind(pool, runner) < this.behind(pool, best))) best = runner;
     }
-    return undefined;
+    if (best) pool.queued.set(best, this.behind(pool, best) + 1);
+    return best;
+  }
+
+  private behind(pool: Pool, runner: PoolRunner): number {
+    return pool.queued.get(runner) ?? 0;
   }
 
   private canQueueBehind(pool: Pool, runner: PoolRunner): boolean {
-    return (
-      pool.pipelining &&
-      pool.runMs !== undefined &&
-      pool.runMs <= this.pipelineMaxRunMs &&
-      !!runner.pipelines &&
-      runner.alive &&
-      !pool.queued.has(runner) &&
-      // Behind a call already running longer than a short one takes, a call might wait long.
-      performance.now() - (pool.callBegan.get(runner) ?? 0) <= this.pipelineMaxRunMs
-    );
+    if (!pool.pipelining || pool.runMs === undefined || !runner.pipelines || !runner.alive) return false;
+    const behind = this.behind(pool, runner);
+    if (behind >= this.pipelineDepth) return false;
+    // The wait a call written now can expect: what the running call has taken so far (one that
+    // runs long among short ones is not waited behind) and an average call for each one queued.
+    const running = performance.now() - (pool.callBegan.get(runner) ?? 0);
+    return running + behind * pool.runMs <= this.pipelineMaxRunMs && pool.runMs <= this.pipelineMaxRunMs;
   }
 
   /**
@@ -486,12 +497,15 @@ export class RunnerPool implements AlgorithmRuntime {
     if (!pool) return void runner.stop();
     if (!runner.alive) return this.discard(key, runner);
     runner.lastUsed = this.now();
-    if (pool.queued.delete(runner)) {
+    const behind = this.behind(pool, runner);
+    if (behind > 0) {
+      if (behind > 1) pool.queued.set(runner, behind - 1);
+      else pool.queued.delete(runner);
       pool.callBegan.set(runner, performance.now());
-      // Still busy with the call written behind the one that ended: a waiting call may take
-      // that place behind it.
-      if (pool.waiters.length && this.canQueueBehind(pool, runner)) {
-        pool.queued.add(runner);
+      // Still busy with a call written behind the one that ended: waiting calls may take the
+      // place freed behind it.
+      while (pool.waiters.length && this.canQueueBehind(pool, runner)) {
+        pool.queued.set(runner, this.behind(pool, runner) + 1);
         pool.waiters.shift()!(runner);
       }
       return;
@@ -509,7 +523,7 @@ export class RunnerPool implements AlgorithmRuntime {
   private discard(key: string, runner: PoolRunner): void {
     const pool = this.pools.get(key);
     if (!pool) return void runner.stop();
-    // A runner that held two calls is discarded by the first one that learns it is dying.
+    // A runner that held several calls is discarded by the first one that learns it is dying.
     if (!pool.busy.has(runner)) return;
     pool.busy.delete(runner);
     pool.queued.delete(runner);

@@ -6,10 +6,10 @@
  *
  * A harness that writes output marks (catalog/templates/README.md, "Output marks") ends each
  * request's output on stdout and stderr with this runner's random mark, so output is cut at the
- * marks rather than by when it arrived. Such a runner takes a second request while it works on
- * the first (`pipelines`): the harness reads it the moment it answered, instead of waiting for
- * this process to read the answer and write the next request between its other work, and the
- * second call's prints still never join the first's.
+ * marks rather than by when it arrived. Such a runner takes more requests while it works on
+ * one (`pipelines`; the pool decides how many): the harness reads the next the moment it
+ * answered, instead of waiting for this process to read the answer and write the next request
+ * between its other work, and no call's prints ever join another's.
  *
  * The host keeps the FIFO open read-write (Linux allows it; it never blocks and never sees
  * EOF), so responses arrive as newline-delimited JSON on an ordinary non-blocking stream.
@@ -136,7 +136,7 @@ export class RunnerProcess {
   private proc!: SandboxProcess;
   private fifo: net.Socket | undefined;
   private responseBuffer = '';
-  /** Calls written and not settled, in the order written: at most two with output marks, else one. */
+  /** Calls written and not settled, in the order written: one without output marks. */
   private calls: PendingCall[] = [];
   private written = 0;
   /** This runner's output mark (when its harness writes marks) and where each stream is at. */
@@ -165,7 +165,7 @@ export class RunnerProcess {
     return this.proc !== undefined && this.exited === undefined && !this.dying;
   }
 
-  /** Takes a second call while it runs one (its harness marks where each call's output ends). */
+  /** Takes more calls while it runs one (its harness marks where each call's output ends). */
   get pipelines(): boolean {
     return this.mark !== undefined;
   }
@@ -271,13 +271,14 @@ export class RunnerProcess {
 
   /**
    * Sends one request; resolves with the response and what the algorithm printed. A runner that
-   * pipelines takes one more while a call runs: it waits in the harness's stdin, its timeout
+   * pipelines takes more while a call runs: each waits in the harness's stdin, its timeout
    * counting from when the call before it is answered, and if the runner dies first it is
    * rejected with CallNotStarted.
    */
   call(request: PipeRequest, timeoutMs: number): Promise<CallOutcome> {
     if (!this.alive) return Promise.reject(new RunnerFailure('SystemExit', 'the runner is not running'));
-    if (this.calls.length > (this.mark ? 1 : 0)) return Promise.reject(new Error('runner is busy'));
+    // With marks, as many as the pool writes behind (it bounds them); without, one at a time.
+    if (this.calls.length > 0 && !this.mark) return Promise.reject(new Error('runner is busy'));
     // No per-call named closures here: under tsx every one costs a defineProperty of its name.
     return new Promise<CallOutcome>((resolve, reject) => {
       const call: PendingCall = {
@@ -427,15 +428,18 @@ export class RunnerProcess {
       if (!next) continue;
       if (failure.errorType !== 'TooLargeError') {
         // Not a response the harness writes (user code wrote to the response channel): which
-        // later line answers which call can no longer be told, so the call written behind must
-        // not take one. The runner stops and that call fails with it.
-        this.fail(
-          next,
-          new RunnerFailure(
-            'SystemExit',
-            'the runner was stopped: the call before this one got a response that was not valid, so its answers could no longer be matched to calls',
-          ),
-        );
+        // later line answers which call can no longer be told, so no call written behind may
+        // take one, and any of them may have begun. The runner stops and they fail with it.
+        for (const c of [...this.calls]) {
+          if (c.response) continue;
+          this.fail(
+            c,
+            new RunnerFailure(
+              'SystemExit',
+              'the runner was stopped: a call before this one got a response that was not valid, so its answers could no longer be matched to calls',
+            ),
+          );
+        }
         this.die('cancelled');
         return;
       }
