@@ -306,12 +306,7 @@ export async function pacedLatency(
   connections = 16,
 ): Promise<{ p50: number; p99: number; calls: number; errors: number }> {
   const u = new URL(url);
-  const body = '{"x":1}';
-  const request = Buffer.from(
-    `POST ${u.pathname} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n` +
-      (key ? `Authorization: Simple ${key}\r\n` : '') +
-      `\r\n${body}`,
-  );
+  const request = noopCall(u, key);
   const times: number[] = [];
   let errors = 0;
   const due: bigint[] = [];
@@ -339,25 +334,13 @@ export async function pacedLatency(
         socket.once('close', () => {
           if (!allSent || outstanding > 0) closedEarly++;
         });
-        let buf: Buffer = Buffer.alloc(0);
-        socket.on('data', (chunk: Buffer) => {
-          buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
-          for (;;) {
-            const end = buf.indexOf('\r\n\r\n');
-            if (end < 0) return;
-            const head = buf.subarray(0, end).toString('latin1');
-            const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-            if (!length) throw new Error(`a response without Content-Length: ${head}`);
-            const total = end + 4 + Number(length[1]);
-            if (buf.length < total) return;
-            buf = buf.subarray(total);
-            const sent = (socket as net.Socket & { due?: bigint }).due!;
-            if (head.startsWith('HTTP/1.1 200')) times.push(Number(process.hrtime.bigint() - sent) / 1e6);
-            else errors++;
-            outstanding--;
-            idle.push(socket);
-            dispatch();
-          }
+        onResponses(socket, (ok) => {
+          const sent = (socket as net.Socket & { due?: bigint }).due!;
+          if (ok) times.push(Number(process.hrtime.bigint() - sent) / 1e6);
+          else errors++;
+          outstanding--;
+          idle.push(socket);
+          dispatch();
         });
       });
     }),
@@ -398,12 +381,7 @@ export async function closedLoopLatency(
   connections = 16,
 ): Promise<{ p50: number; p99: number; rps: number; errors: number }> {
   const u = new URL(url);
-  const body = '{"x":1}';
-  const request = Buffer.from(
-    `POST ${u.pathname} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n` +
-      (key ? `Authorization: Simple ${key}\r\n` : '') +
-      `\r\n${body}`,
-  );
+  const request = noopCall(u, key);
   const times: number[] = [];
   let errors = 0;
   const end = Date.now() + seconds * 1000;
@@ -413,7 +391,6 @@ export async function closedLoopLatency(
       () =>
         new Promise<void>((resolve, reject) => {
           let sent = 0n;
-          let buf: Buffer = Buffer.alloc(0);
           const send = () => {
             sent = process.hrtime.bigint();
             socket.write(request);
@@ -421,30 +398,49 @@ export async function closedLoopLatency(
           const socket = net.connect(Number(u.port), u.hostname, send);
           socket.setNoDelay(true);
           socket.once('error', reject);
-          socket.on('data', (chunk: Buffer) => {
-            buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
-            for (;;) {
-              const headEnd = buf.indexOf('\r\n\r\n');
-              if (headEnd < 0) return;
-              const head = buf.subarray(0, headEnd).toString('latin1');
-              const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-              if (!length) return reject(new Error(`a response without Content-Length: ${head}`));
-              const total = headEnd + 4 + Number(length[1]);
-              if (buf.length < total) return;
-              buf = buf.subarray(total);
-              if (head.startsWith('HTTP/1.1 200')) times.push(Number(process.hrtime.bigint() - sent) / 1e6);
-              else errors++;
-              if (Date.now() >= end) {
-                socket.destroy();
-                return resolve();
-              }
-              send();
-            }
+          onResponses(socket, (ok) => {
+            if (ok) times.push(Number(process.hrtime.bigint() - sent) / 1e6);
+            else errors++;
+            if (Date.now() < end) return send();
+            socket.destroy();
+            resolve();
           });
         }),
     ),
   );
   return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), rps: times.length / seconds, errors };
+}
+
+/** The load generators' call: a no-op's JSON input to `u`, with `key` when given. */
+function noopCall(u: URL, key: string | undefined): Buffer {
+  const body = '{"x":1}';
+  return Buffer.from(
+    `POST ${u.pathname} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n` +
+      (key ? `Authorization: Simple ${key}\r\n` : '') +
+      `\r\n${body}`,
+  );
+}
+
+/** Calls `answered` for each whole response on `socket` (by Content-Length): true for a 200. */
+function onResponses(socket: net.Socket, answered: (ok: boolean) => void): void {
+  let buf: Buffer = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => {
+    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+    for (;;) {
+      const end = buf.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = buf.subarray(0, end).toString('latin1');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+      if (!length) {
+        socket.destroy(new Error(`a response without Content-Length: ${head}`));
+        return;
+      }
+      const total = end + 4 + Number(length[1]);
+      if (buf.length < total) return;
+      buf = buf.subarray(total);
+      answered(head.startsWith('HTTP/1.1 200'));
+    }
+  });
 }
 
 export function percentile(xs: number[], q: number): number {
