@@ -179,6 +179,30 @@ describe('the call lane answers a warm call exactly as the route does', () => {
     assert.equal(taken(), lanes + 1);
   });
 
+  test('what the lane cannot be used for: a revoked key, a path with dots, a key in the wrong place', async () => {
+    const hello = `/v1/algo/alice/Hello/${sha}`;
+    // A second key of alice's, used (and so cached) through the lane, then revoked: refused at once.
+    const spare = await api.post('/v1/users/alice/keys', { key: alice.key, body: {} });
+    assert.equal(spare.status, 200, spare.text);
+    const send = (key: string, p = hello) => post(srv.url, p, { key, type: 'text/plain', body: 'x', chunked: false });
+    await send(spare.body.key); // the route caches it
+    const lanes = taken();
+    assert.equal((await send(spare.body.key)).status, 200);
+    assert.equal(taken(), lanes + 1, 'the cached key took the lane');
+    assert.equal((await api.delete(`/v1/users/alice/keys/${spare.body.id}`, { key: alice.key })).status, 204);
+    const revoked = await send(spare.body.key);
+    assert.equal(revoked.status, 401, revoked.body.toString());
+    assert.equal(taken(), lanes + 1, 'a revoked key is no longer cached: the route refuses it');
+    // Versions that are no version (dots and stars in the wrong places) are the domain's to refuse, the same both ways.
+    for (const p of ['/v1/algo/alice/Hello/1..2', '/v1/algo/alice/Hello/.x', '/v1/algo/alice/Hello/*.*']) {
+      const res = await both(p, { key: alice.key, type: 'text/plain', body: 'x' });
+      assert.ok(res.status >= 400 && res.status < 500, `${p}: ${res.status}`);
+    }
+    // A key in the query string is no credential anywhere.
+    const inQuery = await post(srv.url, `${hello}?key=${alice.key}`, { type: 'text/plain', body: 'x', chunked: false });
+    assert.equal(inQuery.status, 401);
+  });
+
   test('a client that leaves before its input arrives gives the input budget back, and the next call is answered', async () => {
     const u = new URL(srv.url);
     const lanes = taken();
