@@ -17,7 +17,8 @@
  * security headers, the rate limit by address and then by credential (api/rate-limits.ts, the
  * same counters), the input budget (api/input-budget.ts, the same budget), the call service, the
  * same answer (routes/calls.ts `callAnswer`) and the same error envelope (api/errors.ts
- * `failureOf`). test/api/call-lane.test.ts sends each kind of call both ways and compares.
+ * `failureOf`). packages/server/test/call-lane.test.ts sends each kind of call both ways and
+ * compares.
  */
 import crypto from 'node:crypto';
 import type http from 'node:http';
@@ -104,11 +105,9 @@ export class CallLane {
       this.fail(req, res, refused);
       return true;
     }
+    // Given back when the call ends, or when reading the input fails (a client gone before it
+    // arrived makes Node fail the read with ECONNRESET).
     const lease = this.o.budget.lease(principal.account);
-    // A client gone before its input arrived gives the input's bytes back (release is idempotent).
-    res.once('close', () => {
-      if (!req.complete) lease.release();
-    });
     void this.call(req, res, path, query, principal, lease);
     return true;
   }
@@ -170,8 +169,9 @@ function plainQuery(search: string): LaneQuery | undefined {
       if (!TIMEOUT.test(value)) return undefined;
       query.timeout = value;
     } else if (name === 'stdout') {
-      if (!/^(?:true|false|1|0)?$/i.test(value)) return undefined;
-      query.stdout = queryBoolean('stdout', value) === true;
+      const flag = booleanOrUndefined(value);
+      if (flag === null) return undefined;
+      query.stdout = flag === true;
     } else if (name === 'output') {
       if (value === 'void') return undefined;
       query.output = value;
@@ -180,6 +180,15 @@ function plainQuery(search: string): LaneQuery | undefined {
     }
   }
   return query;
+}
+
+/** A query boolean as the route reads it (api/query.ts); null for a value it refuses. */
+function booleanOrUndefined(value: string): boolean | undefined | null {
+  try {
+    return queryBoolean('stdout', value);
+  } catch {
+    return null;
+  }
 }
 
 /** As Fastify names a request in its logs and 500s: the client's X-Request-Id, else a fresh one. */
