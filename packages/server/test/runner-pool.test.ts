@@ -471,6 +471,29 @@ describe('runner pool: calls written behind a busy runner (pipelining)', () => {
     await pool.stopAll();
   });
 
+  test('calls that waited in the pool behind a long call go behind the next one as soon as the runner is handed on', async () => {
+    // Bounds far from the machine's speed: a call began 250 ms ago is long for a 200 ms bound, and
+    // the hand-on and the places behind are given in one turn (0 ms).
+    const { pool, factory } = makePool({ maxPerArtifact: 1, pipelineMaxRunMs: 200, pipelineDepth: 4 }, true);
+    const t = target('alice', 'A');
+    await call(pool, t);
+    const long = hold(pool, t);
+    await factory.heldCount(1);
+    await new Promise((r) => setTimeout(r, 250));
+    const next = call(pool, t, { hold: true, who: 'next' });
+    const after = ['a1', 'a2'].map((name) => call(pool, t, { who: name }));
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    const runner = factory.created[0]!;
+    assert.equal(runner.calls, 2, 'nothing goes behind a call that began 250 ms ago');
+    factory.held.shift()!.release();
+    await long;
+    await factory.heldCount(1);
+    assert.equal(runner.calls, 5, 'handed on to the first waiting call, with the other two behind it at once');
+    factory.releaseAll();
+    assert.deepEqual([who(await next), ...(await Promise.all(after)).map(who)], ['next', 'a1', 'a2']);
+    await pool.stopAll();
+  });
+
   test('calls behind a runner that dies before reaching them all run on a fresh runner, each counted once', async () => {
     const { pool, factory } = makePool({ maxPerArtifact: 1, pipelineMaxRunMs: Infinity, pipelineDepth: 4 }, true);
     const t = target('alice', 'A');

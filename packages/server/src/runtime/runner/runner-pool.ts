@@ -504,10 +504,7 @@ export class RunnerPool implements AlgorithmRuntime {
       pool.callBegan.set(runner, performance.now());
       // Still busy with a call written behind the one that ended: waiting calls may take the
       // place freed behind it.
-      while (pool.waiters.length && this.canQueueBehind(pool, runner)) {
-        pool.queued.set(runner, this.behind(pool, runner) + 1);
-        pool.waiters.shift()!(runner);
-      }
+      this.fillBehind(pool, runner);
       return;
     }
     pool.busy.delete(runner);
@@ -517,7 +514,17 @@ export class RunnerPool implements AlgorithmRuntime {
       pool.busy.add(runner);
       pool.callBegan.set(runner, performance.now());
       waiter(runner);
+      // The calls waiting after it go behind it as they would have, had it been busy when they came.
+      this.fillBehind(pool, runner);
     } else pool.idle.push(runner);
+  }
+
+  /** Hands waiting calls, in order, places behind `runner`'s running call while it has room (see Pipelining). */
+  private fillBehind(pool: Pool, runner: PoolRunner): void {
+    while (pool.waiters.length && this.canQueueBehind(pool, runner)) {
+      pool.queued.set(runner, this.behind(pool, runner) + 1);
+      pool.waiters.shift()!(runner);
+    }
   }
 
   private discard(key: string, runner: PoolRunner): void {
