@@ -80,13 +80,26 @@ describe('the call lane answers a warm call exactly as the route does', () => {
 
   /** The same call through the lane and through the route; returns the lane's answer after comparing both. */
   async function both(p: string, o: { key?: string; type?: string; body: string | Buffer; headers?: Record<string, string> }) {
+    const viaLane = await throughLane(p, o);
     const before = taken();
-    const viaLane = await post(srv.url, p, { ...o, chunked: false });
-    assert.equal(taken(), before + 1, `the lane took ${p}`);
     const viaRoute = await post(srv.url, p, { ...o, chunked: true });
-    assert.equal(taken(), before + 1, `the route took the chunked ${p}`);
+    assert.equal(taken(), before, `the route took the chunked ${p}`);
     assert.deepEqual(comparable(viaLane), comparable(viaRoute), p);
     return viaLane;
+  }
+
+  /**
+   * The call sent so that the lane takes it. The key cache holds a key for 5 s from its lookup:
+   * a call just after that goes to the route, which looks the key up and caches it again, so the
+   * next one takes the lane.
+   */
+  async function throughLane(p: string, o: { key?: string; type?: string; body: string | Buffer; headers?: Record<string, string> }) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const before = taken();
+      const res = await post(srv.url, p, { ...o, chunked: false });
+      if (taken() === before + 1) return res;
+    }
+    assert.fail(`the lane never took ${p}`);
   }
 
   before(async () => {
@@ -174,9 +187,8 @@ describe('the call lane answers a warm call exactly as the route does', () => {
     const noKey = await send(hello, { key: '' });
     assert.equal(noKey.status, 401);
     assert.equal(taken(), lanes, 'none of these took the lane');
-    // carol's key is cached now: her next call takes the lane.
-    assert.equal((await send(hello, { key: carol.key })).status, 404);
-    assert.equal(taken(), lanes + 1);
+    // carol's key is cached now: her next call takes the lane, and is refused the same way.
+    assert.equal((await throughLane(hello, { key: carol.key, type: 'application/json', body: '1' })).status, 404);
   });
 
   test('what the lane cannot be used for: a revoked key, a path with dots, a key in the wrong place', async () => {
@@ -185,14 +197,12 @@ describe('the call lane answers a warm call exactly as the route does', () => {
     const spare = await api.post('/v1/users/alice/keys', { key: alice.key, body: {} });
     assert.equal(spare.status, 200, spare.text);
     const send = (key: string, p = hello) => post(srv.url, p, { key, type: 'text/plain', body: 'x', chunked: false });
-    await send(spare.body.key); // the route caches it
+    assert.equal((await throughLane(hello, { key: spare.body.key, type: 'text/plain', body: 'x' })).status, 200);
     const lanes = taken();
-    assert.equal((await send(spare.body.key)).status, 200);
-    assert.equal(taken(), lanes + 1, 'the cached key took the lane');
     assert.equal((await api.delete(`/v1/users/alice/keys/${spare.body.id}`, { key: alice.key })).status, 204);
     const revoked = await send(spare.body.key);
     assert.equal(revoked.status, 401, revoked.body.toString());
-    assert.equal(taken(), lanes + 1, 'a revoked key is no longer cached: the route refuses it');
+    assert.equal(taken(), lanes, 'a revoked key is no longer cached: the route refuses it');
     // Versions that are no version (dots and stars in the wrong places) are the domain's to refuse, the same both ways.
     for (const p of ['/v1/algo/alice/Hello/1..2', '/v1/algo/alice/Hello/.x', '/v1/algo/alice/Hello/*.*']) {
       const res = await both(p, { key: alice.key, type: 'text/plain', body: 'x' });
@@ -205,28 +215,26 @@ describe('the call lane answers a warm call exactly as the route does', () => {
 
   test('a client that leaves before its input arrives gives the input budget back, and the next call is answered', async () => {
     const u = new URL(srv.url);
-    const lanes = taken();
-    await new Promise<void>((resolve, reject) => {
-      const socket = net.connect(Number(u.port), u.hostname, () => {
-        socket.write(
-          `POST /v1/algo/alice/Hello/${sha} HTTP/1.1\r\nHost: x\r\nAuthorization: Simple ${alice.key}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nabc`,
-        );
-        // Gone once the lane has the call (its count moves when it takes it).
-        const wait = setInterval(() => {
-          if (taken() === lanes + 1) {
-            clearInterval(wait);
-            socket.destroy();
-            resolve();
-          }
-        }, 10);
-      });
-      socket.on('error', reject);
-    });
-    for (let i = 0; srv.server.inputBudget.inUse !== 0; i++) {
-      assert.ok(i < 500, `the input budget still holds ${srv.server.inputBudget.inUse} bytes`);
-      await new Promise((r) => setTimeout(r, 10));
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise((r) => setTimeout(r, 10));
+    };
+    let tookLane = false;
+    // As throughLane: when alice's key had just left the key cache, the route takes the call.
+    for (let attempt = 0; attempt < 3 && !tookLane; attempt++) {
+      const lanes = taken();
+      const socket = net.connect(Number(u.port), u.hostname);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        `POST /v1/algo/alice/Hello/${sha} HTTP/1.1\r\nHost: x\r\nAuthorization: Simple ${alice.key}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nabc`,
+      );
+      // Whichever takes it holds the 1000 announced bytes of the budget once it has the head.
+      await until(() => srv.server.inputBudget.inUse > 0);
+      tookLane = taken() === lanes + 1;
+      socket.destroy();
+      await until(() => srv.server.inputBudget.inUse === 0);
     }
-    const next = await post(srv.url, `/v1/algo/alice/Hello/${sha}`, { key: alice.key, type: 'text/plain', body: 'again', chunked: false });
+    assert.ok(tookLane, 'the lane took one of the calls');
+    const next = await throughLane(`/v1/algo/alice/Hello/${sha}`, { key: alice.key, type: 'text/plain', body: 'again' });
     assert.equal(JSON.parse(next.body.toString()).result, 'hello again');
   });
 });
