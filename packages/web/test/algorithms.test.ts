@@ -179,7 +179,11 @@ describe('web UI: algorithms', () => {
   test('run: text, JSON and a file as input, stdout for the owner, and an algorithm error with its stack trace', async () => {
     await page.getByRole('link', { name: 'Run' }).click();
     await page.getByLabel('Version').locator('option', { hasText: '0.1.0' }).waitFor({ state: 'attached' });
-    assert.equal(await page.getByLabel('Version').inputValue(), '0.1.0');
+    // The newest version is chosen once the list has loaded (a render after its options appear).
+    for (;;) {
+      if ((await page.getByLabel('Version').inputValue()) === '0.1.0') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
     await page.getByLabel('Input', { exact: true }).fill('world');
     await page.getByLabel('Show what the algorithm printed (stdout)').check();
     await page.getByRole('button', { name: 'Run', exact: true }).click();
