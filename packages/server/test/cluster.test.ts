@@ -369,6 +369,12 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
     }
   });
 
+  test('a sync call that runs longer than the silence limit (6 s) is kept alive by its heartbeats and answered', async () => {
+    const res = await api.post(`/v1/algo/alice/Sleepy/${sleepySha}`, { key: alice.key, body: { sleep: 8 } });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.result, { slept: 8 }, res.text);
+  });
+
   test('a worker killed in the middle of a sync call: the caller gets SystemExit, not a wait for its timeout', async () => {
     const [only] = cluster.workers;
     // The worker shows the call in its presence entry (renewed every few seconds): an entry

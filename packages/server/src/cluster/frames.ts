@@ -4,11 +4,12 @@
  * is `[4-byte big-endian length of the JSON][JSON][bytes]`.
  */
 export function encodeFrame(meta: unknown, bytes?: Uint8Array): Uint8Array {
-  const json = Buffer.from(JSON.stringify(meta));
-  const out = Buffer.allocUnsafe(4 + json.length + (bytes?.length ?? 0));
-  out.writeUInt32BE(json.length, 0);
-  json.copy(out, 4);
-  if (bytes) out.set(bytes, 4 + json.length);
+  const json = JSON.stringify(meta);
+  const n = Buffer.byteLength(json);
+  const out = Buffer.allocUnsafe(4 + n + (bytes?.length ?? 0));
+  out.writeUInt32BE(n, 0);
+  out.write(json, 4);
+  if (bytes) out.set(bytes, 4 + n);
   return out;
 }
 
@@ -17,5 +18,5 @@ export function decodeFrame<T>(data: Uint8Array): { meta: T; bytes: Buffer } {
   if (buf.length < 4) throw new Error('a work message shorter than its header');
   const n = buf.readUInt32BE(0);
   if (4 + n > buf.length) throw new Error('a work message whose JSON part runs past its end');
-  return { meta: JSON.parse(buf.subarray(4, 4 + n).toString('utf8')) as T, bytes: buf.subarray(4 + n) };
+  return { meta: JSON.parse(buf.toString('utf8', 4, 4 + n)) as T, bytes: buf.subarray(4 + n) };
 }

@@ -12,7 +12,7 @@
  */
 import os from 'node:os';
 import type { JsMsg, Consumer } from '@nats-io/jetstream';
-import { Empty, type Subscription } from '@nats-io/transport-node';
+import { Empty, type Msg, type Subscription } from '@nats-io/transport-node';
 import type { BuildService, DispatchOutcome } from '../domain/builds/build-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import { type AlgorithmRuntime, type PipeRequest, RuntimeFailure } from '../domain/calls/ports.js';
@@ -62,6 +62,8 @@ export class ClusterWorker {
   private subscription: Subscription | undefined;
   private readonly startedAt = new Date().toISOString();
   private callsInFlight = 0;
+  /** The sync calls running here, each heartbeaten until its answer goes. */
+  private readonly running = new Set<Msg>();
   /** Numbers this worker's reports (entries and call answers), so a reader keeps the newest. */
   private seq = 0;
 
@@ -167,14 +169,21 @@ export class ClusterWorker {
     this.subscription = this.deps.cluster.nc.subscribe(this.deps.cluster.names.subjects.runOn(this.deps.cluster.nodeId), {
       callback: (err, msg) => {
         if (err) return;
-        // Heartbeats while the call runs tell the caller this worker is alive (see NatsRuntime).
-        const beat = setInterval(() => msg.respond(Empty), HEARTBEAT_MS);
+        this.running.add(msg);
         void this.run(msg.data).then((reply) => {
-          clearInterval(beat);
+          this.running.delete(msg);
           msg.respond(reply);
         });
       },
     });
+    // Heartbeats while calls run tell their callers this worker is alive (see NatsRuntime): one
+    // timer for all of them, since a timer armed and cleared per call is a cost on every call.
+    // Once stopping, calls still running (until the runners stop) keep their heartbeats.
+    const heartbeat = setInterval(() => {
+      for (const msg of this.running) msg.respond(Empty);
+      if (this.stopping && this.running.size === 0) clearInterval(heartbeat);
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
   }
 
   private async run(data: Uint8Array): Promise<Uint8Array> {
