@@ -55,6 +55,94 @@ async function bareNatsRoundTrip(calls: number): Promise<number> {
   return percentile(times, 0.5);
 }
 
+/**
+ * A Python process answering each line it reads with that line, for the topology floor's
+ * stand-ins (an unbuffered read and write per line, as a harness does).
+ */
+const ECHO_PY = 'import sys\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(line)\n    sys.stdout.buffer.flush()\n';
+
+/**
+ * Node code shared by the stand-ins: `pipe()` starts the Python echo and returns a function that
+ * sends it one line and resolves with its answer; `serveHttp(answer)` serves POSTs with
+ * `answer(body)` and prints its port.
+ */
+const STAND_IN_PRELUDE = `
+import http from 'node:http';
+import { spawn } from 'node:child_process';
+function pipe() {
+  const py = spawn('/usr/bin/python3', ['-c', ${JSON.stringify(ECHO_PY)}], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting = [];
+  let buf = '';
+  py.stdout.setEncoding('utf8');
+  py.stdout.on('data', (d) => {
+    buf += d;
+    for (let i = buf.indexOf('\\n'); i >= 0; i = buf.indexOf('\\n')) {
+      waiting.shift()(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+    }
+  });
+  return (line) => new Promise((resolve) => { waiting.push(resolve); py.stdin.write(line + '\\n'); });
+}
+function serveHttp(answer) {
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', async () => {
+      const body = await answer(Buffer.concat(chunks).toString());
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+}
+`;
+
+/** Starts one stand-in (a Node child running `code` after the prelude); resolves with it and the first line it prints. */
+async function standIn(code: string): Promise<{ child: ReturnType<typeof spawn>; line: string }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', STAND_IN_PRELUDE + code, NATS], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  return { child, line };
+}
+
+/**
+ * The floor under the added latency that this machine sets for this topology: the same hops
+ * with stand-ins that do nothing else. Embedded: an HTTP server writing each body to a Python
+ * echo over a pipe. Cluster: an HTTP server that sends each body as a NATS request to a second
+ * process, which writes it to its Python echo and replies with the answer. What the cluster
+ * adds over the embedded stand-in is the two NATS hops and two processes' wakeups, nothing of
+ * algohost's.
+ */
+async function topologyFloor(calls: number): Promise<{ embedded: number; cluster: number }> {
+  const embedded = await standIn(`const call = pipe(); serveHttp((body) => call(body));`);
+  let e;
+  try {
+    e = await sequentialLatency(`http://127.0.0.1:${embedded.line}/`, 'unused', calls);
+  } finally {
+    embedded.child.kill();
+  }
+  const worker = await standIn(`
+    import { connect } from '@nats-io/transport-node';
+    const call = pipe();
+    const nc = await connect({ servers: process.argv[1] });
+    nc.subscribe('bench.floor', { callback: async (err, m) => m.respond(await call(new TextDecoder().decode(m.data))) });
+    await nc.flush();
+    console.log('ready');`);
+  const apiNode = await standIn(`
+    import { connect } from '@nats-io/transport-node';
+    const nc = await connect({ servers: process.argv[1] });
+    serveHttp(async (body) => new TextDecoder().decode((await nc.request('bench.floor', body, { timeout: 5000 })).data));`);
+  let c;
+  try {
+    c = await sequentialLatency(`http://127.0.0.1:${apiNode.line}/`, 'unused', calls);
+  } finally {
+    apiNode.child.kill();
+    worker.child.kill();
+  }
+  return { embedded: e.p50, cluster: c.p50 };
+}
+
 const work = tempDir('bench-cluster-');
 const shared = tempDir('bench-cluster-shared-');
 try {
@@ -71,6 +159,7 @@ try {
   }
 
   const natsFloor = await bareNatsRoundTrip(SEQUENTIAL);
+  const floor = await topologyFloor(SEQUENTIAL);
   const env = await clusterEnv(shared, { ALGOHOST_RUNNERS_PER_ALGORITHM: '1' });
   const apiNode = await startAlgohost({ ...env, ALGOHOST_ROLE: 'api' });
   const worker = await startAlgohost({ ...env, ALGOHOST_ROLE: 'worker' });
@@ -89,7 +178,12 @@ try {
     ['cluster', `${cs.p50.toFixed(3)} ms / ${cs.p99.toFixed(3)} ms`],
     ['embedded', `${es.p50.toFixed(3)} ms / ${es.p99.toFixed(3)} ms`],
     ['added p50, one at a time (budget ≤ 0.5 ms)', `${(cs.p50 - es.p50).toFixed(3)} ms`],
-    ['of which the floor: a bare NATS request/reply between two processes, p50', `${natsFloor.toFixed(3)} ms`],
+    ['a bare NATS request/reply between two processes, p50', `${natsFloor.toFixed(3)} ms`],
+    [
+      'the floor: the same hops with stand-ins that do nothing else, p50 added (cluster / embedded)',
+      `${(floor.cluster - floor.embedded).toFixed(3)} ms (${floor.cluster.toFixed(3)} / ${floor.embedded.toFixed(3)} ms)`,
+    ],
+    ["algohost's own part of the added p50 (added − floor)", `${(cs.p50 - es.p50 - (floor.cluster - floor.embedded)).toFixed(3)} ms`],
     [`warm calls of a no-op Python algorithm, ${CONNECTIONS} connections, ${SECONDS} s each`, ''],
     ['cluster (API node → NATS → worker) p50 / p99', `${c.p50} ms / ${c.p99} ms, ${c.rps.toFixed(0)} calls/s, ${c.errors} errors`],
     ['cluster API node CPU per call (user + system)', `${c.cpuMsPerCall.toFixed(3)} ms`],
