@@ -4,6 +4,8 @@
  * compiled without any push, and the build must succeed.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readCatalog } from '../src/storage/catalog-files.js';
 import { createUser, type TestUser } from './support/fixtures.js';
@@ -11,6 +13,17 @@ import { client, type Client } from './support/http.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 const environments = readCatalog().environments;
+
+/** The Scala library jars in the target/lib of every build of the algorithm `algorithmId` under `dataDir`. */
+function scalaLibraries(dataDir: string, algorithmId: string): string[] {
+  return (fs.readdirSync(dataDir, { recursive: true }) as string[])
+    .filter(
+      (p) =>
+        p.includes(algorithmId) && path.basename(path.dirname(p)) === 'lib' && path.basename(path.dirname(path.dirname(p))) === 'target',
+    )
+    .map((p) => path.basename(p))
+    .filter((name) => name.startsWith('scala'));
+}
 
 describe('the template of every language environment builds as created', () => {
   let srv: TestServer;
@@ -45,6 +58,18 @@ describe('the template of every language environment builds as created', () => {
         true,
         `the ${spec.template} template did not build in ${spec.name} (build ${compiled.body.build?.status}):\n${compilation.output}`,
       );
+      if (spec.runtime.name === 'scala') {
+        // The Scala the algorithm runs on is the library its build put beside it (target/lib):
+        // that of the version the environment declares.
+        const jars = scalaLibraries(srv.dataDir, created.body.id as string);
+        const [major] = spec.runtime.version.split('.');
+        const library = major === '2' ? 'scala-library-' : 'scala3-library_3-';
+        const pattern = new RegExp(`^${library}${spec.runtime.version.replace('.', '\\.')}\\.[0-9]+\\.jar$`);
+        assert.ok(
+          jars.some((j) => pattern.test(j)),
+          `${spec.name} declares Scala ${spec.runtime.version}; the build's target/lib: ${jars.join(', ')}`,
+        );
+      }
     });
   }
 });
