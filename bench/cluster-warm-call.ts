@@ -22,26 +22,18 @@ const SEQUENTIAL = Number(process.argv[4] ?? 2000);
 const { nats: NATS } = clusterServices();
 
 /**
- * The floor under the cluster's added latency: one NATS request and its reply between two
- * processes through the same nats-server (this process asks, a child answers at once), one at
- * a time. A cluster call makes this round trip once, plus the API node's and worker's own work.
+ * One NATS request and its reply between two processes through the same nats-server (this
+ * process asks, a stand-in answers at once), one at a time. A cluster call makes this round
+ * trip once; the floor under its added latency is topologyFloor's, which also wakes the
+ * processes a call passes through.
  */
 async function bareNatsRoundTrip(calls: number): Promise<number> {
-  const responder = spawn(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `import { connect } from '@nats-io/transport-node';
-       const nc = await connect({ servers: process.argv[1] });
-       nc.subscribe('bench.echo', { callback: (err, m) => m.respond(m.data) });
-       await nc.flush();
-       console.log('ready');`,
-      NATS,
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  await new Promise<void>((resolve) => responder.stdout.once('data', () => resolve()));
+  const { child: responder } = await standIn(`
+    import { connect } from '@nats-io/transport-node';
+    const nc = await connect({ servers: process.argv[1] });
+    nc.subscribe('bench.echo', { callback: (err, m) => m.respond(m.data) });
+    await nc.flush();
+    console.log('ready');`);
   const nc = await connect({ servers: NATS });
   const payload = new TextEncoder().encode('{"x":1}');
   const times: number[] = [];
