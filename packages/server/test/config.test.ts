@@ -77,6 +77,13 @@ test('settings that contradict each other are refused before anything starts, ea
   refused({ ALGOHOST_BUILD_CONCURRENCY: '2', ALGOHOST_BUILDS_PER_ACCOUNT: '3' }, /ALGOHOST_BUILDS_PER_ACCOUNT \(3\) must not exceed/);
   refused({ ALGOHOST_PUBLIC_URL: 'not a url' }, /ALGOHOST_PUBLIC_URL must be an absolute URL/);
   refused({ ALGOHOST_DATABASE_URL: 'mysql://x' }, /must start with postgres:\/\//);
+  // Seconds: "30" (days meant) would empty the audit log within the hour.
+  refused(
+    { ALGOHOST_AUDIT_RETENTION: '30' },
+    /ALGOHOST_AUDIT_RETENTION \(30\) is in seconds and must be 0 \(entries kept for good\) or at least 86400/,
+  );
+  assert.equal(loadConfig({ ALGOHOST_AUDIT_RETENTION: '86400' }, []).auditRetentionSeconds, 86400);
+  assert.equal(loadConfig({}, []).auditRetentionSeconds, 0, 'kept for good by default');
   // 0 means "no limit" and contradicts nothing.
   assert.equal(
     loadConfig({ ALGOHOST_RUNNER_MEMORY_BUDGET: '0', ALGOHOST_RUNNER_MEMORY_PER_ACCOUNT: '4096' }, []).runnerMemoryPerAccountMiB,

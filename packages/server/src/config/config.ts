@@ -44,6 +44,8 @@ function optional<S extends TSchema>(schema: S, meta: Meta<Static<S>>) {
 
 /** The web UI as `npm run setup` builds it: packages/web/dist beside this package. */
 const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../../web/dist', import.meta.url));
+/** The shortest audit retention accepted (ALGOHOST_AUDIT_RETENTION), a day. */
+const MIN_AUDIT_RETENTION_SECONDS = 24 * 3600;
 
 export const ConfigSchema = Type.Object({
   port: setting(Type.Integer({ minimum: 0, maximum: 65535 }), {
@@ -609,6 +611,13 @@ export const ConfigSchema = Type.Object({
     default: 7 * 24 * 3600,
     describe: 'Seconds delivery records of Event Flows are kept (default a week).',
   }),
+  auditRetentionSeconds: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_AUDIT_RETENTION',
+    flag: '--audit-retention',
+    default: 0,
+    describe:
+      'Seconds audit log entries are kept, at least a day (86400); older ones are deleted hourly. 0 (the default) keeps them for good.',
+  }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -752,6 +761,13 @@ function crossChecked(config: Config): Config {
   if (config.maxRunners > 0 && config.runnersPerAccount > config.maxRunners) {
     throw new ConfigError(
       `ALGOHOST_RUNNERS_PER_ACCOUNT (${config.runnersPerAccount}) must not exceed ALGOHOST_MAX_RUNNERS (${config.maxRunners})`,
+    );
+  }
+  if (config.auditRetentionSeconds > 0 && config.auditRetentionSeconds < MIN_AUDIT_RETENTION_SECONDS) {
+    // Seconds, like every duration here: a small number is most likely days or hours meant, and
+    // would empty the log within the hour.
+    throw new ConfigError(
+      `ALGOHOST_AUDIT_RETENTION (${config.auditRetentionSeconds}) is in seconds and must be 0 (entries kept for good) or at least ${MIN_AUDIT_RETENTION_SECONDS} (a day)`,
     );
   }
   if (config.buildConcurrency > 0 && config.buildsPerAccount > config.buildConcurrency) {

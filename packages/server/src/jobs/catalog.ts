@@ -8,6 +8,7 @@
  * table: FlowWorkers' `subscribers`), and the sweeps run on one node of the cluster at a time,
  * the holder of their lease in the database.
  */
+import type { AuditService } from '../domain/audit/audit-service.js';
 import type { BuildService } from '../domain/builds/build-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import type { DataService } from '../domain/data/data-service.js';
@@ -26,6 +27,8 @@ const runnerSweepMs = (idleMs: number) => Math.max(1000, Math.min(10_000, idleMs
 const FLOWS_RECONCILE_MS = 5000;
 /** Delivery records older than the retention are deleted this often. */
 const DELIVERY_SWEEP_MS = 60 * 60 * 1000;
+/** Audit entries past their retention are deleted this often (when there is a retention). */
+const AUDIT_SWEEP_MS = 60 * 60 * 1000;
 
 /** What the flows job needs of the flow workers (events/flow-workers.ts; main passes them). */
 interface FlowRunner {
@@ -67,6 +70,7 @@ export interface JobServices {
   asyncCalls: AsyncCallService;
   runners: IdleRunners;
   events: EventService;
+  audit: AuditService;
   flows: FlowRunner;
   /** Woken when an event flow is added, changed or removed. */
   flowChanges: JobTrigger;
@@ -81,6 +85,8 @@ export interface JobSettings {
   runnerIdleMs: number;
   /** How long delivery records are kept (ALGOHOST_EVENT_DELIVERY_RETENTION). */
   deliveryRetentionMs: number;
+  /** How long audit log entries are kept; 0 = for good (ALGOHOST_AUDIT_RETENTION). */
+  auditRetentionMs: number;
 }
 
 export function jobCatalog(s: JobServices, settings: JobSettings): Job[] {
@@ -111,7 +117,7 @@ export function jobCatalog(s: JobServices, settings: JobSettings): Job[] {
     byName.get('runners.idle-sweep')!,
     byName.get('events.flows')!,
   );
-  jobs.push(once('events.delivery-sweep'));
+  jobs.push(once('events.delivery-sweep'), once('audit.sweep'));
   return jobs;
 }
 
@@ -185,6 +191,14 @@ function embeddedJobs(s: JobServices, settings: JobSettings): Job[] {
       description: 'deletes event delivery records past their retention',
       everyMs: DELIVERY_SWEEP_MS,
       run: () => s.events.deleteOldDeliveries(settings.deliveryRetentionMs),
+    },
+    {
+      name: 'audit.sweep',
+      kind: 'interval',
+      description: 'deletes audit log entries past their retention (none by default)',
+      // Without a retention it never runs: entries are kept for good.
+      everyMs: settings.auditRetentionMs > 0 ? AUDIT_SWEEP_MS : 0,
+      run: () => s.audit.deleteOlderThan(settings.auditRetentionMs),
     },
   ];
 }

@@ -487,6 +487,8 @@ export async function buildServices(
     clock,
   });
 
+  const audit = new AuditService(new SqlAuditStore(db), clock);
+
   return {
     db,
     accounts,
@@ -497,7 +499,7 @@ export async function buildServices(
     algorithms,
     source: new SourceService({ algorithms, repositories }),
     cluster,
-    audit: new AuditService(new SqlAuditStore(db), clock),
+    audit,
     catalog,
     builds,
     versions,
@@ -527,6 +529,7 @@ export async function buildServices(
         asyncCalls,
         runners: pool,
         events,
+        audit,
         flows: flowWorkers,
         flowChanges,
         ...(nats
@@ -547,6 +550,7 @@ export async function buildServices(
         dataSweepMs: config.dataSweepSeconds * 1000,
         runnerIdleMs: config.runnerIdleSeconds * 1000,
         deliveryRetentionMs: config.eventDeliveryRetentionSeconds * 1000,
+        auditRetentionMs: config.auditRetentionSeconds * 1000,
       },
     ),
   };

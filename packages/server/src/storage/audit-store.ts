@@ -26,6 +26,11 @@ export class SqlAuditStore implements AuditStore {
       .execute();
   }
 
+  async deleteBefore(iso: string): Promise<number> {
+    const result = await this.db.deleteFrom('audit_log').where('at', '<', iso).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async list(filter: AuditFilter): Promise<Page<AuditEntry>> {
     let q = this.db.selectFrom('audit_log').selectAll();
     // NUL cannot be stored (PostgreSQL text), so a filter holding one matches nothing.

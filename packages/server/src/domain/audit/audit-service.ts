@@ -38,6 +38,8 @@ export interface AuditFilter {
 export interface AuditStore {
   append(entry: AuditEntry): Promise<void>;
   list(filter: AuditFilter): Promise<Page<AuditEntry>>;
+  /** Deletes the entries written before `iso`; resolves with how many. */
+  deleteBefore(iso: string): Promise<number>;
 }
 
 /** Action filters are dotted names: letters and dots (the operation ids). */
@@ -77,6 +79,11 @@ export class AuditService {
     bytes[8] = 0x80 | (bytes[8]! & 0x3f);
     const hex = bytes.toString('hex');
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+
+  /** Deletes the entries older than `keepMs` (the operator's retention); resolves with how many. */
+  deleteOlderThan(keepMs: number): Promise<number> {
+    return this.store.deleteBefore(new Date(this.clock().getTime() - keepMs).toISOString());
   }
 
   async list(p: Principal, filter: AuditFilter): Promise<Page<AuditEntry>> {
