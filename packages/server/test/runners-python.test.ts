@@ -205,6 +205,33 @@ describe('python runner harness', () => {
     assert.deepEqual(JSON.parse(lines[1]!), { result: 'hello laptop', metadata: { content_type: 'text' } });
   });
 
+  // The harness opens the response FIFO for its first response and keeps it: an algorithm that
+  // closes that descriptor (by number, as os.closerange would) still gets its answers, each once.
+  test('the response FIFO stays open between calls, and an algorithm closing it still gets every answer', async () => {
+    const code = [
+      'import os',
+      'from Algorithmia import _pipe',
+      '',
+      '',
+      'def apply(input):',
+      '    if input == "close":',
+      '        os.close(_pipe._response_fd)',
+      '    return [input, _pipe._response_fd is not None, len(os.listdir("/proc/self/fd"))]',
+      '',
+    ].join('\n');
+    const [runner] = await startAdHoc('py_fifo', 'KeepsFifo', code);
+    const call = async (data: string) => (await runner!.call({ content_type: 'text', data }, CALL_MS)).response.result as [string, boolean, number];
+    const [, openBeforeFirst, fdsFirst] = await call('one');
+    assert.equal(openBeforeFirst, false, 'opened by the first response, not before');
+    const [, openAfter, fdsSecond] = await call('two');
+    assert.equal(openAfter, true);
+    assert.equal(fdsSecond, fdsFirst + 1, 'one descriptor kept, not one per call');
+    assert.equal((await call('three'))[2], fdsSecond, 'no descriptor opened per call');
+    assert.deepEqual((await call('close')).slice(0, 2), ['close', true]);
+    assert.deepEqual((await call('after')).slice(0, 2), ['after', true]);
+    assert.equal(runner!.alive, true);
+  });
+
   test('sys.exit mid-call: the call rejects with SystemExit', async () => {
     const code = [
       'import sys',

@@ -1,13 +1,14 @@
 """The pipe protocol of a runner (docs/compatibility.md section 4), shared by algohost's harness and by ADK.init().
 
 One JSON request per line on the request channel (stdin), one JSON response per request on the
-response FIFO, opened, written and closed for each response. Whatever the algorithm prints goes to
+response FIFO, which is opened for the first response and kept open. Whatever the algorithm prints goes to
 stdout/stderr, which the service captures as that call's output; a response never goes there.
 
 Standard library only: this module is imported before the algorithm's own dependencies.
 """
 
 import base64
+import errno
 import json
 import os
 import sys
@@ -32,6 +33,9 @@ started = False
 # (ALGOHOST_OUTPUT_MARK): private duplicates taken before user code runs, so a mark always reaches
 # the service, even if the algorithm redirects or closes its own fds 1 and 2.
 _marks = None
+# The response FIFO once the first response opened it: two system calls fewer per call than
+# opening and closing it for each one. Not inheritable (PEP 446): subprocesses never get it.
+_response_fd = None
 
 
 def fifo_path():
@@ -197,8 +201,8 @@ def _write_all(fd, data):
 
 
 def write_response(line, local_print=None):
-    """Flushes the algorithm's output, then writes one response line to the FIFO (open, write, close).
-    With local_print (ADK local mode, no FIFO) the line is printed instead."""
+    """Flushes the algorithm's output, then writes one response line to the FIFO (opened by the
+    first response, then kept). With local_print (ADK local mode, no FIFO) the line is printed instead."""
     flush_output()
     if local_print is not None:
         local_print(line)
@@ -210,11 +214,18 @@ def write_response(line, local_print=None):
     # A lone surrogate can only sit inside a JSON string, where backslashreplace writes the same
     # \\udXXX escape the JSON encoder would have.
     data = (line + "\n").encode("utf-8", "backslashreplace")
-    fd = os.open(fifo_path(), os.O_WRONLY)
+    global _response_fd
+    if _response_fd is None:
+        _response_fd = os.open(fifo_path(), os.O_WRONLY)
     try:
-        _write_all(fd, data)
-    finally:
-        os.close(fd)
+        _write_all(_response_fd, data)
+    except OSError as err:
+        if err.errno != errno.EBADF:
+            raise
+        # The algorithm closed the harness's descriptor (os.closerange…): nothing of this
+        # response was written, so it goes whole through the FIFO opened again.
+        _response_fd = os.open(fifo_path(), os.O_WRONLY)
+        _write_all(_response_fd, data)
 
 
 def _request_lines():
