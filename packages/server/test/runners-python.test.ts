@@ -220,7 +220,8 @@ describe('python runner harness', () => {
       '',
     ].join('\n');
     const [runner] = await startAdHoc('py_fifo', 'KeepsFifo', code);
-    const call = async (data: string) => (await runner!.call({ content_type: 'text', data }, CALL_MS)).response.result as [string, boolean, number];
+    const call = async (data: string) =>
+      (await runner!.call({ content_type: 'text', data }, CALL_MS)).response.result as [string, boolean, number];
     const [, openBeforeFirst, fdsFirst] = await call('one');
     assert.equal(openBeforeFirst, false, 'opened by the first response, not before');
     const [, openAfter, fdsSecond] = await call('two');
