@@ -82,7 +82,7 @@ export interface CallKeyRef {
 /** A worker's answer to a sync call, with its load once the call ended (for routing the next ones). */
 export type RunReply = (
   | { ok: Execution }
-  | { failure: { errorType: string; message: string } }
+  | { failure: { errorType: string; message: string; output?: string } }
   | { error: { kind: DomainError['kind']; code: number; message: string; details?: DomainError['details']; id?: string } }
 ) & { report?: LoadReport };
 
@@ -189,7 +189,7 @@ export class NatsRuntime implements AlgorithmRuntime {
       this.directory.answered(worker.id, token, meta.report);
     }
     if ('ok' in meta) return meta.ok;
-    if ('failure' in meta) throw new RuntimeFailure(meta.failure.errorType, meta.failure.message);
+    if ('failure' in meta) throw new RuntimeFailure(meta.failure.errorType, meta.failure.message, meta.failure.output);
     const e = meta.error;
     throw new DomainError(e.kind, e.code, e.message, e.details, e.id);
   }

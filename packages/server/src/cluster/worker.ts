@@ -203,7 +203,8 @@ export class ClusterWorker {
         forget?.();
       }
     } catch (err) {
-      if (err instanceof RuntimeFailure) reply = { failure: { errorType: err.errorType, message: err.message } };
+      if (err instanceof RuntimeFailure)
+        reply = { failure: { errorType: err.errorType, message: err.message, ...(err.output ? { output: err.output } : {}) } };
       else if (err instanceof DomainError) {
         reply = { error: { kind: err.kind, code: err.code, message: err.message, details: err.details, id: err.id } };
       } else {

@@ -208,7 +208,9 @@ export class CallService {
     } catch (err) {
       if (!(err instanceof RuntimeFailure)) throw err;
       const duration = (performance.now() - started) / 1000;
-      const error = { message: err.message, error_type: err.errorType, stacktrace: '', stack_trace: '' };
+      // What the algorithm printed is its members' to see, as stdout is: never another caller's.
+      const message = member && err.output ? `${err.message}: ${err.output}` : err.message;
+      const error = { message, error_type: err.errorType, stacktrace: '', stack_trace: '' };
       return { envelope: { error, metadata: { content_type: 'json', duration } }, contentType: 'json', result: undefined, failed: true };
     } finally {
       callKey?.revoke();

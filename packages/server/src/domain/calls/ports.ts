@@ -66,6 +66,12 @@ export class RuntimeFailure extends Error {
     /** TimeoutError, OutOfMemoryError, SystemExit, TooLargeError, LoadingError, UnavailableError. */
     readonly errorType: string,
     message: string,
+    /**
+     * The end of what the algorithm printed that explains the failure: the failing call's own
+     * output, or what it printed while loading. It is output, so only the algorithm's members
+     * see it (call-service.ts); `message` goes to every caller.
+     */
+    readonly output?: string,
   ) {
     super(message);
   }

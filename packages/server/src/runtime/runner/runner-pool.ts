@@ -188,7 +188,7 @@ export class RunnerPool implements AlgorithmRuntime {
         else this.discard(key, runner);
         if (err instanceof RunnerFailure) {
           this.stats.failures[err.errorType] = (this.stats.failures[err.errorType] ?? 0) + 1;
-          throw new RuntimeFailure(err.errorType, err.message);
+          throw new RuntimeFailure(err.errorType, err.message, err.output);
         }
         throw err;
       }
@@ -468,7 +468,7 @@ export class RunnerPool implements AlgorithmRuntime {
       await this.stopCounted(pool, runner, () => runner.stop());
       this.wakeWaiter(pool);
       if (this.stopped) throw stopping();
-      if (err instanceof RunnerFailure) throw new RuntimeFailure(err.errorType, err.message);
+      if (err instanceof RunnerFailure) throw new RuntimeFailure(err.errorType, err.message, err.output);
       throw err;
     }
     pool.starting--;

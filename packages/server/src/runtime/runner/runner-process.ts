@@ -87,6 +87,11 @@ export class RunnerFailure extends Error {
   constructor(
     readonly errorType: 'TimeoutError' | 'OutOfMemoryError' | 'SystemExit' | 'TooLargeError' | 'LoadingError',
     message: string,
+    /**
+     * The end of what explains it: the failing call's own output, or the load-time output. Kept
+     * out of `message`, which every caller sees; output is for the algorithm's members only.
+     */
+    readonly output?: string,
   ) {
     super(message);
   }
@@ -122,6 +127,8 @@ const SENTINEL = 'PIPE_INIT_COMPLETE';
 /** Inside the sandbox the response FIFO is fd 3 (SandboxSpec.fds), reopened by path. */
 const FIFO_FD_INSIDE = '/proc/self/fd/3';
 const STDOUT_CAP = 1024 * 1024;
+/** How much of the output that explains a failure goes with it (RunnerFailure.output). */
+const FAILURE_OUTPUT_CHARS = 2000;
 /**
  * Deepest nesting a response may have. Responses are re-serialized for the caller, and V8's
  * JSON.stringify overflows its stack on very deep values: a line deeper than this (a harness
@@ -146,7 +153,10 @@ export class RunnerProcess {
   private exited: Outcome | undefined;
   /** Told to die (output cap, timeout, stop, kill): never serves another call, even before it is gone. */
   private dying = false;
+  /** The end of stderr while the runner loads, for the LoadingError when it exits before it is ready. */
   private stderrTail = '';
+  /** PIPE_INIT_COMPLETE arrived: output from now on is the calls'. */
+  private loaded = false;
   /** When the pool last had it answer a call (the pool keeps it, with its clock). */
   lastUsed = 0;
 
@@ -228,11 +238,8 @@ export class RunnerProcess {
     }
     this.proc.stdin.on('error', () => {});
     this.proc.stderr.setEncoding('utf8').on('data', (d: string) => {
-      if (this.stderrMarks) this.stderrMarks.feed(d, this.addErrorOutput, this.settleMarked);
-      else {
-        this.keepTail(d);
-        this.captureOutput(d, undefined);
-      }
+      if (!this.loaded) this.keepTail(d);
+      this.captureOutput(d, this.stderrMarks);
     });
     this.proc.done.then((outcome) => this.onExit(outcome));
 
@@ -249,6 +256,7 @@ export class RunnerProcess {
         const at = seen.indexOf(SENTINEL);
         if (at < 0) return;
         clearTimeout(timer);
+        this.loaded = true;
         this.proc.stdout.off('data', onData);
         this.loadOutput = seen.slice(0, at);
         this.proc.stdout.on('data', (x: string) => this.captureOutput(x, this.stdoutMarks));
@@ -259,12 +267,9 @@ export class RunnerProcess {
       this.proc.stdout.setEncoding('utf8').on('data', onData);
       this.proc.done.then((o) => {
         clearTimeout(timer);
-        reject(
-          new RunnerFailure(
-            'LoadingError',
-            `the runner exited while loading (${describe(o)}): ${(seen + this.stderrTail).trim().slice(-2000)}`,
-          ),
-        );
+        // What it printed (its stdout, then its stderr) may show the algorithm's code: output.
+        const printed = (seen + this.stderrTail).trim().slice(-FAILURE_OUTPUT_CHARS);
+        reject(new RunnerFailure('LoadingError', `the runner exited while loading (${describe(o)})`, printed || undefined));
       });
     });
   }
@@ -386,12 +391,6 @@ export class RunnerProcess {
     marks.feed(d, this.addOutput, this.settleMarked);
   }
 
-  /** What the algorithm wrote to stderr (marks left out): the call's output, and the tail kept for error messages. */
-  private readonly addErrorOutput = (piece: string, seq: number): void => {
-    this.keepTail(piece);
-    this.addOutput(piece, seq);
-  };
-
   /** Keeps the last 4000 or more characters of stderr, copying them only now and then. */
   private keepTail(text: string): void {
     this.stderrTail += text;
@@ -503,13 +502,18 @@ export class RunnerProcess {
     const running = this.running();
     for (const c of [...this.calls]) {
       if (c.response) this.settle(c);
-      else if (c === running) this.fail(c, this.deathOf(outcome));
+      else if (c === running) this.fail(c, this.deathOf(outcome, c));
       else this.fail(c, new CallNotStarted());
     }
     this.cleanup();
   }
 
-  private deathOf(outcome: Outcome): RunnerFailure {
+  /**
+   * Why the call it was running failed. Its exit is explained by that call's own output (with
+   * marks, exactly what it printed; without, what arrived while it ran), never by the runner's
+   * earlier output, which other callers' calls printed.
+   */
+  private deathOf(outcome: Outcome, call: PendingCall): RunnerFailure {
     if (outcome.kind === 'killed' && outcome.reason === 'memory') {
       return new RunnerFailure(
         'OutOfMemoryError',
@@ -517,10 +521,8 @@ export class RunnerProcess {
       );
     }
     if (outcome.kind === 'killed' && outcome.reason === 'timeout') return new RunnerFailure('TimeoutError', 'the call timed out');
-    return new RunnerFailure(
-      'SystemExit',
-      `the algorithm's process exited during the call (${describe(outcome)})${this.stderrTail ? `: ${this.stderrTail.trim().slice(-1000)}` : ''}`,
-    );
+    const printed = call.output.trim().slice(-FAILURE_OUTPUT_CHARS);
+    return new RunnerFailure('SystemExit', `the algorithm's process exited during the call (${describe(outcome)})`, printed || undefined);
   }
 
   /**
