@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { CallOutcome } from '../src/runtime/runner/runner-process.js';
-import { answersWith, CALL_MS, checkBackToBack } from './support/runner-suite.js';
+import { answersWith, CALL_MS, checkBackToBack, checkResponseFifoKept } from './support/runner-suite.js';
 import { scriptRunnerSuite } from './support/script-runner-suite.js';
 
 /** The JavaScript runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md). */
@@ -98,5 +98,32 @@ describe('javascript runner harness', () => {
     await checkBackToBack(runner, [says('hi', 'hi\nhi\n'), answersWith('mute', 'muted', ''), says('quiet', ''), says('still', '')]);
     // After fds 1 and 2 are closed the marks still come (the harness's own copies, fds 8 and 9).
     await checkBackToBack(runner, [answersWith('close', 'closed', ''), says('e', ''), says('f', ''), says('g', '')]);
+  });
+
+  test('the response FIFO stays open between calls, and an algorithm closing it still gets every answer', async () => {
+    const code = [
+      "const fs = require('node:fs');",
+      'const fifoFds = () => {',
+      "  const fifo = fs.readlinkSync('/proc/self/fd/3');",
+      "  return fs.readdirSync('/proc/self/fd').map(Number).filter((fd) => {",
+      '    try {',
+      '      return fd !== 3 && fs.readlinkSync(`/proc/self/fd/${fd}`) === fifo;',
+      '    } catch {',
+      '      return false;',
+      '    }',
+      '  });',
+      '};',
+      'exports.apply = (input, cb) => {',
+      "  if (input !== 'close') return cb(null, fifoFds());",
+      '  for (const fd of fifoFds()) fs.closeSync(fd);',
+      "  cb(null, 'closed');",
+      '};',
+      '',
+    ].join('\n');
+    const runner = await startAdHoc('js_fifo', 'KeepsFifo', {
+      'package.json': '{"name":"keepsfifo","main":"src/KeepsFifo.js"}',
+      'src/KeepsFifo.js': code,
+    });
+    await checkResponseFifoKept(runner);
   });
 });

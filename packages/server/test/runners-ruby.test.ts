@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { answersWith, CALL_MS, checkBackToBack, printsWord } from './support/runner-suite.js';
+import { answersWith, CALL_MS, checkBackToBack, checkResponseFifoKept, printsWord } from './support/runner-suite.js';
 import { scriptRunnerSuite } from './support/script-runner-suite.js';
 
 /** The Ruby runner harness against real sandboxed runners (docs/compatibility.md §4, templates/README.md). */
@@ -83,5 +83,25 @@ describe('ruby runner harness', () => {
       answersWith('print f', 'f', ''),
       answersWith('z', 'z', ''),
     ]);
+  });
+
+  test('the response FIFO stays open between calls, and an algorithm closing it still gets every answer', async () => {
+    const code = [
+      'def fifo_fds',
+      '  fifo = File.readlink("/proc/self/fd/3")',
+      '  Dir.children("/proc/self/fd").map(&:to_i).select do |fd|',
+      '    fd != 3 && (File.readlink("/proc/self/fd/#{fd}") rescue nil) == fifo',
+      '  end',
+      'end',
+      '',
+      'def apply(input)',
+      '  return fifo_fds unless input == "close"',
+      '  fifo_fds.each { |fd| IO.for_fd(fd, autoclose: false).close }',
+      '  "closed"',
+      'end',
+      '',
+    ].join('\n');
+    const runner = await startAdHoc('rb_fifo', 'KeepsFifo', { 'src/KeepsFifo.rb': code });
+    await checkResponseFifoKept(runner);
   });
 });

@@ -96,6 +96,23 @@ export function printsWord(word: string): BackToBackCall {
   };
 }
 
+/**
+ * The harness opens the response FIFO for its first response and keeps it; an algorithm that
+ * closes that descriptor still gets every answer. The algorithm answers `close` by closing every
+ * descriptor of the FIFO but the sandbox's fd 3 (the same FIFO, by /proc/self/fd links) and
+ * anything else with the list of those descriptors.
+ */
+export async function checkResponseFifoKept(runner: RunnerProcess): Promise<void> {
+  const fds = async () => (await runner.call({ content_type: 'text', data: 'fds' }, CALL_MS)).response.result as number[];
+  assert.deepEqual(await fds(), [], 'nothing opened before the first response');
+  const kept = await fds();
+  assert.equal(kept.length, 1, 'one descriptor kept after the first response');
+  assert.deepEqual(await fds(), kept, 'the same one, not one per call');
+  assert.equal((await runner.call({ content_type: 'text', data: 'close' }, CALL_MS)).response.result, 'closed');
+  assert.equal((await fds()).length, 1, 'the answer to "close" came through the FIFO opened again');
+  assert.equal(runner.alive, true);
+}
+
 /** A back-to-back call with text input `data` that must answer `result` and print exactly `stdout`. */
 export function answersWith(data: string, result: unknown, stdout: string): BackToBackCall {
   return {
