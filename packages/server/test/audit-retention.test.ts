@@ -4,16 +4,15 @@
  * default) the job never runs on its own; in a cluster it runs on the lease holder only.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Principal } from '../src/domain/auth/principal.js';
 import { AuditService, type NewAuditEntry } from '../src/domain/audit/audit-service.js';
 import { type JobServices, jobCatalog } from '../src/jobs/catalog.js';
 import type { Job } from '../src/jobs/job-runner.js';
 import { SqlAuditStore } from '../src/storage/audit-store.js';
-import { type Db, migrateToLatest, openDatabase } from '../src/storage/database.js';
-import { createPostgresDatabase, DATABASES, makeTempDir } from './support/server.js';
+import { migrateToLatest } from '../src/storage/database.js';
+import { emptyDatabase, type OpenedDb } from './support/database.js';
+import { DATABASES } from './support/server.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Reading the log needs an admin credential; only `via` is looked at. */
@@ -44,31 +43,16 @@ const sweepOf = (jobs: Job[]) => {
 
 for (const kind of DATABASES) {
   describe(`audit retention (${kind})`, () => {
-    let db: Db;
-    let cleanup: () => Promise<void>;
+    let opened: OpenedDb;
     let now = Date.UTC(2026, 0, 31, 12, 0, 0);
     let audit: AuditService;
 
     before(async () => {
-      if (kind === 'postgres') {
-        const pg = await createPostgresDatabase();
-        db = openDatabase({ url: pg.url, sqlitePath: '' });
-        cleanup = async () => {
-          await db.destroy();
-          await pg.drop();
-        };
-      } else {
-        const dir = await makeTempDir();
-        db = openDatabase({ url: undefined, sqlitePath: path.join(dir, 'db.sqlite') });
-        cleanup = async () => {
-          await db.destroy();
-          fs.rmSync(dir, { recursive: true, force: true });
-        };
-      }
-      await migrateToLatest(db);
-      audit = new AuditService(new SqlAuditStore(db), () => new Date(now));
+      opened = await emptyDatabase(kind);
+      await migrateToLatest(opened.db);
+      audit = new AuditService(new SqlAuditStore(opened.db), () => new Date(now));
     });
-    after(() => cleanup());
+    after(() => opened?.close());
 
     test('the sweep deletes entries past the retention and keeps the newer ones', async () => {
       const start = now;

@@ -3,41 +3,25 @@
  * PostgreSQL: one holder until it lets go or its lease expires, renewals by the holder only.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Db, migrateToLatest, openDatabase } from '../src/storage/database.js';
+import { migrateToLatest } from '../src/storage/database.js';
 import { SqlLeaseStore } from '../src/storage/lease-store.js';
-import { createPostgresDatabase, DATABASES, makeTempDir } from './support/server.js';
+import { emptyDatabase, type OpenedDb } from './support/database.js';
+import { DATABASES } from './support/server.js';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 
 for (const kind of DATABASES) {
   describe(`leases (${kind})`, () => {
-    let db: Db;
-    let cleanup: () => Promise<void>;
+    let opened: OpenedDb;
     let leases: SqlLeaseStore;
 
     before(async () => {
-      if (kind === 'postgres') {
-        const pg = await createPostgresDatabase();
-        db = openDatabase({ url: pg.url, sqlitePath: '' });
-        cleanup = async () => {
-          await db.destroy();
-          await pg.drop();
-        };
-      } else {
-        const dir = await makeTempDir();
-        db = openDatabase({ url: undefined, sqlitePath: path.join(dir, 'db.sqlite') });
-        cleanup = async () => {
-          await db.destroy();
-          fs.rmSync(dir, { recursive: true, force: true });
-        };
-      }
-      await migrateToLatest(db);
-      leases = new SqlLeaseStore(db);
+      opened = await emptyDatabase(kind);
+      await migrateToLatest(opened.db);
+      leases = new SqlLeaseStore(opened.db);
     });
-    after(() => cleanup());
+    after(() => opened?.close());
 
     test('one holder at a time; the holder renews; another takes over only after the expiry', async () => {
       assert.equal(await leases.acquire('data.sweep', 'node-a', at(0), at(60)), true);

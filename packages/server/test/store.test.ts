@@ -4,10 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Db, migrateToLatest, openDatabase } from '../src/storage/database.js';
+import { migrateToLatest } from '../src/storage/database.js';
 import { SqlAccountStore, SqlClusterSettingsStore, SqlKeyStore } from '../src/storage/account-store.js';
 import { SqlAlgorithmStore, SqlEnvironmentStore } from '../src/storage/algorithm-store.js';
 import { DomainError } from '../src/domain/errors.js';
@@ -15,38 +13,10 @@ import { parsePageRequest, type PageRequest } from '../src/domain/pagination.js'
 import type { Account } from '../src/domain/accounts/model.js';
 import type { StoredKey } from '../src/domain/accounts/ports.js';
 import type { Algorithm } from '../src/domain/algorithms/model.js';
-import { createPostgresDatabase, DATABASES, type DatabaseKind, makeTempDir } from './support/server.js';
+import { emptyDatabase, type OpenedDb } from './support/database.js';
+import { DATABASES } from './support/server.js';
 
 const TABLES = ['accounts', 'algorithms', 'api_keys', 'cluster_settings', 'environments', 'memberships'];
-
-interface OpenedDb {
-  db: Db;
-  close(): Promise<void>;
-}
-
-/** An empty database of the given kind, and a function that removes it. */
-async function emptyDatabase(kind: DatabaseKind): Promise<OpenedDb> {
-  if (kind === 'postgres') {
-    const pg = await createPostgresDatabase();
-    const db = openDatabase({ url: pg.url, sqlitePath: '' });
-    return {
-      db,
-      close: async () => {
-        await db.destroy();
-        await pg.drop();
-      },
-    };
-  }
-  const dir = await makeTempDir('algohost-store-');
-  const db = openDatabase({ url: undefined, sqlitePath: path.join(dir, 'store.sqlite') });
-  return {
-    db,
-    close: async () => {
-      await db.destroy();
-      await fs.promises.rm(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 let clock = Date.parse('2024-01-01T00:00:00.000Z');
 /** Strictly increasing timestamps, so orderings by creation time are well defined. */
