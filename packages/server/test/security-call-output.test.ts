@@ -9,9 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createAndBuild } from './support/algorithms.js';
+import { createAndBuild, writePythonAlgorithm } from './support/algorithms.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { client, request, type Client } from './support/http.js';
 import { makeTempDir, startTestServer, type TestServer } from './support/server.js';
@@ -40,14 +39,6 @@ def apply(input):
     return "unreachable"
 `;
 
-function writeAlgorithm(dir: string, name: string, source: string): void {
-  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'algorithmia.conf'), JSON.stringify({ username: 'alice', algoname: name, language: 'python3' }));
-  fs.writeFileSync(path.join(dir, 'requirements.txt'), '');
-  fs.writeFileSync(path.join(dir, 'src', '__init__.py'), '');
-  fs.writeFileSync(path.join(dir, 'src', `${name}.py`), source);
-}
-
 describe("a call's output reaches no other caller, not even through an error message", () => {
   let srv: TestServer;
   let api: Client;
@@ -70,7 +61,7 @@ describe("a call's output reaches no other caller, not even through an error mes
       ['Broken', BROKEN],
     ] as const) {
       const tree = await makeTempDir('algohost-output-');
-      writeAlgorithm(tree, name, source);
+      writePythonAlgorithm(tree, 'alice', name, source);
       await createAndBuild(srv.url, api, alice, 'alice', name, tree, { environment: 'python311' });
       await fs.promises.rm(tree, { recursive: true, force: true });
       const published = await api.post(`/v1/algorithms/alice/${name}/versions`, {

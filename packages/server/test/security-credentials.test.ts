@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createAndBuild } from './support/algorithms.js';
+import { createAndBuild, writePythonAlgorithm } from './support/algorithms.js';
 import { assertError } from './support/assertions.js';
 import { accountId, callKey } from './support/data.js';
 import { createOrganization, createUser, type TestUser } from './support/fixtures.js';
@@ -55,14 +55,6 @@ def apply(input):
     }
 `;
 
-function writeAlgorithm(dir: string, name: string, source: string): void {
-  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'algorithmia.conf'), JSON.stringify({ username: 'mallory', algoname: name, language: 'python3' }));
-  fs.writeFileSync(path.join(dir, 'requirements.txt'), '');
-  fs.writeFileSync(path.join(dir, 'src', '__init__.py'), '');
-  fs.writeFileSync(path.join(dir, 'src', `${name}.py`), source);
-}
-
 for (const database of DATABASES) {
   describe(`credentials stay in their lane (${database})`, () => {
     let srv: TestServer;
@@ -85,7 +77,7 @@ for (const database of DATABASES) {
         environment: 'python311',
       });
       const tree = await makeTempDir('algohost-mallory-');
-      writeAlgorithm(tree, 'Steal', MALLORY_ALGORITHM);
+      writePythonAlgorithm(tree, 'mallory', 'Steal', MALLORY_ALGORITHM);
       await createAndBuild(srv.url, api, mallory, 'mallory', 'Steal', tree, {
         environment: 'python311',
         settings: { pipeline_enabled: true, algorithm_callability: 'public' },

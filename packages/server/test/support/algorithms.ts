@@ -1,5 +1,7 @@
 /** Creating an algorithm from a directory tree and building it, through the public API and Git. */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './git.js';
 import type { Client } from './http.js';
 import type { TestUser } from './fixtures.js';
@@ -39,4 +41,13 @@ export async function createAndBuild(
   } finally {
     await removeClone(dir);
   }
+}
+
+/** Writes a Python algorithm's tree into `dir`: algorithmia.conf, an empty requirements.txt and src/<name>.py = source. */
+export function writePythonAlgorithm(dir: string, owner: string, name: string, source: string): void {
+  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'algorithmia.conf'), JSON.stringify({ username: owner, algoname: name, language: 'python3' }));
+  fs.writeFileSync(path.join(dir, 'requirements.txt'), '# none\n');
+  fs.writeFileSync(path.join(dir, 'src', '__init__.py'), '');
+  fs.writeFileSync(path.join(dir, 'src', `${name}.py`), source);
 }

@@ -4,10 +4,9 @@
  * releases it, so fairness tests depend on no timing.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Builder } from '../../src/domain/builds/ports.js';
 import type { RunningServer } from '../../src/main/server.js';
+import { writePythonAlgorithm } from './algorithms.js';
 import { createUser, type TestUser } from './fixtures.js';
 import { announcedBuildId, clone, git, gitUrl, removeClone } from './git.js';
 import { client, type Client } from './http.js';
@@ -61,12 +60,10 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | Prom
 
 /** A Python algorithm that answers with its owner and name, and sleeps when asked to. */
 export function writeAlgorithm(dir: string, owner: string, name: string): void {
-  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'algorithmia.conf'), JSON.stringify({ username: owner, algoname: name, language: 'python3' }));
-  fs.writeFileSync(path.join(dir, 'requirements.txt'), '# none\n');
-  fs.writeFileSync(path.join(dir, 'src', '__init__.py'), '');
-  fs.writeFileSync(
-    path.join(dir, 'src', `${name}.py`),
+  writePythonAlgorithm(
+    dir,
+    owner,
+    name,
     [
       'import time',
       '',
