@@ -10,6 +10,7 @@
 import type http from 'node:http';
 import type net from 'node:net';
 import { Errors } from '../domain/errors.js';
+import { Tally } from '../lib/tally.js';
 
 export interface ConnectionLimits {
   /** Connections held at once by every server attached (TCP and the API's Unix socket). */
@@ -23,31 +24,38 @@ export interface ConnectionLimits {
   now?: () => number;
 }
 
+/**
+ * One connection's request whose body is on its way (HTTP/1.1 receives one body at a time on a
+ * connection). Made once per connection and reused by each of its requests: see below.
+ */
 interface Receiving {
-  res: http.ServerResponse;
+  req: http.IncomingMessage | undefined;
+  res: http.ServerResponse | undefined;
   bytes: number;
   since: number;
 }
 
 export class ConnectionGuard {
   private total = 0;
-  private readonly perClient = new Map<string, number>();
-  private readonly receiving = new Map<http.IncomingMessage, Receiving>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly perClient = new Tally<string>();
   /**
-   * Forgets a request whose body has arrived. Made once, not per request, and run at the body's
-   * end rather than at the next sweep: held until the sweep, thousands of finished requests a
-   * second outlived the young generation and cost the collector more than the rest of a call.
+   * The body-rate watch of each open connection. Kept per connection rather than per request: a
+   * Map that took and forgot an entry for every request churned V8's hash tables, and the
+   * obsolete tables carried finished requests into the old generation (lib/tally.ts says how).
    */
+  private readonly connections = new Map<net.Socket, Receiving>();
+  private timer: NodeJS.Timeout | undefined;
+  /** Forgets a request whose body has arrived (made once: a closure per request is a cost too). */
   private readonly bodyReceived: (this: http.IncomingMessage) => void;
 
   private readonly now: () => number;
 
   constructor(readonly limits: ConnectionLimits) {
     this.now = limits.now ?? Date.now;
-    const receiving = this.receiving;
+    const connections = this.connections;
     this.bodyReceived = function (this: http.IncomingMessage) {
-      receiving.delete(this);
+      const r = connections.get(this.socket);
+      if (r?.req === this) forget(r);
     };
     if (limits.bodyTimeoutMs > 0) {
       this.timer = setInterval(() => this.checkBodies(), Math.max(50, Math.floor(limits.bodyTimeoutMs / 4)));
@@ -68,7 +76,7 @@ export class ConnectionGuard {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
-    this.receiving.clear();
+    this.connections.clear();
   }
 
   private admit(socket: net.Socket, byAddress: boolean): void {
@@ -77,19 +85,18 @@ export class ConnectionGuard {
       return refuse(socket, 503, `the server holds as many connections as it may (${this.limits.maxConnections}); retry shortly`);
     }
     if (client !== undefined && this.limits.maxPerClient > 0) {
-      const mine = this.perClient.get(client) ?? 0;
+      const mine = this.perClient.get(client);
       if (mine >= this.limits.maxPerClient) {
         return refuse(socket, 503, `too many connections from ${client}: at most ${this.limits.maxPerClient} at once`);
       }
-      this.perClient.set(client, mine + 1);
+      this.perClient.add(client, 1);
     }
     this.total++;
+    if (this.limits.bodyTimeoutMs > 0) this.connections.set(socket, { req: undefined, res: undefined, bytes: 0, since: 0 });
     socket.once('close', () => {
       this.total--;
-      if (client === undefined || this.limits.maxPerClient <= 0) return;
-      const left = (this.perClient.get(client) ?? 1) - 1;
-      if (left <= 0) this.perClient.delete(client);
-      else this.perClient.set(client, left);
+      this.connections.delete(socket);
+      if (client !== undefined && this.limits.maxPerClient > 0) this.perClient.add(client, -1);
     });
   }
 
@@ -97,7 +104,12 @@ export class ConnectionGuard {
     if (req.complete) return;
     const length = req.headers['content-length'];
     if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) return;
-    this.receiving.set(req, { res, bytes: req.socket.bytesRead, since: this.now() });
+    const r = this.connections.get(req.socket);
+    if (!r) return;
+    r.req = req;
+    r.res = res;
+    r.bytes = req.socket.bytesRead;
+    r.since = this.now();
     req.on('end', this.bodyReceived);
   }
 
@@ -109,10 +121,11 @@ export class ConnectionGuard {
   private checkBodies(): void {
     const now = this.now();
     const { bodyTimeoutMs, minBodyBytesPerSecond } = this.limits;
-    for (const [req, r] of this.receiving) {
-      const socket = req.socket;
+    for (const [socket, r] of this.connections) {
+      const req = r.req;
+      if (!req) continue;
       if (req.complete || req.destroyed || socket.destroyed) {
-        this.receiving.delete(req);
+        forget(r);
         continue;
       }
       if (req.readableLength > 0 || req.readableFlowing === false) {
@@ -124,9 +137,10 @@ export class ConnectionGuard {
       if (elapsed < bodyTimeoutMs) continue;
       const got = socket.bytesRead - r.bytes;
       if (got < (minBodyBytesPerSecond * elapsed) / 1000) {
-        this.receiving.delete(req);
+        const res = r.res!;
+        forget(r);
         const message = `the request body arrived too slowly: at least ${minBodyBytesPerSecond} bytes per second over ${bodyTimeoutMs / 1000} s`;
-        if (r.res.headersSent) socket.destroy();
+        if (res.headersSent) socket.destroy();
         else refuse(socket, 408, message);
         continue;
       }
@@ -134,6 +148,11 @@ export class ConnectionGuard {
       r.since = now;
     }
   }
+}
+
+function forget(r: Receiving): void {
+  r.req = undefined;
+  r.res = undefined;
 }
 
 /** The client a connection counts against: its address; IPv6 addresses by their /64 network. */

@@ -5,10 +5,11 @@
  * most a quarter of it (at least one input of the largest size), so it cannot starve the others.
  */
 import { Errors } from '../domain/errors.js';
+import { Tally } from '../lib/tally.js';
 
 export class InputBudget {
   private used = 0;
-  private readonly byAccount = new Map<string, number>();
+  private readonly byAccount = new Tally<string>();
   readonly perAccountBytes: number;
 
   /** totalBytes 0: no budget. */
@@ -26,7 +27,7 @@ export class InputBudget {
   /** Throws the refusal when `n` more bytes would not fit. */
   take(account: { id: string; name: string }, n: number): void {
     if (this.totalBytes <= 0) return;
-    const mine = this.byAccount.get(account.id) ?? 0;
+    const mine = this.byAccount.get(account.id);
     if (mine + n > this.perAccountBytes) {
       throw Errors.busy(
         `too much call input in flight for ${account.name}: at most ${this.perAccountBytes} bytes at once; retry when earlier calls have finished`,
@@ -39,15 +40,13 @@ export class InputBudget {
       });
     }
     this.used += n;
-    this.byAccount.set(account.id, mine + n);
+    this.byAccount.add(account.id, n);
   }
 
   give(account: { id: string }, n: number): void {
     if (this.totalBytes <= 0 || n === 0) return;
     this.used -= n;
-    const mine = (this.byAccount.get(account.id) ?? 0) - n;
-    if (mine <= 0) this.byAccount.delete(account.id);
-    else this.byAccount.set(account.id, mine);
+    this.byAccount.add(account.id, -n);
   }
 
   /** Bytes held now (for tests and metrics). */

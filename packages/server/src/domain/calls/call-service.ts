@@ -7,6 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import crypto from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { scanJson } from '../../lib/json-scan.js';
+import { Tally } from '../../lib/tally.js';
 import { Errors, invalid } from '../errors.js';
 import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
@@ -96,7 +97,7 @@ export interface CallServiceDeps {
 }
 
 export class CallService {
-  private readonly inFlight = new Map<string, number>();
+  private readonly inFlight = new Tally<string>();
   /** Resolutions by caller and path, for RESOLVE_TTL_MS; the least recently used go first when full. */
   private readonly resolved = new LRUCache<string, Resolved>({ max: RESOLVE_MAX, ttl: RESOLVE_TTL_MS, ttlResolution: TTL_RESOLUTION_MS });
 
@@ -134,11 +135,11 @@ export class CallService {
     const { algorithm, environment, member, artifact } = resolved;
 
     const accountKey = p.account.id;
-    const current = this.inFlight.get(accountKey) ?? 0;
+    const current = this.inFlight.get(accountKey);
     if (current >= this.settings.maxInFlightPerAccount) {
       throw Errors.tooManyCallsInFlight({ account: p.account.name, max: this.settings.maxInFlightPerAccount }, { retryAfterSeconds: 1 });
     }
-    this.inFlight.set(accountKey, current + 1);
+    this.inFlight.add(accountKey, 1);
     const started = performance.now();
     const mayDebug = member && input.stdout === true;
     const maySeeSource = member || algorithm.settings.sourceVisibility === 'open';
@@ -215,9 +216,7 @@ export class CallService {
     } finally {
       callKey?.revoke();
       insights?.close();
-      const n = (this.inFlight.get(accountKey) ?? 1) - 1;
-      if (n <= 0) this.inFlight.delete(accountKey);
-      else this.inFlight.set(accountKey, n);
+      this.inFlight.add(accountKey, -1);
     }
   }
 
