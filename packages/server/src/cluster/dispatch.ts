@@ -13,6 +13,7 @@ import { DomainError, Errors } from '../domain/errors.js';
 import type { Capability } from '../domain/accounts/model.js';
 import type { CallContext, Principal } from '../domain/auth/principal.js';
 import type { LoadReport, WorkerDirectory } from './directory.js';
+import { Slots } from '../lib/slots.js';
 import { decodeFrame, encodeFrame } from './frames.js';
 import { artifactToken, type NatsCluster } from './nats-cluster.js';
 
@@ -97,6 +98,8 @@ const SILENCE_MS = 3 * HEARTBEAT_MS;
 const SWEEP_MS = 1000;
 
 interface Pending {
+  /** Which call this is: its slot is reused by later calls, and a late answer must not reach them. */
+  seq: number;
   resolve(msg: Msg | undefined): void;
   reject(err: Error): void;
   /** When the worker was last heard from (the call sent, or its last heartbeat). */
@@ -114,7 +117,7 @@ interface Pending {
  */
 export class NatsRuntime implements AlgorithmRuntime {
   private readonly inbox: string;
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new Slots<Pending>();
   private next = 0;
 
   constructor(
@@ -196,30 +199,33 @@ export class NatsRuntime implements AlgorithmRuntime {
 
   /** The final answer, or undefined when nobody listens on the subject. */
   private ask(subject: string, data: Uint8Array): Promise<Msg | undefined> {
-    const token = String(this.next++);
+    const seq = this.next++;
     return new Promise((resolve, reject) => {
-      this.pending.set(token, { resolve, reject, heard: this.now() });
-      this.cluster.nc.publish(subject, data, { reply: `${this.inbox}.${token}` });
+      const slot = this.pending.put({ seq, resolve, reject, heard: this.now() });
+      // The reply subject names the slot and the call (one subject token: `<slot>_<seq>`).
+      this.cluster.nc.publish(subject, data, { reply: `${this.inbox}.${slot}_${seq}` });
     });
   }
 
   /** Fails the calls whose worker has not been heard from for SILENCE_MS. */
   private sweep(): void {
     const before = this.now() - SILENCE_MS;
-    for (const [token, p] of this.pending) {
+    for (const [slot, p] of this.pending.entries()) {
       if (p.heard > before) continue;
-      this.pending.delete(token);
+      this.pending.take(slot);
       p.reject(new RuntimeFailure('SystemExit', 'the worker running this call stopped answering (it stopped, or lost NATS); call again'));
     }
   }
 
   private answer(msg: Msg): void {
     const token = msg.subject.slice(this.inbox.length + 1);
-    const p = this.pending.get(token);
-    if (!p) return;
+    const cut = token.indexOf('_');
+    const slot = Number(token.slice(0, cut));
+    const p = this.pending.get(slot);
+    if (!p || p.seq !== Number(token.slice(cut + 1))) return;
     // NATS answers a message nobody subscribes to with an empty 503 status message.
     if (msg.data.length === 0 && msg.headers?.code === 503) {
-      this.pending.delete(token);
+      this.pending.take(slot);
       return p.resolve(undefined);
     }
     // A heartbeat: the worker is still at it.
@@ -227,7 +233,7 @@ export class NatsRuntime implements AlgorithmRuntime {
       p.heard = this.now();
       return;
     }
-    this.pending.delete(token);
+    this.pending.take(slot);
     p.resolve(msg);
   }
 }

@@ -22,6 +22,7 @@ import type { ConsumerStatus } from '../domain/events/model.js';
 import { type CallKeyRef, HEARTBEAT_MS, type RunMessage, type RunReply } from './dispatch.js';
 import { decodeAsyncJob } from './dispatch.js';
 import type { PresenceEntry } from './directory.js';
+import { Slots } from '../lib/slots.js';
 import { decodeFrame, encodeFrame } from './frames.js';
 import { artifactToken, type NatsCluster } from './nats-cluster.js';
 
@@ -63,7 +64,7 @@ export class ClusterWorker {
   private readonly startedAt = new Date().toISOString();
   private callsInFlight = 0;
   /** The sync calls running here, each heartbeaten until its answer goes. */
-  private readonly running = new Set<Msg>();
+  private readonly running = new Slots<Msg>();
   /** Numbers this worker's reports (entries and call answers), so a reader keeps the newest. */
   private seq = 0;
 
@@ -169,9 +170,9 @@ export class ClusterWorker {
     this.subscription = this.deps.cluster.nc.subscribe(this.deps.cluster.names.subjects.runOn(this.deps.cluster.nodeId), {
       callback: (err, msg) => {
         if (err) return;
-        this.running.add(msg);
+        const slot = this.running.put(msg);
         void this.run(msg.data).then((reply) => {
-          this.running.delete(msg);
+          this.running.take(slot);
           msg.respond(reply);
         });
       },
@@ -180,7 +181,7 @@ export class ClusterWorker {
     // timer for all of them, since a timer armed and cleared per call is a cost on every call.
     // Once stopping, calls still running (until the runners stop) keep their heartbeats.
     const heartbeat = setInterval(() => {
-      for (const msg of this.running) msg.respond(Empty);
+      for (const [, msg] of this.running.entries()) msg.respond(Empty);
       if (this.stopping && this.running.size === 0) clearInterval(heartbeat);
     }, HEARTBEAT_MS);
     heartbeat.unref();
