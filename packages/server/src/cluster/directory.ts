@@ -144,7 +144,10 @@ export class WorkerDirectory {
     let best: Known[] = [];
     let bestScore = Infinity;
     let bestWarm = false;
-    for (const k of this.liveKnown()) {
+    // A plain loop, not liveKnown(): this runs on every call, and a generator costs more.
+    const oldest = this.now() - PRESENCE_TTL_MS;
+    for (const k of this.workers.values()) {
+      if (k.seenAt < oldest || k.silentSince !== null) continue;
       if ((gpu && !k.entry.gpu) || skip.has(k.entry.id)) continue;
       const warm = k.entry.warm.includes(artifactToken);
       if (bestWarm && !warm) continue;
@@ -171,9 +174,11 @@ export class WorkerDirectory {
     if (!k) return;
     k.sent = Math.max(0, k.sent - 1);
     if (!report || report.seq <= k.entry.seq) return;
-    // It ran the call: it has the artifact warm now, and its load is this.
-    const warm = k.entry.warm.includes(artifactToken) ? k.entry.warm : [...k.entry.warm, artifactToken];
-    k.entry = { ...k.entry, load: report.load, seq: report.seq, warm };
+    // It ran the call: it has the artifact warm now, and its load is this. Updated in place (the
+    // entry is this node's own copy), as this runs on every call.
+    if (!k.entry.warm.includes(artifactToken)) k.entry.warm = [...k.entry.warm, artifactToken];
+    k.entry.load = report.load;
+    k.entry.seq = report.seq;
     k.silentSince = null;
   }
 

@@ -4,6 +4,7 @@
  * requests (NatsRuntime), and where it hears live build output from.
  */
 import type { Msg } from '@nats-io/transport-node';
+import { LRUCache } from 'lru-cache';
 import type { Build } from '../domain/builds/model.js';
 import type { BuildDispatch } from '../domain/builds/build-service.js';
 import type { BuildEvent, BuildEvents } from '../domain/builds/build-events.js';
@@ -14,7 +15,7 @@ import type { Capability } from '../domain/accounts/model.js';
 import type { CallContext, Principal } from '../domain/auth/principal.js';
 import type { LoadReport, WorkerDirectory } from './directory.js';
 import { Slots } from '../lib/slots.js';
-import { decodeFrame, encodeFrame } from './frames.js';
+import { decodeFrame, encodeFrame, splitFrame } from './frames.js';
 import { artifactToken, type NatsCluster } from './nats-cluster.js';
 
 /** What a build or call that needs a GPU is told while no live worker declares one. */
@@ -73,10 +74,46 @@ export interface RunMessage {
 
 export type WireTarget = Omit<RunTarget, 'environment'> & { environment: string };
 
+/**
+ * Reads the sync calls a worker hears. The JSON part of a warm call is mostly the same text call
+ * after call (the target, the timeout, a JSON input's `{"content_type":"json"}`), and parsing it
+ * was the costliest step between a worker hearing a call and writing it to its runner
+ * (BENCHMARKS.md, session 13). A part that holds nothing of one call's own (no input text, no
+ * call key, token or event) is parsed once and kept by its text, and calls share it: what
+ * read() returns is read-only (not frozen: V8 copies a frozen object's fields, as the worker does
+ * for each call, several times slower).
+ */
+export class RunMessageReader {
+  private readonly parsed = new LRUCache<string, DeepReadonly<RunMessage>>({ max: 256 });
+
+  read(data: Uint8Array): { meta: DeepReadonly<RunMessage>; bytes: Buffer } {
+    const { json, bytes } = splitFrame(data);
+    let meta = this.parsed.get(json);
+    if (meta === undefined) {
+      const parsed = JSON.parse(json) as RunMessage;
+      if (holdsNothingOfOneCall(parsed)) this.parsed.set(json, parsed);
+      meta = parsed;
+    }
+    return { meta, bytes };
+  }
+}
+
+type DeepReadonly<T> = T extends (infer E)[]
+  ? readonly DeepReadonly<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+function holdsNothingOfOneCall(m: RunMessage): boolean {
+  if (m.callKey !== undefined || !m.hasJson) return false;
+  const keys = Object.keys(m.request);
+  return keys.length === 1 && keys[0] === 'content_type';
+}
+
 /** A call key's principal by reference (the worker reads the account itself). */
 export interface CallKeyRef {
   accountId: string;
-  capabilities: Capability[];
+  capabilities: readonly Capability[];
   call?: CallContext;
 }
 

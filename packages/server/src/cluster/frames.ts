@@ -14,9 +14,15 @@ export function encodeFrame(meta: unknown, bytes?: Uint8Array): Uint8Array {
 }
 
 export function decodeFrame<T>(data: Uint8Array): { meta: T; bytes: Buffer } {
+  const { json, bytes } = splitFrame(data);
+  return { meta: JSON.parse(json) as T, bytes };
+}
+
+/** A message's JSON part as text, not yet parsed, and its bytes. */
+export function splitFrame(data: Uint8Array): { json: string; bytes: Buffer } {
   const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   if (buf.length < 4) throw new Error('a work message shorter than its header');
   const n = buf.readUInt32BE(0);
   if (4 + n > buf.length) throw new Error('a work message whose JSON part runs past its end');
-  return { meta: JSON.parse(buf.toString('utf8', 4, 4 + n)) as T, bytes: buf.subarray(4 + n) };
+  return { json: buf.toString('utf8', 4, 4 + n), bytes: buf.subarray(4 + n) };
 }

@@ -19,11 +19,10 @@ import { type AlgorithmRuntime, type PipeRequest, RuntimeFailure } from '../doma
 import { DomainError, Errors } from '../domain/errors.js';
 import type { Environment } from '../domain/catalog/model.js';
 import type { ConsumerStatus } from '../domain/events/model.js';
-import { type CallKeyRef, HEARTBEAT_MS, type RunMessage, type RunReply } from './dispatch.js';
-import { decodeAsyncJob } from './dispatch.js';
+import { type CallKeyRef, decodeAsyncJob, HEARTBEAT_MS, type RunReply, RunMessageReader } from './dispatch.js';
 import type { PresenceEntry } from './directory.js';
 import { Slots } from '../lib/slots.js';
-import { decodeFrame, encodeFrame } from './frames.js';
+import { encodeFrame } from './frames.js';
 import { artifactToken, type NatsCluster } from './nats-cluster.js';
 
 export interface WorkerLog {
@@ -65,6 +64,7 @@ export class ClusterWorker {
   private callsInFlight = 0;
   /** The sync calls running here, each heartbeaten until its answer goes. */
   private readonly running = new Slots<Msg>();
+  private readonly reader = new RunMessageReader();
   /** Numbers this worker's reports (entries and call answers), so a reader keeps the newest. */
   private seq = 0;
 
@@ -191,7 +191,7 @@ export class ClusterWorker {
     this.callsInFlight++;
     let reply: RunReply;
     try {
-      const { meta, bytes } = decodeFrame<RunMessage>(data);
+      const { meta, bytes } = this.reader.read(data);
       const request: PipeRequest = meta.hasJson ? { ...meta.request, json: bytes } : meta.request;
       const forget =
         meta.callKey && request.api_key ? await this.deps.adoptCallKey(request.api_key, meta.callKey, meta.timeoutMs + 60_000) : undefined;
