@@ -47,10 +47,10 @@ describe('RunMessageReader', () => {
 
   test('a JSON part with a call key, a token, an event or a text input is never kept', () => {
     const personal: RunMessage[] = [
-      message({ request: { content_type: 'json', api_key: 'simSECRET' } as RunMessage['request'] }),
-      message({ request: { content_type: 'json', insights_token: 'tok' } as RunMessage['request'] }),
-      message({ request: { content_type: 'json', event: { source: 'kafka', offset: '7' } } as RunMessage['request'] }),
-      message({ request: { content_type: 'text', data: 'hello' } as RunMessage['request'], hasJson: false }),
+      message({ request: { content_type: 'json', api_key: 'simSECRET' } as unknown as RunMessage['request'] }),
+      message({ request: { content_type: 'json', insights_token: 'tok' } as unknown as RunMessage['request'] }),
+      message({ request: { content_type: 'json', event: { source: 'kafka', offset: '7' } } as unknown as RunMessage['request'] }),
+      message({ request: { content_type: 'text', data: 'hello' } as unknown as RunMessage['request'], hasJson: false }),
       message({ callKey: { accountId: 'o1', capabilities: ['call_algorithms'] } }),
     ];
     for (const m of personal) {
