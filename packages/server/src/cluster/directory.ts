@@ -125,8 +125,13 @@ export class WorkerDirectory {
   }
 
   private *liveKnown(): Iterable<Known> {
-    const oldest = this.now() - PRESENCE_TTL_MS;
-    for (const k of this.workers.values()) if (k.seenAt >= oldest && k.silentSince === null) yield k;
+    const oldest = this.oldestLive();
+    for (const k of this.workers.values()) if (isLive(k, oldest)) yield k;
+  }
+
+  /** Entries last seen before this are gone. */
+  private oldestLive(): number {
+    return this.now() - PRESENCE_TTL_MS;
   }
 
   hasGpuWorker(): boolean {
@@ -145,9 +150,9 @@ export class WorkerDirectory {
     let bestScore = Infinity;
     let bestWarm = false;
     // A plain loop, not liveKnown(): this runs on every call, and a generator costs more.
-    const oldest = this.now() - PRESENCE_TTL_MS;
+    const oldest = this.oldestLive();
     for (const k of this.workers.values()) {
-      if (k.seenAt < oldest || k.silentSince !== null) continue;
+      if (!isLive(k, oldest)) continue;
       if ((gpu && !k.entry.gpu) || skip.has(k.entry.id)) continue;
       const warm = k.entry.warm.includes(artifactToken);
       if (bestWarm && !warm) continue;
@@ -202,4 +207,9 @@ export class WorkerDirectory {
     }
     return status;
   }
+}
+
+/** Renewed within the TTL (entries seen at `oldest` or later) and not gone silent on a call. */
+function isLive(k: Known, oldest: number): boolean {
+  return k.seenAt >= oldest && k.silentSince === null;
 }
