@@ -1,7 +1,10 @@
 /** `npm start`: parse settings, start the node, log one ready line, stop cleanly on SIGTERM. */
+import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { ConfigError, describeSettings, loadConfig } from '../config/config.js';
 import { backup, BackupError, restore } from './backup.js';
+import { gcFlagsFor } from './gc-tuning.js';
 import { startServer } from './server.js';
 
 async function main(): Promise<void> {
@@ -26,6 +29,9 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig(process.env, argv);
+  // Read by V8 at each scavenge, so setting it now (before the node serves) takes effect.
+  const nodeFlags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
+  for (const flag of gcFlagsFor({ cpus: os.availableParallelism(), nodeFlags })) v8.setFlagsFromString(flag);
   // Signals are taken before the server starts: a SIGTERM that arrives while it starts (the
   // "listening" line is logged before startServer returns) stops it cleanly once it is up,
   // instead of killing the process with the default action.
