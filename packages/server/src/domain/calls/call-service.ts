@@ -20,7 +20,7 @@ import type { Algorithm } from '../algorithms/model.js';
 import type { Environment } from '../catalog/model.js';
 import type { SucceededCall } from '../events/publishing.js';
 import type { InsightsService } from '../insights/insights-service.js';
-import { type AlgorithmRuntime, type ContentType, type PipeRequest, RuntimeFailure } from './ports.js';
+import { type AlgorithmRuntime, type ContentType, type PipeRequest, type RunTarget, RuntimeFailure } from './ports.js';
 
 export const MAX_INPUT_BYTES = 10 * 1024 * 1024;
 /**
@@ -75,9 +75,14 @@ interface Resolved {
   algorithm: Algorithm;
   environment: Environment;
   member: boolean;
-  artifact: string;
   semanticVersion?: string;
-  insightsEnabled: boolean;
+  /** Calls of this version get an Insights token (insights_enabled, a published version, Insights on). */
+  insights: boolean;
+  /**
+   * Where its calls run. Made once per resolution and shared by its calls, read-only: a warm
+   * call then allocates no target of its own (and the pool keys its runners by this object).
+   */
+  target: RunTarget;
 }
 
 /** What CallService is made from (named, so the composition root reads as a list of parts). */
@@ -132,7 +137,7 @@ export class CallService {
     const request = toPipeRequest(input.contentType, input.body);
 
     const resolved = cached ?? (await this.resolve(p, address!, cacheKey));
-    const { algorithm, environment, member, artifact } = resolved;
+    const { algorithm, member } = resolved;
 
     const accountKey = p.account.id;
     const current = this.inFlight.get(accountKey);
@@ -152,35 +157,24 @@ export class CallService {
     // Made before the call so that Insights reports from inside it carry it.
     const requestId = `req-${crypto.randomUUID()}`;
     const insights =
-      resolved.insightsEnabled && resolved.semanticVersion && this.insights
-        ? this.insights.openCall({ owner: algorithm.ownerName, name: algorithm.name, version: resolved.semanticVersion, requestId })
+      resolved.insights && this.insights
+        ? this.insights.openCall({ owner: algorithm.ownerName, name: algorithm.name, version: resolved.semanticVersion!, requestId })
         : undefined;
     if (insights) request.insights_token = insights.token;
     try {
-      const exec = await this.runtime.execute(
-        {
-          artifact,
-          algorithmName: algorithm.name,
-          environment,
-          network: algorithm.settings.networkAccess === 'full' ? 'host' : 'none',
-          // Insights reports reach the API over the same socket as a pipeline's calls.
-          pipeline: pipeline || insights !== undefined,
-          owner: { id: algorithm.ownerId, name: algorithm.ownerName },
-        },
-        request,
-        timeoutS * 1000,
-      );
+      const exec = await this.runtime.execute(resolved.target, request, timeoutS * 1000);
       const duration = (performance.now() - started) / 1000;
+      // Fields in the envelope's order, added one by one (no spread of a temporary object).
       const metadata: Record<string, unknown> = {
         content_type: exec.response.metadata?.content_type ?? 'json',
         duration,
         request_id: requestId,
-        ...(resolved.semanticVersion ? { algorithm_version: resolved.semanticVersion } : {}),
-        queue_ms: exec.queueMs,
-        start_ms: exec.startMs,
-        run_ms: exec.runMs,
-        cold_start: exec.cold,
       };
+      if (resolved.semanticVersion) metadata.algorithm_version = resolved.semanticVersion;
+      metadata.queue_ms = exec.queueMs;
+      metadata.start_ms = exec.startMs;
+      metadata.run_ms = exec.runMs;
+      metadata.cold_start = exec.cold;
       if (mayDebug) metadata.stdout = exec.stdout;
       if (exec.response.error) {
         const e = exec.response.error;
@@ -269,13 +263,22 @@ export class CallService {
         `${environment.name} needs a GPU and no live worker of this cluster declares a GPU (ALGOHOST_WORKER_GPU=true); call again once one runs`,
       );
     }
+    const insights = target.insightsEnabled && target.semanticVersion !== undefined && this.insights !== undefined;
     const value: Resolved = {
       algorithm,
       environment,
       member,
-      artifact: target.artifact,
       semanticVersion: target.semanticVersion,
-      insightsEnabled: target.insightsEnabled,
+      insights,
+      target: {
+        artifact: target.artifact,
+        algorithmName: algorithm.name,
+        environment,
+        network: algorithm.settings.networkAccess === 'full' ? 'host' : 'none',
+        // Insights reports reach the API over the same socket as a pipeline's calls.
+        pipeline: algorithm.settings.pipelineEnabled || insights,
+        owner: { id: algorithm.ownerId, name: algorithm.ownerName },
+      },
     };
     this.resolved.set(cacheKey, value);
     return value;

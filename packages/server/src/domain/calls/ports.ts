@@ -32,6 +32,11 @@ export interface PipeResponse {
   error?: { message?: string; error_type?: string; stacktrace?: string; stack_trace?: string };
 }
 
+/**
+ * Where a call runs. One object may serve many calls (the call service makes one per resolution,
+ * a cluster worker one per distinct call header) and the runtime may key its runners by it: it is
+ * never changed once made.
+ */
 export interface RunTarget {
   /** Which runners can serve it: one warm pool per artifact. */
   artifact: string;

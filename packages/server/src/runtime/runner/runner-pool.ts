@@ -164,7 +164,7 @@ export class RunnerPool implements AlgorithmRuntime {
 
   async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
     const t0 = performance.now();
-    const key = poolKey(target);
+    const key = poolKeyOf(target);
     let startMs = 0;
     for (;;) {
       const acquired = await this.acquire(target, key);
@@ -565,5 +565,16 @@ const mib = (bytes: number) => Math.round(bytes / MiB);
 
 /** Runners differ by owner, artifact and by what the sandbox is given (network, API access). */
 const poolKey = (t: RunTarget) => `${t.owner.id}|${t.artifact}|${t.network}|${t.pipeline ? 'api' : '-'}`;
+
+/**
+ * Pool keys by target object: the call service hands the same read-only target to every call
+ * of one resolution, so a warm call reads its key instead of building the string again.
+ */
+const poolKeys = new WeakMap<RunTarget, string>();
+function poolKeyOf(t: RunTarget): string {
+  let key = poolKeys.get(t);
+  if (key === undefined) poolKeys.set(t, (key = poolKey(t)));
+  return key;
+}
 
 const stopping = () => new RuntimeFailure('SystemExit', 'the service is stopping; call again');
