@@ -4,12 +4,16 @@
  * machine offers only v1 controllers, so the kernel's side of v2 (the "no internal processes"
  * rule, EBUSY) cannot be exercised here. A fake file takes any write, so a refusal is made by
  * putting a directory where the kernel's file would be (the write fails with EISDIR, handled
- * as EACCES, EROFS or EBUSY are). The real v1 hierarchy of this machine is only read.
+ * as EACCES, EROFS or EBUSY are). The real v1 hierarchy of this machine is only read, except
+ * by the sweep of stale groups, which the kernel's own rules decide (a group with a process
+ * cannot go): its test works in a group of its own, out of the way of other nodes' sandboxes.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { detectCgroups, SERVER_LEAF } from '../src/runtime/sandbox/cgroups.js';
 import { SandboxUnavailableError, Supervisor } from '../src/runtime/sandbox/supervisor.js';
@@ -208,5 +212,65 @@ describe('cgroup v1 and none', () => {
   test('a node that runs no sandbox (cgroups: false) reads nothing and reports no limits', () => {
     const s = new Supervisor({ cgroups: false, requireCgroups: false });
     assert.equal(s.cgroupReport.version, 0);
+  });
+});
+
+describe("the sweep of stale groups, on this machine's real v1 hierarchy", () => {
+  const CONTROLLERS = ['memory', 'pids', 'cpu'];
+  // A group of this test's own stands for the service's group: the base is <it>/algohost.
+  const own = `algohost-sweep-test-${crypto.randomBytes(4).toString('hex')}`;
+  const procSelf = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'algohost-sweep-')), 'cgroup');
+  temps.push(path.dirname(procSelf));
+  fs.writeFileSync(procSelf, CONTROLLERS.map((c, i) => `${i + 1}:${c}:/${own}`).join('\n'));
+  const base = (c: string) => path.join('/sys/fs/cgroup', c, own, 'algohost');
+  const groupsUnder = (c: string) =>
+    fs
+      .readdirSync(base(c), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => path.relative(base(c), path.join(e.parentPath, e.name)))
+      .sort();
+  after(() => {
+    // Deepest first: a cgroup directory goes with rmdir only, once its children are gone.
+    for (const c of CONTROLLERS) {
+      const dirs = fs.existsSync(base(c)) ? groupsUnder(c).reverse() : [];
+      for (const d of [...dirs.map((d) => path.join(base(c), d)), base(c), path.dirname(base(c))]) if (fs.existsSync(d)) fs.rmdirSync(d);
+    }
+  });
+  const name = () => `s-${crypto.randomUUID()}`;
+  const limits = { memoryBytes: 64 << 20, pids: 16, cpus: 1, cpuGroup: 'account-sweep' };
+
+  test('a group left without a process goes (with its emptied parent) once old enough; a fresh one, one with a process and the service leaf stay', async () => {
+    const cg = detectCgroups({ procSelfCgroup: procSelf });
+    assert.equal(cg.version, 1);
+    const left = name();
+    await cg.create(left, limits);
+    assert.deepEqual(groupsUnder('cpu'), ['account-sweep', `account-sweep/${left}`]);
+    // Made a moment ago: another node may be about to move its process in.
+    assert.equal(await cg.sweepStale(60_000), 0);
+    assert.deepEqual(groupsUnder('memory'), [left]);
+
+    // A sandbox still running: its process is in its groups, as the supervisor's prelude puts it.
+    const running = name();
+    const group = await cg.create(running, limits);
+    const sleeper = spawn('/bin/sleep', ['60'], { stdio: 'ignore' });
+    for (const file of group!.procsFiles) fs.writeFileSync(file, String(sleeper.pid));
+    fs.mkdirSync(path.join(base('memory'), SERVER_LEAF));
+
+    try {
+      // The left group goes from each controller; the running one, its parent and the leaf stay.
+      assert.equal(await cg.sweepStale(0), 3);
+      assert.deepEqual(groupsUnder('memory'), [SERVER_LEAF, running].sort());
+      assert.deepEqual(groupsUnder('pids'), [running]);
+      assert.deepEqual(groupsUnder('cpu'), ['account-sweep', `account-sweep/${running}`]);
+    } finally {
+      sleeper.kill('SIGKILL');
+      await new Promise((resolve) => sleeper.once('exit', resolve));
+    }
+    // Its process gone (and never removed by its node, as after a kill -9 of the node): swept,
+    // and the account's parent with it.
+    assert.equal(await cg.sweepStale(0), 4);
+    assert.deepEqual(groupsUnder('memory'), [SERVER_LEAF]);
+    assert.deepEqual(groupsUnder('pids'), []);
+    assert.deepEqual(groupsUnder('cpu'), []);
   });
 });

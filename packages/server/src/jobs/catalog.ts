@@ -41,6 +41,22 @@ interface IdleRunners {
   sweep(): void;
 }
 
+/** What the cgroup sweep needs of the sandbox supervisor (runtime/sandbox/supervisor.ts; main passes it). */
+interface SandboxGroups {
+  sweepStaleGroups(olderThanMs: number): Promise<number>;
+}
+
+/**
+ * Sandboxes' cgroups left behind (by a node that was killed, or a removal that gave up while a
+ * process tree took long to die) are looked for at start and this often.
+ */
+const CGROUP_SWEEP_MS = 10 * 60 * 1000;
+/**
+ * Only groups older than this go: a group is made a moment before its process moves in, and
+ * another node on the same host may be making one (they share the host's cgroup tree).
+ */
+const CGROUP_STALE_MS = 60 * 1000;
+
 /** What the `cluster.worker` job runs (cluster/worker.ts; main passes it). */
 interface WorkerLoop {
   start(): Promise<void>;
@@ -69,6 +85,7 @@ export interface JobServices {
   data: DataService;
   asyncCalls: AsyncCallService;
   runners: IdleRunners;
+  sandboxes: SandboxGroups;
   events: EventService;
   audit: AuditService;
   flows: FlowRunner;
@@ -115,6 +132,8 @@ export function jobCatalog(s: JobServices, settings: JobSettings): Job[] {
     once('data.sweep'),
     onePerCluster({ ...asyncSweep, prepare: undefined }, c),
     byName.get('runners.idle-sweep')!,
+    // Every node: each host has its own cgroup tree (an API node, which runs no sandbox, has none).
+    byName.get('sandbox.cgroup-sweep')!,
     byName.get('events.flows')!,
   );
   jobs.push(once('events.delivery-sweep'), once('audit.sweep'));
@@ -174,6 +193,14 @@ function embeddedJobs(s: JobServices, settings: JobSettings): Job[] {
       description: 'stops runners idle past the idle time',
       everyMs: runnerSweepMs(settings.runnerIdleMs),
       run: async () => s.runners.sweep(),
+    },
+    {
+      name: 'sandbox.cgroup-sweep',
+      kind: 'interval',
+      description: 'removes the cgroups of sandboxes that are gone (left by a killed node or a removal that gave up)',
+      everyMs: CGROUP_SWEEP_MS,
+      prepare: async () => void (await s.sandboxes.sweepStaleGroups(CGROUP_STALE_MS)),
+      run: () => s.sandboxes.sweepStaleGroups(CGROUP_STALE_MS),
     },
     {
       name: 'events.flows',

@@ -528,6 +528,7 @@ export async function buildServices(
         data,
         asyncCalls,
         runners: pool,
+        sandboxes: supervisor,
         events,
         audit,
         flows: flowWorkers,

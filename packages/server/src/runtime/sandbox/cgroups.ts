@@ -63,7 +63,16 @@ export interface CgroupReport {
 export interface CgroupSupport extends CgroupReport {
   /** Makes a group with its limits (asynchronously: runners start while calls are served). */
   create(name: string, limits: Limits): Promise<CgroupGroup | undefined>;
+  /**
+   * Removes sandbox groups (and per-account parents) that hold no process and were made more
+   * than `olderThanMs` ago: what a node killed before its sandboxes' groups were removed left,
+   * or a removal that gave up while a process tree took long to die. Returns how many went.
+   */
+  sweepStale(olderThanMs: number): Promise<number>;
 }
+
+/** The name `Supervisor.start` gives a sandbox's group. */
+const SANDBOX_GROUP = /^s-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const NONE: Record<Controller, boolean> = { memory: false, pids: false, cpu: false };
 
@@ -82,14 +91,21 @@ export function detectCgroups(options: CgroupOptions = {}): CgroupSupport {
   if (fs.existsSync(path.join(root, 'cgroup.controllers'))) return v2Support(root, procSelf);
   if (fs.existsSync(path.join(root, 'memory', 'cgroup.procs')) && fs.existsSync(path.join(root, 'pids', 'cgroup.procs')))
     return v1Support(root, procSelf);
+  return noCgroups(
+    'no cgroup hierarchy with memory and pids controllers is mounted at ' +
+      `${root}: sandboxes run without memory, pids and CPU limits (mount the cgroup file system writable; docs/cluster.md "Privileges")`,
+  );
+}
+
+/** No cgroups: none on this host (`problem` says why), or none touched by this node (an API node). */
+export function noCgroups(problem?: string): CgroupSupport {
   return {
     version: 0,
     limits: NONE,
-    problem:
-      'no cgroup hierarchy with memory and pids controllers is mounted at ' +
-      `${root}: sandboxes run without memory, pids and CPU limits (mount the cgroup file system writable; docs/cluster.md "Privileges")`,
+    ...(problem === undefined ? {} : { problem }),
     actions: [],
     create: async () => undefined,
+    sweepStale: async () => 0,
   };
 }
 
@@ -144,6 +160,11 @@ function v1Support(root: string, procSelf: string): CgroupSupport {
           await removeParent(cpuParent, bases.cpu);
         },
       };
+    },
+    async sweepStale(olderThanMs) {
+      let removed = 0;
+      for (const base of Object.values(bases)) removed += await sweepStaleGroups(base, olderThanMs);
+      return removed;
     },
   };
 }
@@ -248,6 +269,7 @@ function v2Support(root: string, procSelf: string): CgroupSupport {
         },
       };
     },
+    sweepStale: (olderThanMs) => (enabled.length ? sweepStaleGroups(base, olderThanMs) : Promise.resolve(0)),
   };
 }
 
@@ -335,6 +357,47 @@ async function removeParent(parent: string, base: string): Promise<void> {
       // other groups are still in it
     }),
   );
+}
+
+/**
+ * Under `base`: sandbox groups, directly or in a parent group, then parents left empty. A group
+ * goes only if it is older than `olderThanMs` and lists no process: another node on this host
+ * (they share the base) may have made one a moment ago and not moved its process in yet, and a
+ * group with a process or a child group is refused by the kernel anyway (EBUSY).
+ */
+async function sweepStaleGroups(base: string, olderThanMs: number): Promise<number> {
+  let removed = 0;
+  const stale = async (dir: string) => {
+    const made = await fs.promises.stat(dir).then(
+      (s) => s.mtimeMs,
+      () => undefined,
+    );
+    if (made === undefined || Date.now() - made < olderThanMs) return false;
+    // Unreadable: not known to be empty, so left alone.
+    if ((await readOrAsync(path.join(dir, 'cgroup.procs'), '?')).trim() !== '') return false;
+    return fs.promises.rmdir(dir).then(
+      () => true,
+      () => false,
+    );
+  };
+  for (const entry of await subdirectories(base)) {
+    const dir = path.join(base, entry);
+    if (SANDBOX_GROUP.test(entry)) {
+      if (await stale(dir)) removed++;
+      continue;
+    }
+    // Only what parentGroup() can name, never the service's own leaf (cgroup v2).
+    if (entry === SERVER_LEAF || !/^[A-Za-z0-9_-]{1,100}$/.test(entry)) continue;
+    for (const child of await subdirectories(dir)) if (SANDBOX_GROUP.test(child) && (await stale(path.join(dir, child)))) removed++;
+    // In turn with this node's own making of groups in it (inTurn).
+    if (await inTurn(dir, () => stale(dir))) removed++;
+  }
+  return removed;
+}
+
+async function subdirectories(dir: string): Promise<string[]> {
+  const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isDirectory()).map((e) => e.name);
 }
 
 /** A group can be removed only once its processes are gone; retry briefly, without blocking. */

@@ -8,7 +8,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Duplex, Readable, Writable } from 'node:stream';
-import { detectCgroups, type CgroupGroup, type CgroupOptions, type CgroupReport, type CgroupSupport, type Limits } from './cgroups.js';
+import {
+  detectCgroups,
+  noCgroups,
+  type CgroupGroup,
+  type CgroupOptions,
+  type CgroupReport,
+  type CgroupSupport,
+  type Limits,
+} from './cgroups.js';
 import { EGRESS_SOCKET_INSIDE, withForwarder } from './egress-proxy.js';
 import { seccompFilter } from './seccomp.js';
 
@@ -121,10 +129,7 @@ export class Supervisor {
     this.bwrap = options.bwrap ?? '/usr/bin/bwrap';
     this.maxOpenFiles = options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES;
     this.requireCgroups = options.requireCgroups ?? true;
-    this.cgroups =
-      options.cgroups === false
-        ? { version: 0, limits: { memory: false, pids: false, cpu: false }, actions: [], create: async () => undefined }
-        : detectCgroups(options.cgroups);
+    this.cgroups = options.cgroups === false ? noCgroups() : detectCgroups(options.cgroups);
     this.hostLayout = hostLayout();
   }
 
@@ -145,6 +150,14 @@ export class Supervisor {
         'bubblewrap (bwrap) is not installed: algohost refuses to run user code without a sandbox (apt-get install bubblewrap)',
       );
     }
+  }
+
+  /**
+   * Removes the groups of sandboxes that are gone, made more than `olderThanMs` ago: left by a
+   * node that was killed, or by a removal that gave up (the `sandbox.cgroup-sweep` job).
+   */
+  sweepStaleGroups(olderThanMs: number): Promise<number> {
+    return this.cgroups.sweepStale(olderThanMs);
   }
 
   /** Which cgroup limits hold for sandboxes on this host, and what start-up did for them (for the start-up log). */
