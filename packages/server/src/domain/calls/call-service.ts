@@ -164,17 +164,14 @@ export class CallService {
     try {
       const exec = await this.runtime.execute(resolved.target, request, timeoutS * 1000);
       const duration = (performance.now() - started) / 1000;
-      // Fields in the envelope's order, added one by one (no spread of a temporary object).
-      const metadata: Record<string, unknown> = {
-        content_type: exec.response.metadata?.content_type ?? 'json',
-        duration,
-        request_id: requestId,
-      };
-      if (resolved.semanticVersion) metadata.algorithm_version = resolved.semanticVersion;
-      metadata.queue_ms = exec.queueMs;
-      metadata.start_ms = exec.startMs;
-      metadata.run_ms = exec.runMs;
-      metadata.cold_start = exec.cold;
+      const content_type = exec.response.metadata?.content_type ?? 'json';
+      const { queueMs: queue_ms, startMs: start_ms, runMs: run_ms, cold: cold_start } = exec;
+      const algorithm_version = resolved.semanticVersion;
+      // One literal per shape, fields in the envelope's order: no spread of a temporary object,
+      // and no property added after the object is made (each would move it to a new shape).
+      const metadata: Record<string, unknown> = algorithm_version
+        ? { content_type, duration, request_id: requestId, algorithm_version, queue_ms, start_ms, run_ms, cold_start }
+        : { content_type, duration, request_id: requestId, queue_ms, start_ms, run_ms, cold_start };
       if (mayDebug) metadata.stdout = exec.stdout;
       if (exec.response.error) {
         const e = exec.response.error;
