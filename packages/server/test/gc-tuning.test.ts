@@ -17,7 +17,7 @@ describe('gcFlagsFor', () => {
     assert.deepEqual(gcFlagsFor({ cpus: 64, nodeFlags: '' }), []);
   });
 
-  test("an operator's own flag is left as it is, on the command line or in NODE_OPTIONS, either spelling", () => {
+  test("an operator's own flag on Node's command line is left as it is, either spelling", () => {
     assert.deepEqual(gcFlagsFor({ cpus: 2, nodeFlags: '--parallel-scavenge' }), []);
     assert.deepEqual(gcFlagsFor({ cpus: 2, nodeFlags: '--enable-source-maps --no-parallel_scavenge' }), []);
     // A flag that only starts with the same words is another flag.

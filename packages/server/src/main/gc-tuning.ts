@@ -8,14 +8,14 @@
  * (BENCHMARKS.md, session 14). Every call arriving meanwhile waits, so these pauses show in p99.
  * The JVM makes the same choice on small machines (it picks its serial collector below two CPUs).
  *
- * An operator's own choice wins: a `--parallel-scavenge` or `--no-parallel-scavenge` given to
- * Node (on its command line or in NODE_OPTIONS) is left as it is.
+ * An operator's own choice wins: a `--parallel-scavenge` or `--no-parallel-scavenge` on Node's
+ * command line is left as it is (Node refuses V8 flags like these in NODE_OPTIONS).
  */
 
 export interface GcTuningInput {
   /** os.availableParallelism(): the CPUs this process may run on. */
   cpus: number;
-  /** process.execArgv and NODE_OPTIONS, where an operator's own V8 flags would be. */
+  /** process.execArgv, joined: where an operator's own V8 flags would be. */
   nodeFlags: string;
 }
 

@@ -30,8 +30,7 @@ async function main(): Promise<void> {
   }
   const config = loadConfig(process.env, argv);
   // Read by V8 at each scavenge, so setting it now (before the node serves) takes effect.
-  const nodeFlags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
-  for (const flag of gcFlagsFor({ cpus: os.availableParallelism(), nodeFlags })) v8.setFlagsFromString(flag);
+  for (const flag of gcFlagsFor({ cpus: os.availableParallelism(), nodeFlags: process.execArgv.join(' ') })) v8.setFlagsFromString(flag);
   // Signals are taken before the server starts: a SIGTERM that arrives while it starts (the
   // "listening" line is logged before startServer returns) stops it cleanly once it is up,
   // instead of killing the process with the default action.
