@@ -15,7 +15,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import { after, describe, test } from 'node:test';
-import { detectCgroups, SERVER_LEAF } from '../src/runtime/sandbox/cgroups.js';
+import { detectCgroups, sandboxGroupInUse, sandboxGroupName, SERVER_LEAF } from '../src/runtime/sandbox/cgroups.js';
 import { SandboxUnavailableError, Supervisor } from '../src/runtime/sandbox/supervisor.js';
 
 const temps: string[] = [];
@@ -215,6 +215,24 @@ describe('cgroup v1 and none', () => {
   });
 });
 
+describe('which sandbox groups the sweep leaves: those of a node that still runs', () => {
+  const id = '0f0e0d0c-0b0a-4908-8706-050403020100';
+  const runs = (pid: number) => pid === 4242;
+  const live = new Set([sandboxGroupName(process.pid, id)]);
+  test("this node's: while it has not removed them", () => {
+    assert.equal(sandboxGroupInUse(sandboxGroupName(process.pid, id), process.pid, live, runs), true);
+    assert.equal(sandboxGroupInUse(sandboxGroupName(process.pid, id.replace('0f', '1f')), process.pid, live, runs), false);
+  });
+  test("another node's: while that node runs", () => {
+    assert.equal(sandboxGroupInUse(sandboxGroupName(4242, id), process.pid, live, runs), true);
+    assert.equal(sandboxGroupInUse(sandboxGroupName(4243, id), process.pid, live, runs), false);
+  });
+  test('a name from before groups carried their node, or no sandbox group at all: not in use', () => {
+    assert.equal(sandboxGroupInUse(`s-${id}`, process.pid, live, runs), false);
+    assert.equal(sandboxGroupInUse('account-x', process.pid, live, runs), false);
+  });
+});
+
 describe("the sweep of stale groups, on this machine's real v1 hierarchy", () => {
   const CONTROLLERS = ['memory', 'pids', 'cpu'];
   // A group of this test's own stands for the service's group: the base is <it>/algohost.
@@ -236,39 +254,64 @@ describe("the sweep of stale groups, on this machine's real v1 hierarchy", () =>
       for (const d of [...dirs.map((d) => path.join(base(c), d)), base(c), path.dirname(base(c))]) if (fs.existsSync(d)) fs.rmdirSync(d);
     }
   });
-  const name = () => `s-${crypto.randomUUID()}`;
   const limits = { memoryBytes: 64 << 20, pids: 16, cpus: 1, cpuGroup: 'account-sweep' };
+  const exited = async (child: ReturnType<typeof spawn>) => {
+    if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
+  };
 
-  test('a group left without a process goes (with its emptied parent) once old enough; a fresh one, one with a process and the service leaf stay', async () => {
+  test("left groups go once old enough, with their emptied parent; fresh ones, ones with a process, a running node's and the service leaf stay", async () => {
     const cg = detectCgroups({ procSelfCgroup: procSelf });
     assert.equal(cg.version, 1);
-    const left = name();
+    // This test stands for a node; `live` holds its groups it has not removed yet.
+    const live = new Set<string>();
+    const inUse = (group: string) =>
+      sandboxGroupInUse(group, process.pid, live, (pid) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+    // A node killed before it removed its sandbox's groups.
+    const gone = spawn('/bin/true');
+    await exited(gone);
+    const left = sandboxGroupName(gone.pid!, crypto.randomUUID());
     await cg.create(left, limits);
     assert.deepEqual(groupsUnder('cpu'), ['account-sweep', `account-sweep/${left}`]);
-    // Made a moment ago: another node may be about to move its process in.
-    assert.equal(await cg.sweepStale(60_000), 0);
+    // Made a moment ago: a node may be about to move its process in.
+    assert.equal(await cg.sweepStale(60_000, inUse), 0);
     assert.deepEqual(groupsUnder('memory'), [left]);
 
-    // A sandbox still running: its process is in its groups, as the supervisor's prelude puts it.
-    const running = name();
-    const group = await cg.create(running, limits);
+    // A node that runs (the sleeper stands for it), with an empty group, and a sandbox that runs:
+    // its process is in its groups, as the supervisor's prelude puts it.
     const sleeper = spawn('/bin/sleep', ['60'], { stdio: 'ignore' });
+    const othersEmpty = sandboxGroupName(sleeper.pid!, crypto.randomUUID());
+    await cg.create(othersEmpty, limits);
+    const running = sandboxGroupName(gone.pid!, crypto.randomUUID());
+    const group = await cg.create(running, limits);
     for (const file of group!.procsFiles) fs.writeFileSync(file, String(sleeper.pid));
+    // This node's own, not removed yet (between its process's exit and its removal).
+    const mine = sandboxGroupName(process.pid, crypto.randomUUID());
+    live.add(mine);
+    await cg.create(mine, limits);
     fs.mkdirSync(path.join(base('memory'), SERVER_LEAF));
 
     try {
-      // The left group goes from each controller; the running one, its parent and the leaf stay.
-      assert.equal(await cg.sweepStale(0), 3);
-      assert.deepEqual(groupsUnder('memory'), [SERVER_LEAF, running].sort());
-      assert.deepEqual(groupsUnder('pids'), [running]);
-      assert.deepEqual(groupsUnder('cpu'), ['account-sweep', `account-sweep/${running}`]);
+      // Only the left group goes, from each controller.
+      assert.equal(await cg.sweepStale(0, inUse), 3);
+      assert.deepEqual(groupsUnder('memory'), [SERVER_LEAF, mine, othersEmpty, running].sort());
+      assert.deepEqual(groupsUnder('pids'), [mine, othersEmpty, running].sort());
+      assert.deepEqual(groupsUnder('cpu'), ['account-sweep', ...[mine, othersEmpty, running].sort().map((g) => `account-sweep/${g}`)]);
     } finally {
       sleeper.kill('SIGKILL');
-      await new Promise((resolve) => sleeper.once('exit', resolve));
+      await exited(sleeper);
     }
-    // Its process gone (and never removed by its node, as after a kill -9 of the node): swept,
-    // and the account's parent with it.
-    assert.equal(await cg.sweepStale(0), 4);
+    // The sleeper's node is gone, its sandbox's process too (and never removed, as after a kill -9
+    // of its node), and this node gave its own group up (a removal that gave up): all swept, and
+    // the account's parent with them.
+    live.delete(mine);
+    assert.equal(await cg.sweepStale(0, inUse), 10);
     assert.deepEqual(groupsUnder('memory'), [SERVER_LEAF]);
     assert.deepEqual(groupsUnder('pids'), []);
     assert.deepEqual(groupsUnder('cpu'), []);

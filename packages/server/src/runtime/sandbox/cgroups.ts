@@ -64,15 +64,36 @@ export interface CgroupSupport extends CgroupReport {
   /** Makes a group with its limits (asynchronously: runners start while calls are served). */
   create(name: string, limits: Limits): Promise<CgroupGroup | undefined>;
   /**
-   * Removes sandbox groups (and per-account parents) that hold no process and were made more
-   * than `olderThanMs` ago: what a node killed before its sandboxes' groups were removed left,
-   * or a removal that gave up while a process tree took long to die. Returns how many went.
+   * Removes sandbox groups (and per-account parents left empty) that hold no process, were made
+   * more than `olderThanMs` ago and that `inUse` does not claim: what a node killed before its
+   * sandboxes' groups were removed left, or a removal that gave up while a process tree took long
+   * to die. Returns how many went.
    */
-  sweepStale(olderThanMs: number): Promise<number>;
+  sweepStale(olderThanMs: number, inUse: (group: string) => boolean): Promise<number>;
 }
 
-/** The name `Supervisor.start` gives a sandbox's group. */
-const SANDBOX_GROUP = /^s-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/**
+ * The name `Supervisor.start` gives a sandbox's group: `s-<pid of its node>-<uuid>` (`s-<uuid>`
+ * before the pid was part of it).
+ */
+const SANDBOX_GROUP = /^s-(?:([1-9][0-9]{0,9})-)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A sandbox group's name for a node (`pid`) and a sandbox (`id`, a UUID). */
+export function sandboxGroupName(pid: number, id: string): string {
+  return `s-${pid}-${id}`;
+}
+
+/**
+ * Whether a sandbox group may still be in use: one of this node's (`self`) that it has not
+ * removed yet (`live`), or one of another node that still runs (`runs`). A group of a node that
+ * is gone, or named before groups carried their node, is not.
+ */
+export function sandboxGroupInUse(group: string, self: number, live: ReadonlySet<string>, runs: (pid: number) => boolean): boolean {
+  const owner = SANDBOX_GROUP.exec(group)?.[1];
+  if (owner === undefined) return false;
+  const pid = Number(owner);
+  return pid === self ? live.has(group) : runs(pid);
+}
 
 const NONE: Record<Controller, boolean> = { memory: false, pids: false, cpu: false };
 
@@ -161,9 +182,9 @@ function v1Support(root: string, procSelf: string): CgroupSupport {
         },
       };
     },
-    async sweepStale(olderThanMs) {
+    async sweepStale(olderThanMs, inUse) {
       let removed = 0;
-      for (const base of Object.values(bases)) removed += await sweepStaleGroups(base, olderThanMs);
+      for (const base of Object.values(bases)) removed += await sweepStaleGroups(base, olderThanMs, inUse);
       return removed;
     },
   };
@@ -269,7 +290,7 @@ function v2Support(root: string, procSelf: string): CgroupSupport {
         },
       };
     },
-    sweepStale: (olderThanMs) => (enabled.length ? sweepStaleGroups(base, olderThanMs) : Promise.resolve(0)),
+    sweepStale: (olderThanMs, inUse) => (enabled.length ? sweepStaleGroups(base, olderThanMs, inUse) : Promise.resolve(0)),
   };
 }
 
@@ -361,13 +382,15 @@ async function removeParent(parent: string, base: string): Promise<void> {
 
 /**
  * Under `base`: sandbox groups, directly or in a parent group, then parents left empty. A group
- * goes only if it is older than `olderThanMs` and lists no process: another node on this host
- * (they share the base) may have made one a moment ago and not moved its process in yet, and a
- * group with a process or a child group is refused by the kernel anyway (EBUSY).
+ * goes only if `inUse` does not claim it (a node still running may be about to read its
+ * OOM record or remove it itself; nodes on one host share the base), it is older than
+ * `olderThanMs` and it lists no process. The kernel refuses a group with a process or a child
+ * group anyway (EBUSY).
  */
-async function sweepStaleGroups(base: string, olderThanMs: number): Promise<number> {
+async function sweepStaleGroups(base: string, olderThanMs: number, inUse: (group: string) => boolean): Promise<number> {
   let removed = 0;
   const stale = async (dir: string) => {
+    if (SANDBOX_GROUP.test(path.basename(dir)) && inUse(path.basename(dir))) return false;
     const made = await fs.promises.stat(dir).then(
       (s) => s.mtimeMs,
       () => undefined,

@@ -11,6 +11,8 @@ import type { Duplex, Readable, Writable } from 'node:stream';
 import {
   detectCgroups,
   noCgroups,
+  sandboxGroupInUse,
+  sandboxGroupName,
   type CgroupGroup,
   type CgroupOptions,
   type CgroupReport,
@@ -124,6 +126,8 @@ export class Supervisor {
   private bwrapFound = false;
   /** The seccomp program every sandbox gets (./seccomp.ts); undefined on an architecture it does not know. */
   private readonly seccomp = seccompFilter();
+  /** This node's sandbox groups from their making until their removal (the sweep leaves them). */
+  private readonly liveGroups = new Set<string>();
 
   constructor(options: SupervisorOptions = {}) {
     this.bwrap = options.bwrap ?? '/usr/bin/bwrap';
@@ -157,7 +161,7 @@ export class Supervisor {
    * node that was killed, or by a removal that gave up (the `sandbox.cgroup-sweep` job).
    */
   sweepStaleGroups(olderThanMs: number): Promise<number> {
-    return this.cgroups.sweepStale(olderThanMs);
+    return this.cgroups.sweepStale(olderThanMs, (group) => sandboxGroupInUse(group, process.pid, this.liveGroups, processRuns));
   }
 
   /** Which cgroup limits hold for sandboxes on this host, and what start-up did for them (for the start-up log). */
@@ -169,7 +173,16 @@ export class Supervisor {
   async start(spec: SandboxSpec): Promise<SandboxProcess> {
     this.check();
     const { options, argv } = this.command(spec);
-    const group = await this.cgroups.create(`s-${crypto.randomUUID()}`, spec.limits);
+    // Named with this node's pid: another node's sweep leaves it alone while this node runs.
+    const name = sandboxGroupName(process.pid, crypto.randomUUID());
+    this.liveGroups.add(name);
+    let group: CgroupGroup | undefined;
+    try {
+      group = await this.cgroups.create(name, spec.limits);
+    } catch (err) {
+      this.liveGroups.delete(name);
+      throw err;
+    }
     const fds = spec.fds ?? [];
     // bubblewrap reads its options (host paths of the mounts included) from a pipe, so that the
     // sandbox's pid 1, a copy of bwrap, shows `bwrap --args N -- <command>` in /proc/1/cmdline
@@ -223,12 +236,17 @@ export class Supervisor {
         signalGroup(child, 'SIGKILL'); // stragglers that left the pipe open
         const oom = (await group?.oomKilled()) ?? false;
         await group?.remove();
+        this.liveGroups.delete(name);
         if (killReason) resolve({ kind: 'killed', reason: killReason });
         else if (oom) resolve({ kind: 'killed', reason: 'memory' });
         else if (signal) resolve({ kind: 'killed', reason: 'signal', signal });
         else resolve({ kind: 'exited', code: code ?? 1 });
       });
-      child.on('error', () => resolve({ kind: 'exited', code: 127 }));
+      child.on('error', () => {
+        // Never started: its empty groups are the sweep's.
+        this.liveGroups.delete(name);
+        resolve({ kind: 'exited', code: 127 });
+      });
     });
     return { pid: child.pid, stdin: child.stdin!, stdout: child.stdout!, stderr: child.stderr!, done, kill };
   }
@@ -304,6 +322,16 @@ function hostLayout(): string[] {
  * A shell prelude that moves itself into the cgroups and lowers its open-files limit (soft and
  * hard: the sandbox cannot raise it again), then execs the sandbox command.
  */
+/** Whether a process runs (signal 0 checks it exists; EPERM: it does, as another user's). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 function prelude(group: CgroupGroup | undefined, maxOpenFiles: number): string {
   const joins = (group?.procsFiles ?? []).map((f) => `echo $$ > '${f}' || exit 125;`).join(' ');
   return `${joins} ulimit -n ${Math.floor(maxOpenFiles)} || exit 125; exec "$@"`;
