@@ -347,10 +347,13 @@ function moveToLeaf(group: string): number {
 
 /* eslint-enable no-restricted-syntax */
 
+/** A parent group's name (Limits.cpuGroup): nothing that could leave the base. */
+const PARENT_GROUP = /^[A-Za-z0-9_-]{1,100}$/;
+
 /** The parent of a new group ('' = none); a name that could leave the base is refused. */
 function parentGroup(limits: Limits): string {
   if (limits.cpuGroup === undefined) return '';
-  if (!/^[A-Za-z0-9_-]{1,100}$/.test(limits.cpuGroup)) throw new Error(`not a cgroup name: ${limits.cpuGroup}`);
+  if (!PARENT_GROUP.test(limits.cpuGroup)) throw new Error(`not a cgroup name: ${limits.cpuGroup}`);
   return limits.cpuGroup;
 }
 
@@ -410,7 +413,7 @@ async function sweepStaleGroups(base: string, olderThanMs: number, inUse: (group
       continue;
     }
     // Only what parentGroup() can name, never the service's own leaf (cgroup v2).
-    if (entry === SERVER_LEAF || !/^[A-Za-z0-9_-]{1,100}$/.test(entry)) continue;
+    if (entry === SERVER_LEAF || !PARENT_GROUP.test(entry)) continue;
     for (const child of await subdirectories(dir)) if (SANDBOX_GROUP.test(child) && (await stale(path.join(dir, child)))) removed++;
     // In turn with this node's own making of groups in it (inTurn).
     if (await inTurn(dir, () => stale(dir))) removed++;
