@@ -345,6 +345,22 @@ describe('sandbox escapes: hostile probes as algorithms and as build steps', () 
     await aliceStillServed();
   });
 
+  // The node removes empty, old sandbox groups of nodes that are gone (sandbox.cgroup-sweep): what
+  // it decides on is the host's cgroup tree, which user code must not be able to see or shape.
+  test("24. the host's cgroup tree is not in the sandbox: no group to list, make or plant in a runner or a build step", async () => {
+    const paths = ['/sys/fs/cgroup/memory/algohost/planted', '/sys/fs/cgroup/cpu/algohost/cgroup.procs'];
+    for (const [where, result] of [
+      ['runner', runnerResult],
+      ['build', buildResult],
+    ] as const) {
+      assert.deepEqual(pick(await result('listdir', { path: '/sys/fs/cgroup' })), { ok: false, errno: 'ENOENT' }, where);
+      const w = await result('write_outside', { paths });
+      assert.deepEqual(w.value, Object.fromEntries(paths.map((p) => [p, 'ENOENT'])), `${where}: ${JSON.stringify(w)}`);
+    }
+    assert.ok(!fs.existsSync('/sys/fs/cgroup/memory/algohost/planted'));
+    await aliceStillServed();
+  });
+
   test('19. a symbolic link in a pushed repository to a host secret reads nothing in the runner or the build step', async () => {
     const secret = path.join(srv.dataDir, 'initial-admin-key');
     await create(mallory, 'Linked');
