@@ -227,6 +227,7 @@ export async function buildServices(
     clock,
     sessionTtlSeconds: config.sessionTtlSeconds,
     onSessionEnd: (session) => data.sessionEnded(session),
+    log,
     signInThrottle: new SignInThrottle(
       {
         failuresPerAccount: config.signInFailuresPerAccount,
@@ -365,6 +366,7 @@ export async function buildServices(
     },
     onSucceeded: (call) => publisher.succeeded(call),
     insights,
+    log,
   });
   const deliveries = new FlowDeliveries(events, calls, clock, (flow, outcome, latencyMs) =>
     metrics.flowDelivered(flow.id, outcome, latencyMs),

@@ -1,12 +1,14 @@
 import crypto from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { type Clock, isoNow } from '../clock.js';
-import { Errors, forbidden, invalid, unauthenticated } from '../errors.js';
+import { DomainError, Errors, forbidden, invalid, unauthenticated } from '../errors.js';
 import { CALL_KEY_CAPABILITIES, isAdmin, type Principal, requireAccountCredential } from '../auth/principal.js';
 import { type Account, type ApiKey, CAPABILITIES, type Capability, type KeyKind } from './model.js';
 import type { AccountStore, ClusterSettingsStore, KeyStore } from './ports.js';
 import { generateApiKey, hashApiKey, signJwt, verifyJwt, verifyPassword } from './secrets.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
+import type { Logger } from '../logger.js';
+import { RefreshingCache } from '../../lib/refreshing-cache.js';
 
 export interface KeyInput {
   kind?: unknown;
@@ -26,6 +28,8 @@ export interface Session {
 }
 
 const CACHE_TTL_MS = 5_000;
+/** A key still in use is looked up again in the background once its entry is this old. */
+const CACHE_REFRESH_MS = 4_000;
 const CACHE_MAX = 10_000;
 /** How stale the caches' idea of "now" may be (lru-cache's default, 1 ms, costs a timer per ms under load). */
 const TTL_RESOLUTION_MS = 50;
@@ -48,6 +52,8 @@ export interface KeyServiceDeps {
   onSessionEnd?: (session: string) => void;
   /** Slows repeated failed sign-ins; none: sign-ins are never delayed. */
   signInThrottle?: SignInThrottle;
+  /** Where a failed background refresh of a cached key is reported. */
+  log: Logger;
 }
 
 /**
@@ -56,8 +62,11 @@ export interface KeyServiceDeps {
  * a revoke on this node drops the cache entry at once.
  */
 export class KeyService {
-  /** Resolved keys by hash, for CACHE_TTL_MS; the least recently used go first when full. */
-  private readonly cache = new LRUCache<string, Principal>({ max: CACHE_MAX, ttl: CACHE_TTL_MS, ttlResolution: TTL_RESOLUTION_MS });
+  /**
+   * Resolved keys by hash, never older than CACHE_TTL_MS; one in use is looked up again in the
+   * background before then, and keys missed together are looked up once (lib/refreshing-cache.ts).
+   */
+  private readonly cache: RefreshingCache<string, Principal, undefined>;
   /** Call keys by hash, each with its call's time-to-live. */
   private readonly callKeys = new LRUCache<string, Principal>({ max: CALL_KEYS_MAX, ttlResolution: TTL_RESOLUTION_MS });
   private readonly onSessionEnd: (session: string) => void;
@@ -78,6 +87,17 @@ export class KeyService {
     this.sessionTtlSeconds = deps.sessionTtlSeconds;
     this.onSessionEnd = deps.onSessionEnd ?? (() => {});
     this.signInThrottle = deps.signInThrottle;
+    const log = deps.log;
+    this.cache = new RefreshingCache({
+      max: CACHE_MAX,
+      ttlMs: CACHE_TTL_MS,
+      refreshAfterMs: CACHE_REFRESH_MS,
+      load: (hash) => this.lookUpKey(hash),
+      // A key deleted meanwhile is simply gone (the next call with it gets the 401).
+      onRefreshError: (err) => {
+        if (!(err instanceof DomainError && err.kind === 'unauthenticated')) log.warn({ err }, 'refreshing a cached API key failed');
+      },
+    });
   }
 
   async create(p: Principal, accountName: string, input: KeyInput): Promise<CreatedKey> {
@@ -146,8 +166,7 @@ export class KeyService {
   }
 
   private forgetCached(match: (principal: Principal) => boolean): void {
-    const hashes = [...this.cache.entries()].filter(([, principal]) => match(principal)).map(([hash]) => hash);
-    for (const hash of hashes) this.cache.delete(hash);
+    this.cache.forget(match);
   }
 
   /**
@@ -197,7 +216,8 @@ export class KeyService {
 
   /** Resolves an API key; throws 401 for an unknown one. */
   async authenticateKey(secret: string): Promise<Principal> {
-    return this.cachedKey(secret) ?? this.lookUpKey(hashApiKey(secret));
+    const hash = hashApiKey(secret);
+    return this.callKeys.get(hash) ?? this.cache.get(hash) ?? this.cache.fetch(hash, undefined);
   }
 
   /**
@@ -213,17 +233,13 @@ export class KeyService {
   private async lookUpKey(hash: string): Promise<Principal> {
     const key = await this.keys.findByHash(hash);
     const account = key && (await this.accounts.findById(key.accountId));
-    if (!key || !account) {
-      this.cache.delete(hash);
-      throw unauthenticated('invalid API key');
-    }
+    if (!key || !account) throw unauthenticated('invalid API key');
     const principal: Principal = {
       account,
       via: key.kind === 'admin' ? 'admin_key' : 'standard_key',
       capabilities: new Set(key.capabilities),
       keyId: key.id,
     };
-    this.cache.set(hash, principal);
     return principal;
   }
 

@@ -5,10 +5,11 @@
  */
 import { isUtf8 } from 'node:buffer';
 import crypto from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { scanJson } from '../../lib/json-scan.js';
+import { RefreshingCache } from '../../lib/refreshing-cache.js';
 import { Tally } from '../../lib/tally.js';
-import { Errors, invalid } from '../errors.js';
+import { DomainError, Errors, invalid } from '../errors.js';
+import type { Logger } from '../logger.js';
 import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { AccountStore } from '../accounts/ports.js';
@@ -64,12 +65,15 @@ export interface CallSettings {
 }
 
 const RESOLVE_TTL_MS = 2000;
+/** An address still called is resolved again in the background once its answer is this old. */
+const RESOLVE_REFRESH_MS = 1500;
 const RESOLVE_MAX = 10_000;
-/**
- * How stale lru-cache's idea of "now" may be. Its default (1 ms) reads the clock and arms a
- * timer every millisecond under load; a TTL of seconds needs no such precision.
- */
-const TTL_RESOLUTION_MS = 50;
+
+/** Who resolved an address and what it parsed to: what resolving it again takes. */
+interface ResolveContext {
+  principal: Principal;
+  address: AlgoAddress;
+}
 
 interface Resolved {
   algorithm: Algorithm;
@@ -99,12 +103,18 @@ export interface CallServiceDeps {
   onSucceeded?: SucceededCallHook;
   /** Insights: calls of versions with insights_enabled get a token to report with. */
   insights?: Pick<InsightsService, 'openCall'>;
+  /** Where a failed background refresh of a cached resolution is reported. */
+  log: Logger;
 }
 
 export class CallService {
   private readonly inFlight = new Tally<string>();
-  /** Resolutions by caller and path, for RESOLVE_TTL_MS; the least recently used go first when full. */
-  private readonly resolved = new LRUCache<string, Resolved>({ max: RESOLVE_MAX, ttl: RESOLVE_TTL_MS, ttlResolution: TTL_RESOLUTION_MS });
+  /**
+   * Resolutions by caller and path, never older than RESOLVE_TTL_MS; one still called is
+   * resolved again in the background before then, and calls that miss together resolve once
+   * (lib/refreshing-cache.ts). The least recently used go first when full.
+   */
+  private readonly resolved: RefreshingCache<string, Resolved, ResolveContext>;
 
   private readonly accounts: AccountStore;
   private readonly algorithms: AlgorithmStore;
@@ -128,6 +138,17 @@ export class CallService {
     this.settings = deps.settings;
     this.onSucceeded = deps.onSucceeded;
     this.insights = deps.insights;
+    const log = deps.log;
+    this.resolved = new RefreshingCache({
+      max: RESOLVE_MAX,
+      ttlMs: RESOLVE_TTL_MS,
+      refreshAfterMs: RESOLVE_REFRESH_MS,
+      load: (_key, { principal, address }) => this.resolve(principal, address),
+      // An address that stopped resolving (deleted, made private) is dropped: the next call sees why.
+      onRefreshError: (err, key) => {
+        if (!(err instanceof DomainError)) log.warn({ err, resolution: key }, 'resolving a called address again failed');
+      },
+    });
   }
 
   async call(p: Principal, input: CallInput): Promise<CallResult> {
@@ -136,7 +157,7 @@ export class CallService {
     const timeoutS = parseTimeout(input.timeout);
     const request = toPipeRequest(input.contentType, input.body);
 
-    const resolved = cached ?? (await this.resolve(p, address!, cacheKey));
+    const resolved = cached ?? (await this.resolved.fetch(cacheKey, { principal: p, address: address! }));
     const { algorithm, member } = resolved;
 
     const accountKey = p.account.id;
@@ -220,7 +241,7 @@ export class CallService {
     const { cacheKey, cached, address } = this.lookUp(p, input.path);
     parseTimeout(input.timeout);
     toPipeRequest(input.contentType, input.body);
-    return (cached ?? (await this.resolve(p, address!, cacheKey))).environment;
+    return (cached ?? (await this.resolved.fetch(cacheKey, { principal: p, address: address! }))).environment;
   }
 
   /**
@@ -244,7 +265,7 @@ export class CallService {
    * address (cacheKey): the call path is hot, and these answers change rarely (a new build, a
    * permission change: visible within RESOLVE_TTL_MS).
    */
-  private async resolve(p: Principal, { owner: ownerName, name, version }: AlgoAddress, cacheKey: string): Promise<Resolved> {
+  private async resolve(p: Principal, { owner: ownerName, name, version }: AlgoAddress): Promise<Resolved> {
     const owner = await this.accounts.findByName(ownerName);
     const algorithm = owner && (await this.algorithms.find(owner.id, name));
     const notFound = () => Errors.algorithmAddressNotFound({ address: `algo://${ownerName}/${name}${version ? `/${version}` : ''}` });
@@ -277,7 +298,6 @@ export class CallService {
         owner: { id: algorithm.ownerId, name: algorithm.ownerName },
       },
     };
-    this.resolved.set(cacheKey, value);
     return value;
   }
 }
