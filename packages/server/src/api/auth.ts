@@ -52,12 +52,18 @@ export function installAuth(app: FastifyInstance, keys: KeyService): void {
 
 /** The principal of a `Simple <key>` or bare-key header that the key cache answers at once. */
 export function cachedKeyOf(headers: IncomingHttpHeaders, keys: KeyService): Principal | undefined {
+  const secret = simpleKeyOf(headers);
+  return secret === undefined ? undefined : keys.cachedKey(secret);
+}
+
+/** The API key of a `Simple <key>` or bare-key Authorization header; undefined for none or another scheme. */
+export function simpleKeyOf(headers: IncomingHttpHeaders): string | undefined {
   const header = headers.authorization?.trim();
   if (!header) return undefined;
   const space = header.indexOf(' ');
-  if (space < 0) return keys.cachedKey(header);
+  if (space < 0) return header;
   if (header.slice(0, space).toLowerCase() !== 'simple') return undefined;
-  return keys.cachedKey(header.slice(space + 1).trim());
+  return header.slice(space + 1).trim();
 }
 
 /** The principal of a request's credential, for a route that authenticates on its own terms (`/metrics`). */

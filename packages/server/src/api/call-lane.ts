@@ -5,13 +5,15 @@
  * case, decided from the request head before a byte of the body is read:
  *
  *   POST /v1/algo/{owner}/{name}[/{version}] (letters, digits, `_`, `.`, `*` only), a
- *   Content-Length of at most 64 KiB, no Transfer-Encoding, Expect or Origin, a key the key cache
- *   already holds (`Simple <key>` or the bare key), and a query of at most `timeout`, `stdout`
- *   and `output` (not `void`), each once, with values the route's schema accepts.
+ *   Content-Length of at most 64 KiB, no Transfer-Encoding, Expect or Origin, an API key
+ *   (`Simple <key>` or the bare key), and a query of at most `timeout`, `stdout` and `output`
+ *   (not `void`), each once, with values the route's schema accepts.
  *
- * Anything else goes on to Fastify and is answered as before: a key not cached yet (the route
- * caches it, and the next call takes the lane), a session token, an async call, a query with
- * anything odd in it, a cross-origin request, a chunked or large input.
+ * Anything else goes on to Fastify and is answered as before: a session token, an async call, a
+ * query with anything odd in it, a cross-origin request, a chunked or large input. A key the key
+ * cache does not hold is looked up here as the route would (keys missed together are looked up
+ * once): sending the calls that arrive just after it expired through Fastify's colder path, one
+ * lookup each, held up every call behind them (BENCHMARKS.md, session 15).
  *
  * What the route and its hooks do, the lane does in the same order with the same pieces: the
  * security headers, the rate limit by address and then by credential (api/rate-limits.ts, the
@@ -27,7 +29,7 @@ import type { CallService } from '../domain/calls/call-service.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
 import type { Principal } from '../domain/auth/principal.js';
 import { queryBoolean } from './query.js';
-import { cachedKeyOf } from './auth.js';
+import { simpleKeyOf } from './auth.js';
 import { errorBody, errorHeaders, failureOf } from './errors.js';
 import type { InputBudget, InputLease } from './input-budget.js';
 import type { RateLimiter } from './rate-limits.js';
@@ -95,21 +97,35 @@ export class CallLane {
     if (!PLAIN_ADDRESS.test(path) || ASYNC_RESULT.test(path)) return false;
     const query = mark < 0 ? { stdout: false } : plainQuery(url.slice(mark + 1));
     if (!query) return false;
-    const principal = cachedKeyOf(headers, this.o.keys);
-    if (!principal) return false;
+    const secret = simpleKeyOf(headers);
+    if (secret === undefined) return false;
 
     this.taken++;
-    // In the route's order: the address (a global onRequest hook), then the credential (preParsing).
-    const refused = this.o.limiter.admitAddress(req.socket.remoteAddress) ?? this.o.limiter.admitCredential(principal);
+    // In the route's order: the address (a global onRequest hook), the key (the route's first
+    // onRequest hook), then the credential (preParsing).
+    const refused = this.o.limiter.admitAddress(req.socket.remoteAddress);
     if (refused) {
       this.fail(req, res, refused);
       return true;
     }
+    const principal = this.o.keys.cachedKey(secret);
+    if (principal) this.admit(req, res, path, query, principal);
+    else
+      this.o.keys.authenticateKey(secret).then(
+        (p) => this.admit(req, res, path, query, p),
+        (err: unknown) => this.fail(req, res, err),
+      );
+    return true;
+  }
+
+  /** Past the address and the key: the credential's rate limit, the input budget, then the call. */
+  private admit(req: http.IncomingMessage, res: http.ServerResponse, path: string, query: LaneQuery, principal: Principal): void {
+    const refused = this.o.limiter.admitCredential(principal);
+    if (refused) return this.fail(req, res, refused);
     // Given back when the call ends, or when reading the input fails (a client gone before it
     // arrived makes Node fail the read with ECONNRESET).
     const lease = this.o.budget.lease(principal.account);
     void this.call(req, res, path, query, principal, lease);
-    return true;
   }
 
   private async call(
