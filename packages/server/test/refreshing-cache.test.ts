@@ -27,7 +27,13 @@ function harness(o: { ttlMs?: number; refreshAfterMs?: number; max?: number } = 
     onRefreshError: (err) => refreshErrors.push(err),
     now: () => now,
   });
-  return { cache, loads, refreshErrors, advance: (ms: number) => (now += ms) };
+  /** Loads `key` with `value` through a miss, as a call would. */
+  const loaded = async (key: string, value: string, context = 'ctx') => {
+    const p = cache.fetch(key, context);
+    loads.at(-1)!.resolve(value);
+    await p;
+  };
+  return { cache, loads, refreshErrors, loaded, advance: (ms: number) => (now += ms) };
 }
 
 /** Lets the settled loads' callbacks run. */
@@ -49,10 +55,8 @@ describe('RefreshingCache', () => {
   });
 
   test('a hit on an entry past refreshAfterMs answers at once and reloads it once, in the background, with its context', async () => {
-    const { cache, loads, advance } = harness();
-    const first = cache.fetch('k', 'ctx');
-    loads[0]!.resolve('v1');
-    await first;
+    const { cache, loads, loaded, advance } = harness();
+    await loaded('k', 'v1');
     advance(499);
     assert.equal(cache.get('k'), 'v1');
     assert.equal(loads.length, 1, 'young: no reload');
@@ -71,10 +75,8 @@ describe('RefreshingCache', () => {
   });
 
   test('nothing older than ttlMs is served, not even while its reload is under way', async () => {
-    const { cache, loads, advance } = harness();
-    const first = cache.fetch('k', 'ctx');
-    loads[0]!.resolve('v1');
-    await first;
+    const { cache, loads, loaded, advance } = harness();
+    await loaded('k', 'v1');
     advance(600);
     assert.equal(cache.get('k'), 'v1');
     assert.equal(loads.length, 2, 'reload started');
@@ -89,7 +91,7 @@ describe('RefreshingCache', () => {
   });
 
   test('a failed load rejects every caller that shared it and keeps nothing; a failed reload drops the entry and is reported', async () => {
-    const { cache, loads, refreshErrors, advance } = harness();
+    const { cache, loads, refreshErrors, loaded, advance } = harness();
     const a = cache.fetch('k', 'ctx');
     const b = cache.fetch('k', 'ctx');
     loads[0]!.reject(new Error('no such key'));
@@ -97,10 +99,8 @@ describe('RefreshingCache', () => {
     await assert.rejects(b, /no such key/);
     assert.equal(cache.get('k'), undefined);
     // The next miss loads again.
-    const again = cache.fetch('k', 'ctx');
+    await loaded('k', 'v1');
     assert.equal(loads.length, 2);
-    loads[1]!.resolve('v1');
-    await again;
     advance(500);
     assert.equal(cache.get('k'), 'v1');
     loads[2]!.reject(new Error('revoked meanwhile'));
@@ -111,11 +111,9 @@ describe('RefreshingCache', () => {
   });
 
   test('a load under way when its entry is deleted, cleared or forgotten never stores what it read', async () => {
-    const { cache, loads, advance } = harness();
+    const { cache, loads, loaded, advance } = harness();
     // A reload that read a key before it was revoked on this node (delete), then answers.
-    const first = cache.fetch('k', 'ctx');
-    loads[0]!.resolve('alive');
-    await first;
+    await loaded('k', 'alive');
     advance(500);
     cache.get('k');
     cache.delete('k');
@@ -129,14 +127,8 @@ describe('RefreshingCache', () => {
     assert.equal(await miss, 'read before the clear');
     assert.equal(cache.get('m'), undefined);
     // forget: entries that match go, others stay, and loads under way are voided.
-    for (const [key, value] of [
-      ['x', 'account-1'],
-      ['y', 'account-2'],
-    ]) {
-      const p = cache.fetch(key!, 'ctx');
-      loads.at(-1)!.resolve(value!);
-      await p;
-    }
+    await loaded('x', 'account-1');
+    await loaded('y', 'account-2');
     const pending = cache.fetch('z', 'ctx');
     cache.forget((v) => v === 'account-1');
     loads.at(-1)!.resolve('account-3');
@@ -147,16 +139,11 @@ describe('RefreshingCache', () => {
   });
 
   test('holds at most max entries, the least recently used going first', async () => {
-    const { cache, loads } = harness({ max: 2 });
-    for (const key of ['a', 'b']) {
-      const p = cache.fetch(key, 'ctx');
-      loads.at(-1)!.resolve(key);
-      await p;
-    }
+    const { cache, loaded } = harness({ max: 2 });
+    await loaded('a', 'a');
+    await loaded('b', 'b');
     cache.get('a');
-    const c = cache.fetch('c', 'ctx');
-    loads.at(-1)!.resolve('c');
-    await c;
+    await loaded('c', 'c');
     assert.equal(cache.get('b'), undefined);
     assert.equal(cache.get('a'), 'a');
     assert.equal(cache.get('c'), 'c');

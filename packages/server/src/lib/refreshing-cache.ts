@@ -69,7 +69,7 @@ export class RefreshingCache<K extends string, V, C> {
   }
 
   /**
-   * The kept value, else a load: the one under way for `key`, or a new one with `context`.
+   * A load of `key` (for a caller that missed): the one under way, or a new one with `context`.
    * A load that succeeds is kept; one that fails drops the entry and rejects.
    */
   fetch(key: K, context: C): Promise<V> {
@@ -94,12 +94,6 @@ export class RefreshingCache<K extends string, V, C> {
     );
     this.loading.set(key, load);
     return load;
-  }
-
-  /** Keeps a value loaded elsewhere (it is as fresh as now). */
-  set(key: K, value: V, context: C): void {
-    this.loading.delete(key);
-    this.entries.set(key, { value, context, loadedAt: this.now() });
   }
 
   delete(key: K): void {

@@ -217,7 +217,7 @@ export class KeyService {
   /** Resolves an API key; throws 401 for an unknown one. */
   async authenticateKey(secret: string): Promise<Principal> {
     const hash = hashApiKey(secret);
-    return this.callKeys.get(hash) ?? this.cache.get(hash) ?? this.cache.fetch(hash, undefined);
+    return this.cachedByHash(hash) ?? this.cache.fetch(hash, undefined);
   }
 
   /**
@@ -225,8 +225,11 @@ export class KeyService {
    * waiting (nearly every request): undefined means ask authenticateKey.
    */
   cachedKey(secret: string): Principal | undefined {
-    const hash = hashApiKey(secret);
-    // Expired entries are not returned (and are dropped) by get.
+    return this.cachedByHash(hashApiKey(secret));
+  }
+
+  /** A live call key, else a resolved key younger than CACHE_TTL_MS (expired entries are not returned). */
+  private cachedByHash(hash: string): Principal | undefined {
     return this.callKeys.get(hash) ?? this.cache.get(hash);
   }
 
