@@ -290,3 +290,34 @@ describe('the call lane counts against the same rate limits as the route', () =>
     assert.ok(Number(viaLane.headers['retry-after']) >= 1);
   });
 });
+
+describe('keys the lane has not seen are refused as the route refuses them, after the limit by address', () => {
+  let srv: TestServer;
+  before(async () => {
+    srv = await startTestServer({
+      topology: 'node',
+      env: { ALGOHOST_RATE_LIMIT_WINDOW: '3600', ALGOHOST_RATE_LIMIT_PER_KEY: '0', ALGOHOST_RATE_LIMIT_PER_ADDRESS: '4' },
+    });
+  });
+  after(() => srv?.stop());
+
+  test('a flood of made-up keys: 401 each until the address is over its limit, then 429, the same through lane and route', async () => {
+    const send = (i: number, chunked: boolean) =>
+      post(srv.url, '/v1/algo/alice/Hello', {
+        key: `simGUESS${String(i).padStart(21, '0')}`,
+        type: 'application/json',
+        body: '1',
+        chunked,
+      });
+    const before = srv.server.lane?.taken ?? 0;
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await send(i, false)).status);
+    assert.equal(srv.server.lane?.taken, before + 6, 'the lane took every one');
+    assert.deepEqual(statuses.slice(0, 4), [401, 401, 401, 401], statuses.join(','));
+    assert.deepEqual(statuses.slice(4), [429, 429], statuses.join(','));
+    const viaLane = await send(100, false);
+    const viaRoute = await send(101, true);
+    assert.equal(viaLane.status, 429);
+    assert.deepEqual(comparable(viaLane), comparable(viaRoute));
+  });
+});
