@@ -139,6 +139,13 @@ export function checkSettings(config: Config): CheckedSettings {
   };
 }
 
+/**
+ * How long a node alone serves a cached key or resolution (see cacheTtlMs in buildServices): a
+ * minute, so a caller who calls every few seconds never waits for a lookup (BENCHMARKS.md,
+ * session 16), while a change that some path failed to announce still applies within it.
+ */
+const ALONE_CACHE_TTL_MS = 60_000;
+
 export async function buildServices(
   config: Config,
   checked: CheckedSettings,
@@ -155,6 +162,11 @@ export async function buildServices(
   // Cluster mode: every node reaches the others through NATS (ARCHITECTURE.md "Cluster mode").
   const nats = config.natsUrl ? await openCluster(config) : undefined;
   const runsWork = config.role !== 'api';
+  // A node alone makes every change that a cached key or resolution depends on, and forgets
+  // the entries a change touches at once: its cache TTL is only a bound on a forgotten case.
+  // In a cluster a change made on another node reaches this one when the entry expires, so
+  // the services' own few seconds apply.
+  const cacheTtlMs = nats ? undefined : ALONE_CACHE_TTL_MS;
   // The live workers, from their presence entries: where sync calls go, whether a GPU worker is there.
   const directory = nats ? new WorkerDirectory(nats) : undefined;
   await directory?.start();
@@ -228,6 +240,7 @@ export async function buildServices(
     sessionTtlSeconds: config.sessionTtlSeconds,
     onSessionEnd: (session) => data.sessionEnded(session),
     log,
+    cacheTtlMs,
     signInThrottle: new SignInThrottle(
       {
         failuresPerAccount: config.signInFailuresPerAccount,
@@ -367,6 +380,7 @@ export async function buildServices(
     onSucceeded: (call) => publisher.succeeded(call),
     insights,
     log,
+    resolutionTtlMs: cacheTtlMs,
   });
   const deliveries = new FlowDeliveries(events, calls, clock, (flow, outcome, latencyMs) =>
     metrics.flowDelivered(flow.id, outcome, latencyMs),
@@ -496,7 +510,8 @@ export async function buildServices(
     accounts,
     repositories,
     users: new UserService({ accounts, clock, cleanup }),
-    organizations: new OrganizationService({ accounts, clock, cleanup }),
+    // Who is a member decides what a caller may call (a private algorithm of the organization).
+    organizations: new OrganizationService({ accounts, clock, cleanup, onMembershipChanged: () => calls.forgetResolutions() }),
     keys,
     algorithms,
     source: new SourceService({ algorithms, repositories }),

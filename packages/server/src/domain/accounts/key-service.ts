@@ -27,9 +27,11 @@ export interface Session {
   expiresAt: Date;
 }
 
+/**
+ * How long a resolved key is served without a lookup, unless the composition root says
+ * otherwise (`cacheTtlMs`): a revoke on another node of a cluster works within it.
+ */
 const CACHE_TTL_MS = 5_000;
-/** A key still in use is looked up again in the background once its entry is this old. */
-const CACHE_REFRESH_MS = 4_000;
 const CACHE_MAX = 10_000;
 /** How stale the caches' idea of "now" may be (lru-cache's default, 1 ms, costs a timer per ms under load). */
 const TTL_RESOLUTION_MS = 50;
@@ -54,6 +56,11 @@ export interface KeyServiceDeps {
   signInThrottle?: SignInThrottle;
   /** Where a failed background refresh of a cached key is reported. */
   log: Logger;
+  /**
+   * How long a resolved key is served (default CACHE_TTL_MS). A node alone sees every revoke
+   * as it happens and forgets the key at once, so it may keep keys longer (main/services.ts).
+   */
+  cacheTtlMs?: number;
 }
 
 /**
@@ -63,7 +70,7 @@ export interface KeyServiceDeps {
  */
 export class KeyService {
   /**
-   * Resolved keys by hash, never older than CACHE_TTL_MS; one in use is looked up again in the
+   * Resolved keys by hash, never older than the cache's TTL; one in use is looked up again in the
    * background before then, and keys missed together are looked up once (lib/refreshing-cache.ts).
    */
   private readonly cache: RefreshingCache<string, Principal, undefined>;
@@ -88,10 +95,12 @@ export class KeyService {
     this.onSessionEnd = deps.onSessionEnd ?? (() => {});
     this.signInThrottle = deps.signInThrottle;
     const log = deps.log;
+    const ttlMs = deps.cacheTtlMs ?? CACHE_TTL_MS;
     this.cache = new RefreshingCache({
       max: CACHE_MAX,
-      ttlMs: CACHE_TTL_MS,
-      refreshAfterMs: CACHE_REFRESH_MS,
+      ttlMs,
+      // A key still in use is looked up again in the background at four fifths of its TTL.
+      refreshAfterMs: ttlMs * 0.8,
       load: (hash) => this.lookUpKey(hash),
       // A key deleted meanwhile is simply gone (the next call with it gets the 401).
       onRefreshError: (err) => {
@@ -228,7 +237,7 @@ export class KeyService {
     return this.cachedByHash(hashApiKey(secret));
   }
 
-  /** A live call key, else a resolved key younger than CACHE_TTL_MS (expired entries are not returned). */
+  /** A live call key, else a resolved key younger than the cache's TTL (expired entries are not returned). */
   private cachedByHash(hash: string): Principal | undefined {
     return this.callKeys.get(hash) ?? this.cache.get(hash);
   }

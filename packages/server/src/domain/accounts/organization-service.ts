@@ -23,17 +23,24 @@ export interface OrganizationServiceDeps {
   accounts: AccountStore;
   clock: Clock;
   cleanup: AccountCleanup;
+  /**
+   * Told after a membership was added, changed or removed: what a member may call changes with
+   * it (the call service forgets the resolutions it cached).
+   */
+  onMembershipChanged?: () => void;
 }
 
 export class OrganizationService {
   private readonly accounts: AccountStore;
   private readonly clock: Clock;
   private readonly cleanup: AccountCleanup;
+  private readonly onMembershipChanged: () => void;
 
   constructor(deps: OrganizationServiceDeps) {
     this.accounts = deps.accounts;
     this.clock = deps.clock;
     this.cleanup = deps.cleanup;
+    this.onMembershipChanged = deps.onMembershipChanged ?? (() => {});
   }
 
   /** Any user may found an organization and becomes its owner. */
@@ -140,6 +147,7 @@ export class OrganizationService {
     if (current) await this.accounts.removeMember(org.id, user.id);
     await this.accounts.addMember(org.id, user.id, newRole, now);
     await this.accounts.deleteInvitation(org.id, user.id);
+    this.onMembershipChanged();
     return {};
   }
 
@@ -181,6 +189,7 @@ export class OrganizationService {
     const org = await this.accounts.findByName(orgName);
     const role = org?.kind === 'organization' ? await this.accounts.acceptInvitation(org.id, user.id, isoNow(this.clock)) : undefined;
     if (!org || !role) throw this.noInvitation(user, orgName);
+    this.onMembershipChanged();
     return { organization: org, user, role };
   }
 
@@ -224,6 +233,7 @@ export class OrganizationService {
     if (p.account.id !== user.id) await this.requireRole(p, org, 'owner');
     if (role === 'owner') await this.assertAnotherOwner(org, user.id);
     await this.accounts.removeMember(org.id, user.id);
+    this.onMembershipChanged();
   }
 
   /** Admins act as owners of every organization. */

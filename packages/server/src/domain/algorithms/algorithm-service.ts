@@ -278,6 +278,7 @@ export class AlgorithmService {
     for (const algorithm of await this.algorithms.listAllByOwner(owner.id)) {
       await this.algorithms.delete(algorithm.id);
       await this.repositories.delete(algorithm.id);
+      this.changed(algorithm.id);
     }
   }
 

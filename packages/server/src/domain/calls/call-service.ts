@@ -64,9 +64,12 @@ export interface CallSettings {
   gpuAvailable: () => boolean;
 }
 
+/**
+ * How long a resolution is served without resolving again, unless the composition root says
+ * otherwise (`resolutionTtlMs`): a change made on another node of a cluster (a publish, a
+ * settings or membership change) applies here within it.
+ */
 const RESOLVE_TTL_MS = 2000;
-/** An address still called is resolved again in the background once its answer is this old. */
-const RESOLVE_REFRESH_MS = 1500;
 const RESOLVE_MAX = 10_000;
 
 /** Who resolved an address and what it parsed to: what resolving it again takes. */
@@ -105,12 +108,17 @@ export interface CallServiceDeps {
   insights?: Pick<InsightsService, 'openCall'>;
   /** Where a failed background refresh of a cached resolution is reported. */
   log: Logger;
+  /**
+   * How long a resolution is served (default RESOLVE_TTL_MS). A node alone makes every change
+   * itself and forgets resolutions at once (`forgetResolutions`), so it may keep them longer.
+   */
+  resolutionTtlMs?: number;
 }
 
 export class CallService {
   private readonly inFlight = new Tally<string>();
   /**
-   * Resolutions by caller and path, never older than RESOLVE_TTL_MS; one still called is
+   * Resolutions by caller and path, never older than their TTL; one still called is
    * resolved again in the background before then, and calls that miss together resolve once
    * (lib/refreshing-cache.ts). The least recently used go first when full.
    */
@@ -139,10 +147,12 @@ export class CallService {
     this.onSucceeded = deps.onSucceeded;
     this.insights = deps.insights;
     const log = deps.log;
+    const ttlMs = deps.resolutionTtlMs ?? RESOLVE_TTL_MS;
     this.resolved = new RefreshingCache({
       max: RESOLVE_MAX,
-      ttlMs: RESOLVE_TTL_MS,
-      refreshAfterMs: RESOLVE_REFRESH_MS,
+      ttlMs,
+      // An address still called is resolved again in the background at four fifths of the TTL.
+      refreshAfterMs: ttlMs * 0.8,
       load: (_key, { principal, address }) => this.resolve(principal, address),
       // An address that stopped resolving (deleted, made private) is dropped: the next call sees why.
       onRefreshError: (err, key) => {
@@ -255,15 +265,18 @@ export class CallService {
     return { cacheKey, address: parseAlgoPath(path) };
   }
 
-  /** A publish changes what `latest` and ranges name: forget cached answers at once. */
+  /**
+   * Forgets every cached resolution: called after a publish (what `latest` and ranges name), a
+   * change of an algorithm's settings, its deletion, or a membership change.
+   */
   forgetResolutions(): void {
     this.resolved.clear();
   }
 
   /**
    * Which build a call runs and what the caller may see. Cached for a moment per caller and
-   * address (cacheKey): the call path is hot, and these answers change rarely (a new build, a
-   * permission change: visible within RESOLVE_TTL_MS).
+   * address (cacheKey): the call path is hot, and these answers change rarely. A change made on
+   * this node forgets them at once; one made on another node applies within the TTL.
    */
   private async resolve(p: Principal, { owner: ownerName, name, version }: AlgoAddress): Promise<Resolved> {
     const owner = await this.accounts.findByName(ownerName);
