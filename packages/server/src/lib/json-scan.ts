@@ -40,11 +40,20 @@ function unexpected(bytes: Uint8Array, at: number): JsonScan {
   return syntax(at, at >= bytes.length ? 'unexpected end of input' : `unexpected ${describeByte(bytes[at]!)}`);
 }
 
+/**
+ * Whether each open level is an object (1) or an array (0), shared by every scan: a scan runs
+ * to its end without yielding, and writes a level before it reads it. A typed array of more
+ * than 64 bytes has its own backing store, which V8 frees in a pass of every minor collection;
+ * one per call made that pass the longest part of those pauses (BENCHMARKS.md, session 16).
+ */
+let levels = new Uint8Array(128);
+
 /** Checks `bytes` as one JSON text whose arrays and objects nest at most `maxDepth` levels. */
 export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
   const n = bytes.length;
+  if (levels.length < maxDepth) levels = new Uint8Array(maxDepth);
   // true = object, per level; never longer than maxDepth.
-  const objects = new Uint8Array(Math.max(1, maxDepth));
+  const objects = levels;
   let depth = 0;
   let expect: Expect = Expect.Value;
   let i = 0;
