@@ -22,7 +22,8 @@ function harness(o: { ttlMs?: number; refreshAfterMs?: number; max?: number } = 
   const cache = new RefreshingCache<string, string, string>({
     max: o.max ?? 100,
     ttlMs: o.ttlMs ?? 1000,
-    refreshAfterMs: o.refreshAfterMs ?? 500,
+    // Given as undefined: the cache's default.
+    refreshAfterMs: 'refreshAfterMs' in o ? o.refreshAfterMs : 500,
     load: (key, context) => new Promise((resolve, reject) => loads.push({ key, context, resolve, reject })),
     onRefreshError: (err) => refreshErrors.push(err),
     now: () => now,
@@ -72,6 +73,17 @@ describe('RefreshingCache', () => {
     advance(499);
     assert.equal(cache.get('k'), 'v2');
     assert.equal(loads.length, 2);
+  });
+
+  test('without refreshAfterMs, a hit reloads once the entry is four fifths of ttlMs old', async () => {
+    const { cache, loads, loaded, advance } = harness({ refreshAfterMs: undefined });
+    await loaded('k', 'v1');
+    advance(799);
+    assert.equal(cache.get('k'), 'v1');
+    assert.equal(loads.length, 1, 'before 800 ms: no reload');
+    advance(1);
+    assert.equal(cache.get('k'), 'v1');
+    assert.equal(loads.length, 2, 'at 800 ms: one reload');
   });
 
   test('nothing older than ttlMs is served, not even while its reload is under way', async () => {

@@ -52,7 +52,7 @@ let levels = new Uint8Array(128);
 export function scanJson(bytes: Uint8Array, maxDepth: number): JsonScan {
   const n = bytes.length;
   if (levels.length < maxDepth) levels = new Uint8Array(maxDepth);
-  // true = object, per level; never longer than maxDepth.
+  // 1 = object, per level; only the first maxDepth are used.
   const objects = levels;
   let depth = 0;
   let expect: Expect = Expect.Value;

@@ -22,8 +22,11 @@ export interface RefreshingCacheOptions<K, V, C> {
   max: number;
   /** Age after which an entry is never served. */
   ttlMs: number;
-  /** Age after which a hit also starts a background load of a fresh value. */
-  refreshAfterMs: number;
+  /**
+   * Age after which a hit also starts a background load of a fresh value (default four fifths
+   * of ttlMs: the last fifth is for that load to land before the entry expires).
+   */
+  refreshAfterMs?: number;
   /**
    * Loads the value for `key`. `context` is what the caller gave on a miss, and for a refresh
    * the context the entry was loaded with.
@@ -46,9 +49,11 @@ export class RefreshingCache<K extends string, V, C> {
   /** Loads under way, by key: the one a caller that misses joins. */
   private readonly loading = new Map<K, Promise<V>>();
   private readonly now: () => number;
+  private readonly refreshAfterMs: number;
 
   constructor(private readonly o: RefreshingCacheOptions<K, V, C>) {
-    if (!(o.refreshAfterMs > 0 && o.refreshAfterMs <= o.ttlMs)) throw new RangeError('refreshAfterMs must be in (0, ttlMs]');
+    this.refreshAfterMs = o.refreshAfterMs ?? o.ttlMs * 0.8;
+    if (!(this.refreshAfterMs > 0 && this.refreshAfterMs <= o.ttlMs)) throw new RangeError('refreshAfterMs must be in (0, ttlMs]');
     this.entries = new LRUCache({ max: o.max });
     this.now = o.now ?? (() => performance.now());
   }
@@ -62,7 +67,7 @@ export class RefreshingCache<K extends string, V, C> {
       this.entries.delete(key);
       return undefined;
     }
-    if (age >= this.o.refreshAfterMs && !this.loading.has(key)) {
+    if (age >= this.refreshAfterMs && !this.loading.has(key)) {
       this.fetch(key, entry.context).catch((err: unknown) => this.o.onRefreshError?.(err, key));
     }
     return entry.value;

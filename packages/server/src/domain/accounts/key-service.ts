@@ -95,12 +95,10 @@ export class KeyService {
     this.onSessionEnd = deps.onSessionEnd ?? (() => {});
     this.signInThrottle = deps.signInThrottle;
     const log = deps.log;
-    const ttlMs = deps.cacheTtlMs ?? CACHE_TTL_MS;
     this.cache = new RefreshingCache({
       max: CACHE_MAX,
-      ttlMs,
-      // A key still in use is looked up again in the background at four fifths of its TTL.
-      refreshAfterMs: ttlMs * 0.8,
+      // A key still in use is looked up again in the background before its entry expires.
+      ttlMs: deps.cacheTtlMs ?? CACHE_TTL_MS,
       load: (hash) => this.lookUpKey(hash),
       // A key deleted meanwhile is simply gone (the next call with it gets the 401).
       onRefreshError: (err) => {

@@ -147,12 +147,10 @@ export class CallService {
     this.onSucceeded = deps.onSucceeded;
     this.insights = deps.insights;
     const log = deps.log;
-    const ttlMs = deps.resolutionTtlMs ?? RESOLVE_TTL_MS;
     this.resolved = new RefreshingCache({
       max: RESOLVE_MAX,
-      ttlMs,
-      // An address still called is resolved again in the background at four fifths of the TTL.
-      refreshAfterMs: ttlMs * 0.8,
+      // An address still called is resolved again in the background before its entry expires.
+      ttlMs: deps.resolutionTtlMs ?? RESOLVE_TTL_MS,
       load: (_key, { principal, address }) => this.resolve(principal, address),
       // An address that stopped resolving (deleted, made private) is dropped: the next call sees why.
       onRefreshError: (err, key) => {
