@@ -95,6 +95,16 @@ for (const database of DATABASES) {
       assert.equal(after.status, 401, after.text);
     });
 
+    test("a deleted user's key is refused on its next call", async () => {
+      const doomed = await createUser(api, srv.adminKey, 'cc_doomed');
+      assert.equal((await call(doomed, 'cc_org/Hello')).body.result, 'hello x');
+
+      const deleted = await api.delete(`/v1/users/${doomed.name}`, { key: srv.adminKey });
+      assert.equal(deleted.status, 204, deleted.text);
+      const after = await call(doomed, 'cc_org/Hello');
+      assert.equal(after.status, 401, after.text);
+    });
+
     // Last: it deletes the organization and its algorithm.
     test("a deleted organization's algorithm is not found on the next call", async () => {
       const before = await call(outsider, 'cc_org/Hello');
