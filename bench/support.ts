@@ -66,6 +66,10 @@ export interface StartOptions {
    * sandboxes make sit below them, apart from other servers on the machine).
    */
   cgroupProcs?: string[];
+  /** Node flags for the server process, after ALGOHOST_BENCH_NODE_FLAGS (say `--trace-gc-nvp`). */
+  nodeFlags?: string[];
+  /** Gets what the server prints on stdout (otherwise passed through to this process's stdout). */
+  onStdout?: (text: string) => void;
 }
 
 /**
@@ -79,7 +83,7 @@ export async function startAlgohost(env: Record<string, string> = {}, opts: Star
   const dataDir = tempDir('algohost-bench-');
   const port = await freePort();
   const adminKey = 'simBENCHBENCHBENCHBENCHBENCH';
-  const flags = (process.env.ALGOHOST_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const flags = [...(process.env.ALGOHOST_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean), ...(opts.nodeFlags ?? [])];
   const command = [process.execPath, ...flags, path.join(root, 'packages/server/dist/main/start.js')];
   // sh writes its own pid (which exec keeps for Node) into each group, then becomes the server.
   const joined = opts.cgroupProcs?.length
@@ -96,8 +100,9 @@ export async function startAlgohost(env: Record<string, string> = {}, opts: Star
       ALGOHOST_LOG_LEVEL: 'warn',
       ...env,
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', opts.onStdout ? 'pipe' : 'inherit', 'inherit'],
   });
+  if (opts.onStdout) child.stdout!.setEncoding('utf8').on('data', opts.onStdout);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     try {
@@ -116,6 +121,43 @@ export async function startAlgohost(env: Record<string, string> = {}, opts: Star
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface Baseline {
+  url: string;
+  pid: number;
+  close(): void;
+}
+
+/**
+ * The warm-call baseline (bench/bare-baseline.ts) in a process of its own, as algohost runs in
+ * its own, serving the algorithm checked out in `appDir`. `nodeFlags` go to its Node; `onStdout`
+ * gets what it prints after its "listening" line.
+ */
+export async function startBaseline(
+  appDir: string,
+  opts: { nodeFlags?: string[]; onStdout?: (text: string) => void } = {},
+): Promise<Baseline> {
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), '--import', 'tsx', path.join(ROOT, 'bench/bare-baseline.ts'), appDir], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  child.stdout.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const onData = (d: string) => {
+      out += d;
+      const m = /listening (\S+)/.exec(out);
+      if (!m) return;
+      child.stdout.off('data', onData);
+      if (opts.onStdout) child.stdout.on('data', opts.onStdout);
+      else child.stdout.resume();
+      resolve(m[1]!);
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`the baseline exited (${code}) before listening`)));
+  });
+  return { url, pid: child.pid!, close: () => child.kill('SIGTERM') };
 }
 
 export async function api(base: string, key: string, method: string, p: string, body?: unknown): Promise<any> {

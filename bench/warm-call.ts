@@ -9,33 +9,13 @@
  * fixed rate on both (p99 to the µs).
  * Run: node --import tsx bench/warm-call.ts [seconds=10] [connections=16] [turns=5]
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { closedLoopLatency, deployNoop, load, median, pacedLatency, report, ROOT, startAlgohost, tempDir } from './support.js';
+import { closedLoopLatency, deployNoop, load, median, pacedLatency, report, startAlgohost, startBaseline, tempDir } from './support.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = Number(process.argv[3] ?? 16);
 /** Turns of each timed-to-the-µs measurement, alternating baseline and algohost. */
 const TURNS = Number(process.argv[4] ?? 5);
-
-/** The baseline (bench/bare-baseline.ts) in a process of its own, as algohost runs in its own. */
-async function startBaseline(appDir: string): Promise<{ url: string; pid: number; close: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/bare-baseline.ts'), appDir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`the baseline exited (${code}) before listening`)));
-  });
-  return { url, pid: child.pid!, close: () => child.kill('SIGTERM') };
-}
 
 const work = tempDir('bench-warm-');
 const h = await startAlgohost({ ALGOHOST_RUNNERS_PER_ALGORITHM: '1' });
