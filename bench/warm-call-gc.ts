@@ -4,8 +4,8 @@
  * with `--trace-gc-nvp`. The baseline gets the collector flags algohost sets for itself on this
  * machine (main/gc-tuning.ts), so both collect alike. Turns alternate sides; per side, over all
  * turns: scavenges per 1000 calls, bytes allocated, surviving a scavenge and promoted to the old
- * generation per call, the median and p90 scavenge pause, and full collections; then algohost's
- * figures over the baseline's.
+ * generation per call, the median and p90 scavenge pause, the heap's size, and full collections;
+ * then algohost's figures over the baseline's.
  *
  * Unlike a p99, these counts hardly move when other work shares the machine (a latency run on a
  * busy machine measures the machine: BENCHMARKS.md, session 17), so they show what a change to
@@ -76,6 +76,7 @@ function summary(side: Side) {
     promotedPerCall: sum(field('promoted')) / side.calls,
     pauseMedian: median(pauses),
     pauseP90: percentile(pauses, 0.9),
+    heapMedian: median(field('total_size_before')),
     full: side.trace.collections.filter((c) => c.kind !== 's').length,
   };
 }
@@ -134,6 +135,13 @@ try {
         'scavenge pause, p90',
         (s) => s.pauseP90,
         (x) => `${x.toFixed(2)} ms`,
+      ),
+      // A scavenge also visits the old generation's slots that point into the young one: its cost
+      // grows with the heap the server keeps, not only with what the calls left alive.
+      row(
+        'heap before a scavenge, median',
+        (s) => s.heapMedian,
+        (x) => `${(x / 1024 / 1024).toFixed(1)} MB`,
       ),
       ['full collections (mark-compact) during the turns', `${a.full}; ${b.full}`],
     ]);
