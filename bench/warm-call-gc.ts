@@ -136,8 +136,9 @@ try {
         (s) => s.pauseP90,
         (x) => `${x.toFixed(2)} ms`,
       ),
-      // A scavenge also visits the old generation's slots that point into the young one: its cost
-      // grows with the heap the server keeps, not only with what the calls left alive.
+      // A scavenge also visits the old generation's slots that point into the young one, so the
+      // heap it keeps may weigh on each pause besides what the calls left alive (BENCHMARKS.md,
+      // session 17: empty cache slots did not).
       row(
         'heap before a scavenge, median',
         (s) => s.heapMedian,
