@@ -83,6 +83,8 @@ export class ClusterWorker {
     }
     this.serve();
     await this.announce();
+    // API nodes route to a worker once they see this entry; the line says it is there (tests wait for it).
+    this.deps.log.info({ worker: cluster.nodeId }, `cluster worker ${cluster.nodeId} announced: taking builds and calls`);
   }
 
   /** Renews the presence entry. */

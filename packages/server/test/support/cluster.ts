@@ -25,7 +25,14 @@ export interface Node {
   log: string[];
 }
 
-/** Starts a node; with `lan`, in a network namespace of its own, listening on its own address there. */
+/** The line a worker logs once its presence entry is written: API nodes route calls to it from then on. */
+const WORKER_ANNOUNCED = /cluster worker \S+ announced/;
+
+/**
+ * Starts a node; with `lan`, in a network namespace of its own, listening on its own address there.
+ * A worker (ALGOHOST_ROLE=worker) counts as started once it has announced itself, not when it
+ * listens: a call sent between the two would find no worker.
+ */
 export async function startNode(name: string, env: Record<string, string>, lan?: Lan): Promise<Node> {
   const dataDir = await makeTempDir(`algohost-cluster-${name}-`);
   const joined = await lan?.join();
@@ -43,14 +50,19 @@ export async function startNode(name: string, env: Record<string, string>, lan?:
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log: string[] = [];
+  const worker = env.ALGOHOST_ROLE === 'worker';
   const listening = new Promise<string>((resolve, reject) => {
+    let url: string | undefined;
+    let announced = !worker;
     const onLine = (d: Buffer) => {
       for (const line of d.toString().split('\n')) {
         if (!line) continue;
         log.push(line);
         if (log.length > 400) log.shift();
         const m = /algohost listening on (http:\/\/[^"\s]+)/.exec(line);
-        if (m) resolve(m[1]!);
+        if (m) url = m[1]!;
+        if (WORKER_ANNOUNCED.test(line)) announced = true;
+        if (url && announced) resolve(url);
       }
     };
     child.stdout!.on('data', onLine);
