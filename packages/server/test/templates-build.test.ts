@@ -58,6 +58,10 @@ describe('the template of every language environment builds as created', () => {
         true,
         `the ${spec.template} template did not build in ${spec.name} (build ${compiled.body.build?.status}):\n${compilation.output}`,
       );
+      if (spec.runtime.name === 'scala' && fs.existsSync(`/opt/algohost/tools/sbt-seed/${spec.name}/.made-for`)) {
+        // A new layer starts from the environment's seed (scripts/install/scala.sh), not a download.
+        assert.match(compilation.output, /copied the sbt seed \(sbt [\d.]+ scala [\d.]+\) into the layer/, compilation.output);
+      }
       if (spec.runtime.name === 'scala') {
         // The Scala the algorithm runs on is the library its build put beside it (target/lib):
         // that of the version the environment declares.

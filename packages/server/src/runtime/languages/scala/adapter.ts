@@ -6,6 +6,9 @@
  * directory (sbt itself) and the Coursier cache (the build's plugins, the libraries, the Scala
  * compiler and its sbt bridge). It is filled (network on) by `sbt package` over a copy of the
  * build definition with a one-object probe source, so code errors show in the compile step.
+ * A new layer starts as a copy of the environment's seed (read-only, made by root at install
+ * time from Maven Central), so sbt and the compiler are not downloaded again for every new
+ * algorithm; each layer is still its own, written by its own builds only.
  * The compile step runs with the layer read-only and no network, makes target/algorithm.jar,
  * and copies the runtime classpath's jars (Scala library, dependencies) to target/lib.
  * Only Maven Central (or the cluster's Maven repository) is used, for sbt and for the build.
@@ -27,6 +30,8 @@ import { CLIENT_JAR, compileClientStep, compileHarnessStep, JAVA_HOME, javaHarne
 
 export const TOOLS_DIR = '/opt/algohost/tools';
 const SBT_HOME = `${TOOLS_DIR}/sbt`;
+/** Per environment, sbt's boot directory and Coursier cache after packaging a one-object build (scripts/install/scala.sh). */
+const SBT_SEEDS = `${TOOLS_DIR}/sbt-seed`;
 /** sbt's global base: *.sbt files there are settings of every project of the build. */
 const SBT_GLOBAL = '/tmp/sbt-global';
 
@@ -69,7 +74,7 @@ export const scalaAdapter: LanguageAdapter = {
     return [
       {
         title: 'fetch sbt, the Scala compiler and the dependencies of build.sbt',
-        argv: [BASH, '-c', SBT_STEPS, 'sbt.sh', 'resolve', SBT_HOME],
+        argv: [BASH, '-c', SBT_STEPS, 'sbt.sh', 'resolve', SBT_HOME, `${SBT_SEEDS}/${ctx.environment.name}`, INSIDE.deps],
         // The launcher and Coursier download with the JVM's own HTTP client: its proxy properties.
         env: { ...repositoryEnv(ctx), SBT_OPTS: `${SBT_OPTS} ${jvmProxyProperties()}` },
         network: true,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sbt steps of a Scala build (see adapter.ts), run by bash -c inside the build sandbox from
 # the tree's root. Usage:
-#   sbt.sh resolve SBT_HOME                       fill the layer: sbt, the compiler, the dependencies (network on)
+#   sbt.sh resolve SBT_HOME SEED DEPS             fill the layer DEPS: sbt, the compiler, the dependencies (network on),
+#                                                  starting from a copy of SEED (scripts/install/scala.sh) when there is one
 #   sbt.sh package SBT_HOME SBT_GLOBAL CLIENT_JAR sbt package offline, the runtime jars to target/lib;
 #                                                  SBT_GLOBAL/*.sbt put CLIENT_JAR on every project's class path
 # The cluster's Maven repository, when one is set, comes in $ALGOHOST_MAVEN_REPOSITORY.
@@ -24,6 +25,13 @@ fi
 
 case $step in
   resolve)
+    seed=$3 deps=$4
+    # What the seed holds (sbt, this environment's compiler and its bridge) is not downloaded again.
+    if [ -f "$seed/.made-for" ]; then
+      cp -R "$seed/." "$deps/"
+      rm -f "$deps/.made-for"
+      echo "copied the sbt seed ($(cat "$seed/.made-for")) into the layer"
+    fi
     # The build definition (*.sbt, project/) with a one-object probe instead of the sources: the
     # layer depends on the build definition only, and code errors belong to the compile step.
     probe=/tmp/algohost-sbt-probe
