@@ -3,7 +3,9 @@
  *
  * With a pom.xml: the dependency layer is a Maven local repository at /deps/repository, filled
  * (network on) by running `package` once on a copy of the pom files with a one-class probe
- * source, which resolves the dependencies and every plugin `package` needs; the compile step
+ * source, which resolves the dependencies and every plugin `package` needs (a new layer starts
+ * as a copy of the read-only seed scripts/install/java.sh makes, so the template's plugins are not
+ * downloaded again for every new algorithm); the compile step
  * then runs Maven offline against it, tests skipped, making target/algorithm.jar and copying
  * the runtime dependency jars to target/lib for the runner.
  * Without a pom.xml: `javac --release 17` over src/main/java (else src), then `jar`.
@@ -45,6 +47,15 @@ export const JAVA_HOME = ['amd64', 'arm64', 'ppc64el', 's390x', 'riscv64']
 export const JVM_PATH = `${JAVA_HOME ? `${JAVA_HOME}/bin:` : ''}/usr/local/bin:/usr/bin:/bin`;
 
 export const MAVEN_REPOSITORY = `${INSIDE.deps}/repository`;
+/**
+ * The Maven local repository after `package` of the Java template's pom (scripts/install/java.sh):
+ * a new layer starts as a copy of it. Read-only to builds, at the same path inside.
+ */
+const MAVEN_SEED = '/opt/algohost/tools/maven-seed';
+/** The seed, looked for until found (then never again: it is not removed while the service runs). */
+let mavenSeedFound = false;
+// eslint-disable-next-line no-restricted-syntax -- a stat, repeated only while the seed is missing (builds then download instead)
+const mavenSeedInstalled = () => fs.existsSync(`${MAVEN_SEED}/.made-for`);
 
 /**
  * A settings.xml sending every repository to the cluster's Maven repository, when one is set,
@@ -151,7 +162,7 @@ export const javaAdapter: LanguageAdapter = {
     return [
       {
         title: 'resolve the Maven dependencies and build plugins of pom.xml',
-        argv: [BASH, '-c', MAVEN, 'maven.sh', 'resolve', MAVEN_REPOSITORY],
+        argv: [BASH, '-c', MAVEN, 'maven.sh', 'resolve', MAVEN_REPOSITORY, MAVEN_SEED],
         // Plugins that download by themselves use the JVM's proxy properties.
         env: { ...settingsEnv(ctx.registries, true), MAVEN_OPTS: `${MAVEN_OPTS} ${jvmProxyProperties()}` },
         network: true,
@@ -191,7 +202,8 @@ export const javaAdapter: LanguageAdapter = {
   runner: jvmRunner,
 
   toolchainMounts(): Mount[] {
-    return [javaHarnessMount()];
+    if (!mavenSeedFound) mavenSeedFound = mavenSeedInstalled();
+    return [javaHarnessMount(), ...(mavenSeedFound ? [{ host: MAVEN_SEED, inside: MAVEN_SEED }] : [])];
   },
 
   env() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Maven steps of a Java build with a pom.xml (see adapter.ts), run by bash -c inside the
 # build sandbox from the tree's root. Usage:
-#   maven.sh resolve REPOSITORY               fill the Maven local repository REPOSITORY (network on)
+#   maven.sh resolve REPOSITORY SEED          fill the Maven local repository REPOSITORY (network on), starting
+#                                              from a copy of SEED (scripts/install/java.sh) when there is one
 #   maven.sh package REPOSITORY CLIENT_JAR EXTENSION_JAR
 #                                              mvn package offline; CLIENT_JAR and EXTENSION_JAR are
 #                                              the in-algorithm client and the Maven extension adding it
@@ -22,6 +23,13 @@ fi
 
 case $step in
   resolve)
+    seed=$3
+    # What the seed holds (the template's plugins) is not downloaded again.
+    if [ -f "$seed/.made-for" ]; then
+      mkdir -p "$repository"
+      cp -R "$seed/repository/." "$repository/"
+      echo "copied the Maven seed ($(cat "$seed/.made-for")) into the layer"
+    fi
     # Every pom of the tree (modules too) with a one-class probe instead of the sources: the
     # layer depends on the poms only, and code errors belong to the compile step.
     probe=/tmp/algohost-maven-probe
