@@ -4,8 +4,8 @@
  * with `--trace-gc-nvp`. The baseline gets the collector flags algohost sets for itself on this
  * machine (main/gc-tuning.ts), so both collect alike. Turns alternate sides; per side, over all
  * turns: scavenges per 1000 calls, bytes allocated, surviving a scavenge and promoted to the old
- * generation per call, the median and p90 scavenge pause, the heap's size, and full collections;
- * then algohost's figures over the baseline's.
+ * generation per call, the median and p90 scavenge pause, the heap's size, and full collections,
+ * with algohost's figures over the baseline's; then the median of each timed part of a scavenge.
  *
  * Unlike a p99, these counts hardly move when other work shares the machine (a latency run on a
  * busy machine measures the machine: BENCHMARKS.md, session 17), so they show what a change to
@@ -78,8 +78,38 @@ function summary(side: Side) {
     pauseP90: percentile(pauses, 0.9),
     heapMedian: median(field('total_size_before')),
     full: side.trace.collections.filter((c) => c.kind !== 's').length,
+    phases: new Map(SCAVENGE_PHASES.map((name) => [name, median(field(name))])),
   };
 }
+
+/**
+ * The parts of a scavenge's pause `--trace-gc-nvp` times (ms each): where a longer pause goes.
+ * `scavenge.roots` grows with what points into the young generation from outside it (the stack,
+ * handles, old-generation slots), `scavenge.parallel` with what is copied, the `sweep_array_buffers`
+ * with the young ArrayBuffers (a Buffer each) and the `heap.*` ones with GC callbacks.
+ */
+const SCAVENGE_PHASES = [
+  'time_to_safepoint',
+  'heap.prologue',
+  'heap.epilogue',
+  'heap.external.prologue',
+  'heap.external.epilogue',
+  'heap.external_weak_global_handles',
+  'scavenge',
+  'scavenge.free_remembered_set',
+  'scavenge.roots',
+  'scavenge.parallel',
+  'scavenge.update_refs',
+  'scavenge.weak',
+  'scavenge.weak_global_handles.identify',
+  'scavenge.weak_global_handles.process',
+  'scavenge.sweep_array_buffers',
+  'complete.sweep_array_buffers',
+  'background.scavenge.parallel',
+  'background.unmapper',
+  'unmapper',
+  'fast_promote',
+];
 
 const flags = ['--trace-gc-nvp', ...gcFlagsFor({ cpus: os.availableParallelism(), nodeFlags: '' })];
 const work = tempDir('bench-gc-');
@@ -145,6 +175,10 @@ try {
         (x) => `${(x / 1024 / 1024).toFixed(1)} MB`,
       ),
       ['full collections (mark-compact) during the turns', `${a.full}; ${b.full}`],
+      ...SCAVENGE_PHASES.map((name): [string, string] => [
+        `  ${name}, median`,
+        `${a.phases.get(name)!.toFixed(3)}; ${b.phases.get(name)!.toFixed(3)} ms`,
+      ]),
     ]);
   } finally {
     baseline.close();

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { DomainError, Errors } from '../domain/errors.js';
 import type { Principal } from '../domain/auth/principal.js';
+import { lruGet } from '../lib/lru-get.js';
 
 export interface RateLimitOptions {
   windowSeconds: number;
@@ -38,7 +39,7 @@ class FixedWindows {
 
   /** Counts one request; the seconds to wait when it is over the limit, else undefined. */
   take(client: string, now: number): number | undefined {
-    let w = this.windows.get(client);
+    let w = lruGet(this.windows, client);
     if (!w || now - w.start >= this.windowMs) {
       w = { start: now, count: 0 };
       this.windows.set(client, w);

@@ -16,6 +16,7 @@
  * a load that began before an entry was dropped (a revoked key) never stores what it read.
  */
 import { LRUCache } from 'lru-cache';
+import { lruGet } from './lru-get.js';
 
 export interface RefreshingCacheOptions<K, V, C> {
   /** Entries kept at most; the least recently used go first. */
@@ -60,7 +61,7 @@ export class RefreshingCache<K extends string, V, C> {
 
   /** The value, if one younger than ttlMs is kept; an old one also starts a background refresh. */
   get(key: K): V | undefined {
-    const entry = this.entries.get(key);
+    const entry = lruGet(this.entries, key);
     if (entry === undefined) return undefined;
     const age = this.now() - entry.loadedAt;
     if (age >= this.o.ttlMs) {

@@ -9,6 +9,7 @@ import { generateApiKey, hashApiKey, signJwt, verifyJwt, verifyPassword } from '
 import type { SignInThrottle } from './sign-in-throttle.js';
 import type { Logger } from '../logger.js';
 import { RefreshingCache } from '../../lib/refreshing-cache.js';
+import { lruGet } from '../../lib/lru-get.js';
 
 export interface KeyInput {
   kind?: unknown;
@@ -237,7 +238,7 @@ export class KeyService {
 
   /** A live call key, else a resolved key younger than the cache's TTL (expired entries are not returned). */
   private cachedByHash(hash: string): Principal | undefined {
-    return this.callKeys.get(hash) ?? this.cache.get(hash);
+    return lruGet(this.callKeys, hash) ?? this.cache.get(hash);
   }
 
   private async lookUpKey(hash: string): Promise<Principal> {
