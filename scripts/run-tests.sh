@@ -6,13 +6,18 @@ cd "$(dirname "$0")/.." || exit 1
 
 if (($#)); then files=("$@"); else mapfile -t files < <(find packages -path '*/node_modules' -prune -o -path '*/test/*' -name '*.test.ts' -print | sort); fi
 tap=$(mktemp /tmp/algohost-tap.XXXXXX)
-trap 'rm -f "$tap"' EXIT
+timings=$(mktemp /tmp/algohost-timings.XXXXXX)
+trap 'rm -f "$tap" "$timings"' EXIT
 
-node --import tsx --test --test-concurrency=2 \
+# Three reporters put one more 'end' listener on the runner's stream than Node's default of ten
+# allows, and Node warns of a leak that is none.
+node --import tsx --disable-warning=MaxListenersExceededWarning --test --test-concurrency=2 \
   --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=tap --test-reporter-destination="$tap" \
+  --test-reporter=./scripts/test-timings.mjs --test-reporter-destination="$timings" \
   "${files[@]}"
 status=$?
+cat "$timings"
 
 count() { grep -E "^# $1 [0-9]+" "$tap" | tail -n 1 | awk '{print $3}'; }
 passed=$(count pass); failed=$(count fail); skipped=$(count skipped); cancelled=$(count cancelled)
