@@ -9,6 +9,8 @@
 # Idempotent and fast when installed: downloads only a missing launcher or seed. Needs Java and
 # Maven (java.sh).
 set -euo pipefail
+# shellcheck source=scripts/lib/seed.sh
+source "$(dirname "$0")/../lib/seed.sh"
 
 SBT_VERSION=1.10.2
 TOOLS=/opt/algohost/tools
@@ -36,41 +38,24 @@ exec \"\${JAVA_HOME:+\$JAVA_HOME/bin/}java\" -Xss4m -XX:MaxRAMPercentage=60 \\
 SEEDS=(scala-2.13:2.13.14 scala-3.3:3.3.4)
 SEED_DIR=$TOOLS/sbt-seed
 
-seeded() { # environment scala-version
-  [[ $(cat "$SEED_DIR/$1/.made-for" 2>/dev/null) == "sbt $SBT_VERSION scala $2" ]]
-}
+sbt_made_for() { echo "sbt $SBT_VERSION scala $1"; }
 
-# sbt packages a one-object build with that scalaVersion, its boot directory, Ivy home and
-# Coursier cache in a new seed (trusted: this build and Maven Central only, outside any sandbox).
-make_seed() { # environment scala-version
-  local env=$1 scala=$2 tmp project
-  # Run from an `||` list, where set -e does not apply: each failure returns by itself.
-  tmp=$(mktemp -d "$SEED_DIR/.$env.XXXXXX") || return 1
-  project=$(mktemp -d /tmp/algohost-sbt-seed.XXXXXX) || return 1
+# The seed of one environment: sbt packages a one-object build with its scalaVersion, with the
+# boot directory, Ivy home and Coursier cache in the seed.
+fill_sbt_seed() { # seed scratch scala-version
+  local seed=$1 project=$2 scala=$3
   mkdir -p "$project/project" "$project/src/main/scala"
   printf 'scalaVersion := "%s"\n' "$scala" >"$project/build.sbt"
   printf 'sbt.version=%s\n' "$SBT_VERSION" >"$project/project/build.properties"
   printf 'object AlgohostSeed\n' >"$project/src/main/scala/AlgohostSeed.scala"
-  echo "filling the sbt seed for $env (sbt $SBT_VERSION, Scala $scala) from Maven Central"
-  (cd "$project" && HOME=$project COURSIER_CACHE=$tmp/coursier COURSIER_PROGRESS=false \
-    SBT_OPTS="-Dsbt.boot.directory=$tmp/sbt/boot -Dsbt.ivy.home=$tmp/ivy2 -Dsbt.global.base=$project/.sbt-global -Dsbt.server.autostart=false -Dsbt.supershell=false -Dsbt.color=false -Dsbt.ci=true" \
-    "$DIR/bin/sbt" package >"$project/sbt.log" 2>&1) || {
-    tail -n 30 "$project/sbt.log" >&2
-    rm -rf "$tmp" "$project"
-    echo "could not fill the sbt seed for $env" >&2
-    return 1
-  }
-  rm -rf "$project"
-  # Builds read it as the sandbox user: world-readable, owned and written by root only.
-  chmod -R a+rX,go-w "$tmp"
-  printf 'sbt %s scala %s\n' "$SBT_VERSION" "$scala" >"$tmp/.made-for"
-  rm -rf "${SEED_DIR:?}/$env"
-  mv "$tmp" "$SEED_DIR/$env"
+  HOME=$project COURSIER_CACHE=$seed/coursier COURSIER_PROGRESS=false \
+    SBT_OPTS="-Dsbt.boot.directory=$seed/sbt/boot -Dsbt.ivy.home=$seed/ivy2 -Dsbt.global.base=$project/.sbt-global -Dsbt.server.autostart=false -Dsbt.supershell=false -Dsbt.color=false -Dsbt.ci=true" \
+    "$DIR/bin/sbt" package
 }
 
 all_seeded() {
   local pair
-  for pair in "${SEEDS[@]}"; do seeded "${pair%%:*}" "${pair#*:}" || return 1; done
+  for pair in "${SEEDS[@]}"; do seed_current "$SEED_DIR/${pair%%:*}" "$(sbt_made_for "${pair#*:}")" || return 1; done
 }
 
 if [[ -s $JAR && -f $DIR/repositories && -f $DIR/bin/sbt && $(cat "$DIR/repositories") == "$repositories" && $(cat "$DIR/bin/sbt") == "$wrapper" ]] && all_seeded; then
@@ -94,9 +79,8 @@ fi
 put "$DIR/repositories" 0644 "$repositories"
 put "$DIR/bin/sbt" 0755 "$wrapper"
 
-install -d -m 0755 "$SEED_DIR"
 for pair in "${SEEDS[@]}"; do
-  # Without a seed, Scala builds still work: each new layer downloads sbt and the compiler itself.
-  seeded "${pair%%:*}" "${pair#*:}" || make_seed "${pair%%:*}" "${pair#*:}" ||
-    echo "warning: no sbt seed for ${pair%%:*}; its builds will download sbt and the Scala compiler each time" >&2
+  env=${pair%%:*} scala=${pair#*:}
+  seed_current "$SEED_DIR/$env" "$(sbt_made_for "$scala")" ||
+    make_seed "$SEED_DIR/$env" "$(sbt_made_for "$scala")" "sbt ($env)" fill_sbt_seed "$scala"
 done
