@@ -81,6 +81,6 @@ put "$DIR/bin/sbt" 0755 "$wrapper"
 
 for pair in "${SEEDS[@]}"; do
   env=${pair%%:*} scala=${pair#*:}
-  seed_current "$SEED_DIR/$env" "$(sbt_made_for "$scala")" ||
-    make_seed "$SEED_DIR/$env" "$(sbt_made_for "$scala")" "sbt ($env)" fill_sbt_seed "$scala"
+  made_for=$(sbt_made_for "$scala")
+  seed_current "$SEED_DIR/$env" "$made_for" || make_seed "$SEED_DIR/$env" "$made_for" "sbt ($env)" fill_sbt_seed "$scala"
 done
