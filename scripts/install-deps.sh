@@ -23,15 +23,10 @@ for script in scripts/install/*.sh; do
   [[ -e $script ]] && bash "$script"
 done
 
-# better-sqlite3 compiles from source here (no prebuilt binary is reachable): ~75 s when fresh.
-# node_modules is reused while package-lock.json is unchanged.
-stamp=node_modules/.algohost-lock-hash
-want=$(sha256sum package-lock.json | cut -d' ' -f1)
-if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
-  echo "installing npm packages (npm ci)"
-  npm ci --no-audit --no-fund --loglevel=error
-  echo "$want" > "$stamp"
-fi
+# npm packages: reused while package-lock.json is unchanged, and copied from a cache outside the
+# checkout into a fresh clone of the same lock (scripts/lib/node-modules.sh).
+source scripts/lib/node-modules.sh
+install_node_modules
 
 # The web UI the server serves at / (packages/web/dist), rebuilt only when its sources changed.
 bash scripts/build-web.sh
