@@ -19,9 +19,11 @@ test('lruGet with a diagnostics subscriber: each get publishes its own status, a
   cache.set('k1', 'v1');
   cache.set('k2', 'v2');
   const seen: { key: unknown; value: unknown; get: unknown }[] = [];
+  const published = new Set<unknown>();
   const onMessage = (m: unknown) => {
     const s = m as { op?: string; key?: unknown; value?: unknown; get?: unknown };
     if (s.op === 'get') seen.push({ key: s.key, value: s.value, get: s.get });
+    published.add(m);
   };
   // lru-cache opens its channel once node:diagnostics_channel has loaded (an import it starts itself).
   await new Promise((resolve) => setImmediate(resolve));
@@ -41,6 +43,7 @@ test('lruGet with a diagnostics subscriber: each get publishes its own status, a
       ['nope', undefined],
     ],
   );
+  assert.equal(published.size, 3, 'each get published a status object of its own, not the last one again');
   // Without the subscriber again: nothing of those calls comes back.
   assert.equal(lruGet(cache, 'k1'), 'v1');
   assert.equal(seen.length, 3);
