@@ -5,19 +5,6 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
 if (($#)); then files=("$@"); else mapfile -t files < <(find packages -path '*/node_modules' -prune -o -path '*/test/*' -name '*.test.ts' -print | sort); fi
-
-# Each file's time in the runs before, kept outside the checkout: the slowest files start first,
-# so that two at a time the run does not end with one long file running alone. A file not timed
-# yet counts as a minute; without a record, files start in name order.
-times="${ALGOHOST_TEST_CACHE:-/var/cache/algohost-test}/test-file-times.tsv"
-if mkdir -p "$(dirname "$times")" 2>/dev/null && [[ -w $(dirname "$times") ]]; then
-  export ALGOHOST_TEST_TIMES=$times
-  if [[ -f $times ]]; then
-    mapfile -t files < <(printf '%s\n' "${files[@]}" |
-      awk -F'\t' 'NR == FNR { ms[$2] = $1; next } { print (($0 in ms) ? ms[$0] : 60000) "\t" $0 }' "$times" - |
-      sort -s -t$'\t' -k1,1nr | cut -f2)
-  fi
-fi
 tap=$(mktemp /tmp/algohost-tap.XXXXXX)
 timings=$(mktemp /tmp/algohost-timings.XXXXXX)
 trap 'rm -f "$tap" "$timings"' EXIT

@@ -4,12 +4,7 @@
  * summary line, so a slow run says where its time went. A test defined in a file another imports
  * (test/cluster-topology/) counts for the file that defines it. Plain JavaScript: Node loads
  * reporters before the TypeScript loader applies.
- *
- * With ALGOHOST_TEST_TIMES set to a file, it also records every file's time there (one line each,
- * milliseconds, a tab, the path), merged into what earlier runs recorded, so that run-tests.sh can
- * start the slowest files first next time.
  */
-import fs from 'node:fs';
 import process from 'node:process';
 
 const SHOWN = 15;
@@ -26,30 +21,6 @@ export default async function* testTimings(source) {
   const rows = [...byFile].sort((a, b) => b[1] - a[1]);
   const total = rows.reduce((sum, [, ms]) => sum + ms, 0);
   yield `slowest test files (their tests' time, ${(total / 1000).toFixed(0)} s in all over ${rows.length} files, two at a time):\n`;
-  for (const [file, ms] of rows.slice(0, SHOWN)) yield `${(ms / 1000).toFixed(1).padStart(8)} s  ${relative(file)}\n`;
-  const record = process.env.ALGOHOST_TEST_TIMES;
-  if (record) recordTimes(record, rows);
-}
-
-function relative(file) {
-  return file.replace(`${process.cwd()}/`, '');
-}
-
-/** Merges this run's times into the record, written whole or not at all (a failure only costs the order). */
-function recordTimes(record, rows) {
-  try {
-    const times = new Map();
-    if (fs.existsSync(record)) {
-      for (const line of fs.readFileSync(record, 'utf8').split('\n')) {
-        const [ms, file] = line.split('\t');
-        if (file && Number.isFinite(Number(ms))) times.set(file, Number(ms));
-      }
-    }
-    for (const [file, ms] of rows) times.set(relative(file), Math.round(ms));
-    const text = [...times].map(([file, ms]) => `${ms}\t${file}\n`).join('');
-    fs.writeFileSync(`${record}.tmp`, text);
-    fs.renameSync(`${record}.tmp`, record);
-  } catch {
-    // Not recorded: the next run starts its files in name order.
-  }
+  for (const [file, ms] of rows.slice(0, SHOWN))
+    yield `${(ms / 1000).toFixed(1).padStart(8)} s  ${file.replace(`${process.cwd()}/`, '')}\n`;
 }
