@@ -82,6 +82,43 @@ for (const database of DATABASES) {
       for (const db of pg) await db.drop();
     });
 
+    test('a target another local user may read, or may have planted, is refused and stays empty', async () => {
+      const open = path.join(work, 'open');
+      fs.mkdirSync(open, { mode: 0o755 });
+      fs.chmodSync(open, 0o755);
+      const groupReadable = path.join(work, 'group');
+      fs.mkdirSync(groupReadable);
+      fs.chmodSync(groupReadable, 0o750);
+      const planted = path.join(work, 'planted');
+      fs.mkdirSync(planted, { mode: 0o700 });
+      fs.chownSync(planted, 65534, 65534);
+      const linked = path.join(work, 'linked');
+      const linkTarget = path.join(work, 'link-target');
+      fs.mkdirSync(linkTarget, { mode: 0o700 });
+      fs.symlinkSync(linkTarget, linked);
+      for (const [target, why] of [
+        [open, /may be read by its group or others \(mode 0755\).*chmod 700 it/],
+        [groupReadable, /may be read by its group or others \(mode 0750\)/],
+        [planted, /belongs to uid 65534, not to this service's uid/],
+        [linked, /is a symbolic link/],
+      ] as const) {
+        const res = await algohost(['backup', target], srv.env);
+        assert.equal(res.code, 1, `${target}: ${res.stdout}`);
+        assert.match(res.stderr, why);
+        assert.deepEqual(fs.readdirSync(target), [], `nothing was written into ${target}`);
+      }
+      assert.deepEqual(fs.readdirSync(linkTarget), []);
+      // A new target (and its missing parents) is created 0700 and takes the backup.
+      const fresh = path.join(work, 'new-parent', 'fresh');
+      const ok = await algohost(['backup', fresh], srv.env);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.equal(fs.statSync(fresh).mode & 0o777, 0o700);
+      assert.equal(fs.statSync(path.dirname(fresh)).mode & 0o777, 0o700);
+      // alice's algorithm still answers her on the node that was backed up.
+      const res = await request<{ result?: unknown }>(srv.url, 'POST', `/v1/algo/alice/Echo/${version.name}`, { key: alice.key, body: 'me' });
+      assert.deepEqual(res.body.result, { Echo: 'me' }, res.text);
+    });
+
     test('backup while calls and uploads run; restore elsewhere; everything answers, clones and reads back', async () => {
       // Traffic during the backup: calls, and uploads of a file of its own (whichever upload the
       // snapshot caught, the restored file must be one of them, whole).
@@ -108,6 +145,24 @@ for (const database of DATABASES) {
       assert.ok((await traffic) > 0);
       assert.equal(backedUp.code, 0, backedUp.stderr);
       assert.match(backedUp.stdout, new RegExp(`Backed up 2 repositories and \\d+ hosted files \\(${database}, `));
+
+      // Issue 36, item 10: the snapshot holds the session signing secret and every tenant's data,
+      // so no other local user may read it: the target 0700, the database copy and keys 0600.
+      const mode = (p: string) => fs.statSync(p).mode & 0o777;
+      assert.equal(mode(dir), 0o700, 'the target');
+      const dbFile = path.join(dir, database === 'postgres' ? 'database.sql' : 'algohost.sqlite');
+      assert.equal(mode(dbFile), 0o600, 'the database copy');
+      for (const key of ['cluster-key', 'initial-admin-key', 'backup.json']) {
+        if (fs.existsSync(path.join(dir, key))) assert.equal(mode(path.join(dir, key)), 0o600, key);
+      }
+      // Played as another local user (uid 65534): neither the directory nor the file opens.
+      for (const args of [['cat', dbFile], ['ls', dir]]) {
+        const other = await exec('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', ...args]).then(
+          () => 'read',
+          (err: { stderr?: string }) => err.stderr ?? '',
+        );
+        assert.match(other, /Permission denied/, `${args.join(' ')} as uid 65534`);
+      }
 
       // A backup never overwrites anything: the same target again is refused.
       const again = await algohost(['backup', dir], srv.env);

@@ -15,6 +15,12 @@
  *    missing all the same makes the whole snapshot start again;
  * 5. the cluster key (it decrypts broker credentials) and the initial admin key file.
  * A `backup.json` written last marks the snapshot complete; restore refuses one without it.
+ *
+ * A snapshot holds the session signing secret, the cluster key and every tenant's source and
+ * data, so it is the service user's alone: the target is a directory of that uid with no group
+ * or other bits (created 0700 when new; an existing one that is not, or a symbolic link, is
+ * refused), the database copy and the key files are created 0600 before a byte is written, and
+ * the process's umask is 077 while it runs (pg_dump, the SQLite journal, every directory).
  */
 import { execFile, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -44,17 +50,23 @@ export class BackupError extends Error {}
 
 /** Writes a snapshot of the node configured by `config` into `dir` (new or empty). */
 export async function backup(config: Config, dir: string, log: (line: string) => void = () => {}): Promise<BackupManifest> {
-  await emptyDirectory(dir, 'backup');
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await snapshot(config, dir, log);
-    } catch (err) {
-      // A blob the database snapshot names was replaced and deleted before its copy: start over
-      // from a newer snapshot (the repositories too, so they are never older than the database).
-      if (!(err instanceof MissingBlobs) || attempt >= ATTEMPTS) throw err;
-      log(`${err.message}; starting again`);
-      for (const entry of await fs.readdir(dir)) await fs.rm(path.join(dir, entry), { recursive: true, force: true });
+  // Whatever this process or its children (pg_dump, cp, git) create is the service user's only.
+  const umask = process.umask(0o077);
+  try {
+    await privateTarget(dir);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await snapshot(config, dir, log);
+      } catch (err) {
+        // A blob the database snapshot names was replaced and deleted before its copy: start over
+        // from a newer snapshot (the repositories too, so they are never older than the database).
+        if (!(err instanceof MissingBlobs) || attempt >= ATTEMPTS) throw err;
+        log(`${err.message}; starting again`);
+        for (const entry of await fs.readdir(dir)) await fs.rm(path.join(dir, entry), { recursive: true, force: true });
+      }
     }
+  } finally {
+    process.umask(umask);
   }
 }
 
@@ -74,10 +86,16 @@ async function snapshot(config: Config, dir: string, log: (line: string) => void
     await linkBlobs();
     log(`database (${database})…`);
     let keys: string[];
-    if (config.databaseUrl) keys = await pgDump(config.databaseUrl, path.join(dir, 'database.sql'), linkBlobs);
-    else {
+    if (config.databaseUrl) {
+      // pg_dump truncates the file it is given and keeps its mode.
+      await createPrivateFile(path.join(dir, 'database.sql'));
+      keys = await pgDump(config.databaseUrl, path.join(dir, 'database.sql'), linkBlobs);
+    } else {
       const live = new SQLite(path.join(config.dataDir, 'algohost.sqlite'), { readonly: true, fileMustExist: true });
       try {
+        // An empty file is an empty database to SQLite: the copy is written into this 0600 file
+        // (its journal takes the same mode).
+        await createPrivateFile(path.join(dir, 'algohost.sqlite'));
         await live.backup(path.join(dir, 'algohost.sqlite'));
       } finally {
         live.close();
@@ -107,7 +125,9 @@ async function snapshot(config: Config, dir: string, log: (line: string) => void
       blobs = await copyBlobs(staging, dir, keys);
     }
     for (const file of ['cluster-key', 'initial-admin-key']) {
-      if (await exists(path.join(config.dataDir, file))) await cp(path.join(config.dataDir, file), path.join(dir, file));
+      // Read and written, not copied: a copy would take the original's mode, whatever it is.
+      if (await exists(path.join(config.dataDir, file)))
+        await fs.writeFile(path.join(dir, file), await fs.readFile(path.join(config.dataDir, file)), { mode: 0o600, flag: 'wx' });
     }
     const manifest: BackupManifest = {
       format: FORMAT,
@@ -268,6 +288,33 @@ async function run(cmd: string, args: string[]): Promise<void> {
     child.on('error', (e) => reject(new BackupError(`${cmd} could not run: ${e.message}`)));
     child.on('close', (code) => (code === 0 ? resolve() : reject(new BackupError(`${cmd} failed (exit ${code}): ${err.trim()}`))));
   });
+}
+
+/**
+ * The backup target: created 0700 when new; an existing one must be an empty directory (not a
+ * symbolic link) of this process's uid that neither its group nor others may enter or list,
+ * else a local user could read the snapshot, or have planted the directory to read it later.
+ */
+async function privateTarget(dir: string): Promise<void> {
+  await fs.mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+  await fs.mkdir(dir, { mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+  });
+  const st = await fs.lstat(dir);
+  const refuse = (why: string, fix = 'give a new directory (it is created 0700)') =>
+    new BackupError(`the backup target ${dir} ${why}, and a backup holds every secret of the node: ${fix}`);
+  if (st.isSymbolicLink()) throw refuse('is a symbolic link');
+  if (!st.isDirectory()) throw refuse('is not a directory');
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) throw refuse(`belongs to uid ${st.uid}, not to this service's uid ${uid}`);
+  if (st.mode & 0o077)
+    throw refuse(`may be read by its group or others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`, `chmod 700 it, or give a new directory`);
+  await emptyDirectory(dir, 'backup');
+}
+
+/** An empty file of mode 0600 that did not exist (a planted file or link is refused). */
+async function createPrivateFile(file: string): Promise<void> {
+  await (await fs.open(file, 'wx', 0o600)).close();
 }
 
 async function emptyDirectory(dir: string, what: string): Promise<void> {
