@@ -115,7 +115,10 @@ for (const database of DATABASES) {
       assert.equal(fs.statSync(fresh).mode & 0o777, 0o700);
       assert.equal(fs.statSync(path.dirname(fresh)).mode & 0o777, 0o700);
       // alice's algorithm still answers her on the node that was backed up.
-      const res = await request<{ result?: unknown }>(srv.url, 'POST', `/v1/algo/alice/Echo/${version.name}`, { key: alice.key, body: 'me' });
+      const res = await request<{ result?: unknown }>(srv.url, 'POST', `/v1/algo/alice/Echo/${version.name}`, {
+        key: alice.key,
+        body: 'me',
+      });
       assert.deepEqual(res.body.result, { Echo: 'me' }, res.text);
     });
 
@@ -156,7 +159,10 @@ for (const database of DATABASES) {
         if (fs.existsSync(path.join(dir, key))) assert.equal(mode(path.join(dir, key)), 0o600, key);
       }
       // Played as another local user (uid 65534): neither the directory nor the file opens.
-      for (const args of [['cat', dbFile], ['ls', dir]]) {
+      for (const args of [
+        ['cat', dbFile],
+        ['ls', dir],
+      ]) {
         const other = await exec('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', ...args]).then(
           () => 'read',
           (err: { stderr?: string }) => err.stderr ?? '',

@@ -308,7 +308,10 @@ async function privateTarget(dir: string): Promise<void> {
   const uid = process.getuid?.();
   if (uid !== undefined && st.uid !== uid) throw refuse(`belongs to uid ${st.uid}, not to this service's uid ${uid}`);
   if (st.mode & 0o077)
-    throw refuse(`may be read by its group or others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`, `chmod 700 it, or give a new directory`);
+    throw refuse(
+      `may be read by its group or others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`,
+      `chmod 700 it, or give a new directory`,
+    );
   await emptyDirectory(dir, 'backup');
 }
 
