@@ -192,6 +192,57 @@ describe('who may read /metrics', () => {
     }
   });
 
+  // Issue 36, item 12: the separate address has no other credential, so one that more than this
+  // host reaches must ask for the token; a node configured without one does not start.
+  test('a metrics address other than loopback without ALGOHOST_METRICS_TOKEN stops the start', async () => {
+    for (const address of ['0.0.0.0:0', '[::]:0', '10.0.0.5:9464', 'metrics.internal:9464', '[::ffff:10.0.0.5]:9464']) {
+      await assert.rejects(
+        startTestServer({ env: { ALGOHOST_METRICS_ADDRESS: address } }),
+        (err: Error) => {
+          assert.match(
+            err.message,
+            new RegExp(
+              `ALGOHOST_METRICS_ADDRESS=${address.replace(/[[\]]/g, '\\$&')} is not a loopback address: set ALGOHOST_METRICS_TOKEN`,
+            ),
+          );
+          return true;
+        },
+        address,
+      );
+    }
+  });
+
+  test('on every address (0.0.0.0) the metrics address answers a request without the token 401, even from loopback', async () => {
+    const srv = await startTestServer({ env: { ALGOHOST_METRICS_ADDRESS: '0.0.0.0:0', ALGOHOST_METRICS_TOKEN: TOKEN } });
+    try {
+      const port = new URL(srv.server.metricsUrl!).port;
+      const metricsUrl = `http://127.0.0.1:${port}`;
+      const refused = await request(metricsUrl, 'GET', '/metrics');
+      assert.equal(refused.status, 401);
+      assert.doesNotMatch(refused.text, /algohost_/);
+      assert.equal((await request(metricsUrl, 'GET', '/metrics', { auth: `Bearer ${TOKEN.slice(0, -1)}` })).status, 401);
+      assert.equal((await request(metricsUrl, 'GET', '/metrics', { key: srv.adminKey })).status, 401);
+      const ok = await request(metricsUrl, 'GET', '/metrics', { auth: `Bearer ${TOKEN}` });
+      assert.equal(ok.status, 200);
+      assert.match(ok.text, /algohost_calls_total/);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  test('a loopback metrics address may go without a token (only this host reaches it; runners have their own network)', async () => {
+    for (const address of ['127.0.0.1:0', '[::1]:0']) {
+      const srv = await startTestServer({ env: { ALGOHOST_METRICS_ADDRESS: address } });
+      try {
+        const ok = await request(srv.server.metricsUrl!, 'GET', '/metrics');
+        assert.equal(ok.status, 200, address);
+        assert.match(ok.text, /algohost_calls_total/);
+      } finally {
+        await srv.stop();
+      }
+    }
+  });
+
   test('a metrics address that is not host:port stops the start with the setting named', async () => {
     await assert.rejects(
       startTestServer({ env: { ALGOHOST_METRICS_ADDRESS: 'localhost' } }),

@@ -5,6 +5,7 @@
  * called once by the composition root; no other module reads `process.env`.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -357,13 +358,13 @@ export const ConfigSchema = Type.Object({
     env: 'ALGOHOST_METRICS_TOKEN',
     flag: '--metrics-token',
     describe:
-      'A secret (16 characters or more) a Prometheus scraper sends as "Authorization: Bearer <token>" to read /metrics. Unset: /metrics answers admin credentials only.',
+      'A secret (16 characters or more) a Prometheus scraper sends as "Authorization: Bearer <token>" to read /metrics. Unset: /metrics answers admin credentials only. Required with an ALGOHOST_METRICS_ADDRESS that is not loopback.',
   }),
   metricsAddress: optional(Type.String({ pattern: '^(?:\\[[0-9A-Fa-f:.]+\\]|[^:\\s\\[\\]]+):[0-9]{1,5}$' }), {
     env: 'ALGOHOST_METRICS_ADDRESS',
     flag: '--metrics-address',
     describe:
-      'host:port on which to serve /metrics instead of the API port (e.g. 10.0.0.5:9464, a network only the scraper reaches); the token still applies when set.',
+      'host:port on which to serve /metrics instead of the API port (e.g. 10.0.0.5:9464, a network only the scraper reaches); anything but a loopback address (127.0.0.0/8, [::1], localhost) needs ALGOHOST_METRICS_TOKEN, which applies whenever it is set.',
   }),
   corsOrigins: optional(Type.String(), {
     env: 'ALGOHOST_CORS_ORIGINS',
@@ -770,12 +771,32 @@ function crossChecked(config: Config): Config {
       `ALGOHOST_AUDIT_RETENTION (${config.auditRetentionSeconds}) is in seconds and must be 0 (entries kept for good) or at least ${MIN_AUDIT_RETENTION_SECONDS} (a day)`,
     );
   }
+  if (config.metricsAddress !== undefined && !config.metricsToken && !isLoopbackAddress(config.metricsAddress)) {
+    // The address has no other credential: whoever reaches it would read every tenant's
+    // algorithm names and the node's load. Loopback alone goes without a token, as only this
+    // host's processes reach it and no runner shares the node's network namespace.
+    throw new ConfigError(
+      `ALGOHOST_METRICS_ADDRESS=${config.metricsAddress} is not a loopback address: set ALGOHOST_METRICS_TOKEN (16 characters or more) for the scraper to send, or serve /metrics on 127.0.0.1`,
+    );
+  }
   if (config.buildConcurrency > 0 && config.buildsPerAccount > config.buildConcurrency) {
     throw new ConfigError(
       `ALGOHOST_BUILDS_PER_ACCOUNT (${config.buildsPerAccount}) must not exceed ALGOHOST_BUILD_CONCURRENCY (${config.buildConcurrency})`,
     );
   }
   return config;
+}
+
+/** Whether `host:port` (or `[v6]:port`) names a loopback host: 127.0.0.0/8, ::1 (any spelling, or v4-mapped), localhost. */
+export function isLoopbackAddress(address: string): boolean {
+  const host = address.replace(/:[0-9]+$/, '').replace(/^\[(.*)\]$/, '$1');
+  if (host.toLowerCase() === 'localhost') return true;
+  const loopback = new net.BlockList();
+  loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+  loopback.addAddress('::1', 'ipv6');
+  loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+  const family = net.isIP(host);
+  return family !== 0 && loopback.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 function isHttpUrl(text: string): boolean {
