@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { AlgohostError } from '@algohost/client';
+import { callSnippets, SNIPPET_LANGUAGES, type SnippetLanguage } from '../../call-snippets.js';
 import { KEY_PLACEHOLDER } from '../../git-help.js';
 import { CopyBlock, Show, useLoad } from '../../ui.js';
 import type { TabProps } from '../algorithm.js';
@@ -77,26 +78,14 @@ export function OverviewTab({ session, algorithm: a, manager }: TabProps) {
   );
 }
 
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-const LANGS = ['curl', 'CLI', 'Python', 'JavaScript'] as const;
-
 function HowToCall({ server, algorithm, sample }: { server: string; algorithm: string; sample?: string }) {
-  const [lang, setLang] = useState<(typeof LANGS)[number]>('curl');
-  const input = sample && sample.trim() ? sample.trim() : '"world"';
-  const snippets: Record<(typeof LANGS)[number], string> = {
-    curl: `curl -X POST ${server}/v1/algo/${algorithm} \\\n  -H 'Authorization: Simple ${KEY_PLACEHOLDER}' \\\n  -H 'Content-Type: application/json' \\\n  -d ${shellQuote(input)}`,
-    CLI: `algo auth --server ${server} --key ${KEY_PLACEHOLDER}\nalgo run ${algorithm} -j ${shellQuote(input)}`,
-    Python: `import Algorithmia\n\nclient = Algorithmia.client('${KEY_PLACEHOLDER}', '${server}')\nprint(client.algo('${algorithm}').pipe(${input}).result)`,
-    JavaScript: `const Algorithmia = require('algorithmia');\n\nAlgorithmia.client('${KEY_PLACEHOLDER}', '${server}')\n  .algo('${algorithm}')\n  .pipe(${input})\n  .then((response) => console.log(response.get()));`,
-  };
+  const [lang, setLang] = useState<SnippetLanguage>('curl');
+  const snippets = callSnippets(server, algorithm, sample);
   return (
     <section aria-labelledby="call">
       <h2 id="call">How to call it</h2>
       <div class="segmented" role="group" aria-label="Show the example in">
-        {LANGS.map((l) => (
+        {SNIPPET_LANGUAGES.map((l) => (
           <button key={l} type="button" aria-pressed={lang === l} onClick={() => setLang(l)}>
             {l}
           </button>
