@@ -54,7 +54,12 @@ export function OverviewTab({ session, algorithm: a, manager }: TabProps) {
           )}
         </section>
       )}
-      <HowToCall server={session.client.server} algorithm={`${a.owner}/${a.name}/${version}`} sample={v?.sample_input} />
+      <HowToCall
+        server={session.client.server}
+        algorithm={`${a.owner}/${a.name}/${version}`}
+        sample={v?.sample_input}
+        pipelines={a.settings.pipeline_enabled}
+      />
       <section aria-labelledby="readme">
         <h2 id="readme">README</h2>
         <Show loaded={readme} label="the README">
@@ -78,7 +83,7 @@ export function OverviewTab({ session, algorithm: a, manager }: TabProps) {
   );
 }
 
-function HowToCall({ server, algorithm, sample }: { server: string; algorithm: string; sample?: string }) {
+function HowToCall({ server, algorithm, sample, pipelines }: { server: string; algorithm: string; sample?: string; pipelines: boolean }) {
   const [lang, setLang] = useState<SnippetLanguage>('curl');
   const snippets = callSnippets(server, algorithm, sample);
   return (
@@ -93,7 +98,15 @@ function HowToCall({ server, algorithm, sample }: { server: string; algorithm: s
       </div>
       <CopyBlock text={snippets[lang]} label={`${lang} example`} copyLabel="Copy the example" />
       <p class="hint">
-        Replace <code>{KEY_PLACEHOLDER}</code> with an API key holding <code>call_algorithms</code>.
+        Replace <code>{KEY_PLACEHOLDER}</code> with an API key holding <code>call_algorithms</code>
+        {pipelines ? (
+          <>
+            . This algorithm can read and write your hosted data while it runs when the key holds <code>read_data</code> and{' '}
+            <code>write_data</code>: a key without them withholds your data.
+          </>
+        ) : (
+          '.'
+        )}
       </p>
     </section>
   );

@@ -86,6 +86,15 @@ export function RunTab({ session, algorithm: a, manager }: TabProps) {
     <div class="grid-2">
       <section aria-labelledby="run">
         <h2 id="run">Run</h2>
+        {a.settings.pipeline_enabled && (
+          // The call key acts for the caller (README, "Credentials and capabilities"): say what
+          // that hands over before anyone runs someone else's algorithm.
+          <p class="hint">
+            This algorithm calls other algorithms and uses hosted data as you: while a call runs, it can read and write all of your hosted
+            data. Runs from this page use your session, which holds everything. To withhold your data, call it with an API key holding only{' '}
+            <code>call_algorithms</code> (without <code>read_data</code> and <code>write_data</code>); its call then gets neither.
+          </p>
+        )}
         <form
           onSubmit={(e) => {
             e.preventDefault();
