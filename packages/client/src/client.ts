@@ -43,6 +43,7 @@ import type {
   EventFlow,
   EventFlowUpdate,
   EventListener,
+  SqsAssumeRole,
   InsightsConnection,
   InsightsConnectionInput,
   KafkaCluster,
@@ -340,6 +341,13 @@ export class EventsApi {
   /** Spec endpoint 7: the subscriber flows of an account's algorithms (`account` is its id or name). */
   listeners(account: string): Promise<EventListener[]> {
     return this.t.json('GET', `/v1/users/${seg(account)}/event-listeners`);
+  }
+  /**
+   * What an account's SQS flows send when they assume an IAM role: the ExternalId the role's
+   * trust policy must require, the SourceIdentity, and a trust policy to paste.
+   */
+  sqsAssumeRole(account: string): Promise<SqsAssumeRole> {
+    return this.t.json('GET', `/v1/users/${seg(account)}/sqs-assume-role`);
   }
 }
 

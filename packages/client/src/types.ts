@@ -76,6 +76,7 @@ export type QueueFlowInput = RequestBody<'eventFlow.create'>;
 export type EventFlowUpdate = RequestBody<'eventFlow.update'>;
 export type EventDelivery = Schemas['EventDelivery'];
 export type EventListener = Schemas['EventListener'];
+export type SqsAssumeRole = Schemas['SqsAssumeRole'];
 export type AuditEntry = Schemas['AuditEntry'];
 
 /** Insights (docs/compatibility.md §4): the one broker connection they go to. */

@@ -343,6 +343,13 @@ export const TABLE: Record<string, Row> = {
     other_user: 404,
     org_member: 404,
   }),
+  // Another account's ExternalId: as its listeners, that account is not found for them.
+  'eventFlow.assumeRole': row(MANAGE, (c) => ({ path: `/v1/users/${c.alice}/sqs-assume-role` }), {
+    ...rule.alices(),
+    lacking_capability: '2xx',
+    other_user: 404,
+    org_member: 404,
+  }),
 
   // Calls: Hello is public, so anyone signed in may call it; a result is its caller's (alice's).
   'algorithm.call': row('call_algorithms', (c) => ({ path: `/v1/algo/${c.owner}/${c.algorithm}/${c.version}`, raw: 'matrix' }), {

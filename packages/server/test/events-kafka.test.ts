@@ -69,6 +69,7 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
     await publishedPython(srv.url, api, alice, 'Fail', FAIL);
     await publishedPython(srv.url, api, alice, 'Tick', TICK);
     await createTopics(KAFKA!, [topic('in'), topic('out'), topic('fail')], 2);
+    await createTopics(KAFKA!, [topic('deep')], 1);
     await createTopics(KAFKA!, [topic('restart'), topic('restart-out'), topic('lag')], 1);
     const res = await api.post('/v1/admin/event-clusters', { key: admin(), body: { name: 'main', bootstrap_servers: [KAFKA!] } });
     assert.equal(res.status, 200, res.text);
@@ -216,6 +217,33 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
     assert.equal(delivery.outcome, 'dead_lettered');
     assert.equal(delivery.attempts, 3);
     assert.equal(delivery.dead_letter, `${topic('fail')}.dlq`);
+  });
+
+  test('a record refused as invalid input (100,000-deep JSON) goes to <topic>.dlq after one attempt; the next record runs', async () => {
+    // Tick, not Echo: Echo publishes to the out topic, whose records the tests below count.
+    const sub = await assign(cluster, 'alice/Tick', topic('deep'), 'subscriber');
+    await enable(sub, 'Tick');
+    await running('Tick', sub);
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    await produce(KAFKA!, topic('deep'), [{ key: 'deep', value: deep }]);
+    const [dead] = await readTopic(KAFKA!, `${topic('deep')}.dlq`, 1);
+    assert.equal(dead!.value, deep);
+    assert.match(dead!.headers['algohost-error']!, /nested too deeply/);
+    assert.equal(dead!.headers['algohost-attempts'], '1', 'not retried: every attempt would be refused alike');
+    await produce(KAFKA!, topic('deep'), [{ key: 'fine', value: '{"fine": true}' }]);
+    const records = await eventually('both records', async () => {
+      const res = await api.get(`/v1/algorithms/alice/Tick/event-deliveries?flow=${sub}`, { key: alice.key });
+      return res.body.results.length === 2 ? res.body.results : undefined;
+    });
+    assert.deepEqual(
+      records.map((d: { outcome: string; attempts: number }) => [d.outcome, d.attempts]),
+      [
+        ['succeeded', 1],
+        ['dead_lettered', 1],
+      ],
+    );
+    const off = await api.patch(`/v1/algorithms/alice/Tick/event-flows/${sub}`, { key: alice.key, body: { enabled: false } });
+    assert.equal(off.status, 200, off.text);
   });
 
   test('two clusters connected at once: a record on the second reaches a topic of the first', { skip: needs('kafka2') }, async () => {

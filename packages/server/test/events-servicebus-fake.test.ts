@@ -4,7 +4,8 @@
  * put-token, peek-lock receive, lock renewal, complete/abandon/dead-letter, max delivery count): no Service Bus
  * emulator can run on these machines, and the real cloud is not reached from tests. A message
  * becomes a call and is completed; while the algorithm is saturated, or when its call fails, the
- * message is abandoned after a delay until the queue's max delivery count dead-letters it; a call
+ * message is abandoned after a delay until the queue's max delivery count dead-letters it; a
+ * message refused as invalid input is dead-lettered at once; a call
  * longer than the queue's lock keeps its message (the lock is renewed); queue
  * URIs and credentials are checked where they enter.
  */
@@ -164,6 +165,36 @@ describe('Event Flows: Service Bus (against a fake Service Bus endpoint)', () =>
       ['failed', 'failed'],
     );
     for (const d of records) assert.match(d.error, /'message_id': 'fail-1'/, 'the assertion of the algorithm failed');
+    await disable('Check', created.id);
+  });
+
+  test('a message refused as invalid input (100,000-deep JSON) is dead-lettered at once with its reason; the next one runs', async () => {
+    queue('deep', 10);
+    const created = await flow('Check', 'deep');
+    bus.enqueue('deep', '['.repeat(100_000) + ']'.repeat(100_000), { messageId: 'deep-1', contentType: 'application/json' });
+    await eventually('the message dead-lettered', async () => (bus.deadLetters('deep').length ? true : undefined));
+    const [dead] = bus.deadLetters('deep');
+    assert.equal(dead!.messageId, 'deep-1');
+    assert.equal(dead!.deadLetterReason, 'InputRefused');
+    assert.match(dead!.deadLetterDescription!, /nested too deeply/);
+    assert.deepEqual(
+      bus.settlements.filter((s) => s.messageId === 'deep-1').map((s) => s.outcome),
+      ['dead-lettered'],
+      'never abandoned back to the queue',
+    );
+    const [record] = await eventually('the record', async () => {
+      const found = await deliveries('Check', 'deep-1');
+      return found.length ? found : undefined;
+    });
+    assert.deepEqual([record.outcome, record.attempts, record.dead_letter], ['dead_lettered', 1, 'deep/$DeadLetterQueue']);
+    assert.match(record.error, /nested too deeply/);
+    // alice's next message still runs as hers.
+    bus.enqueue('deep', JSON.stringify({ expect_id: 'deep-2' }), { messageId: 'deep-2', contentType: 'application/json' });
+    const [next] = await eventually('the next delivery', async () => {
+      const found = await deliveries('Check', 'deep-2');
+      return found.length ? found : undefined;
+    });
+    assert.equal(next.outcome, 'succeeded', JSON.stringify(next));
     await disable('Check', created.id);
   });
 

@@ -211,6 +211,11 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
     // An internal address shaped like a queue: the node must not be made to connect there.
     await form.getByLabel('Queue URL').fill('http://169.254.169.254/123456789012/orders');
     await form.getByLabel('Role ARN').fill('arn:aws:iam::123456789012:role/algohost-orders');
+    // Beside the role: the ExternalId the node sends for alice, and the trust policy requiring it.
+    const trust = await ui.api.get('/v1/users/alice/sqs-assume-role', { key: alice.key });
+    assert.equal(trust.status, 200, trust.text);
+    await form.getByText(trust.body.external_id).first().waitFor();
+    assert.match(await form.locator('pre').innerText(), new RegExp(`"sts:ExternalId": "${trust.body.external_id}"`));
     await form.getByRole('button', { name: 'Create queue flow' }).click();
     await form.getByRole('alert').waitFor();
     assert.match(await form.getByRole('alert').innerText(), /is not an SQS queue URL this cluster may reach/);

@@ -1,6 +1,6 @@
 /**
- * `algo flows`, `algo flow`, `algo deliveries`, `algo listeners` (an algorithm's Event Flows,
- * its owner's view) and `algo event-clusters`, `algo topics`, `algo assign` (cluster admins):
+ * `algo flows`, `algo flow`, `algo deliveries`, `algo listeners`, `algo sqs-trust` (an
+ * algorithm's Event Flows, its owner's view) and `algo event-clusters`, `algo topics`, `algo assign` (cluster admins):
  * docs/compatibility.md §10.
  */
 import type { Command } from 'commander';
@@ -19,7 +19,7 @@ export function register(program: Command): void {
     const flows = await contextOf(cmd).client().events.flows(owner, name);
     if (optionsOf(cmd).json) return printJson(flows);
     printTable(
-      ['ID', 'ROLE', 'SOURCE', 'ENABLED', 'VERSION', 'STATE', 'LAG'],
+      ['ID', 'ROLE', 'SOURCE', 'ENABLED', 'VERSION', 'STATE', 'LAG', 'EXTERNAL ID'],
       flows.map((f) => [
         f.id,
         f.role,
@@ -28,8 +28,26 @@ export function register(program: Command): void {
         f.version ?? '',
         f.status?.state ?? '',
         f.status?.lag ?? '',
+        // SQS roles: what the role's trust policy must require (algo sqs-trust prints the policy).
+        f.credentials?.external_id ?? '',
       ]),
     );
+  });
+
+  withJson(
+    withProfile(
+      program
+        .command('sqs-trust')
+        .argument('<account>', 'user or organization that owns the algorithms')
+        .description('the ExternalId an account’s SQS flows send when they assume a role, and the trust policy to give the role'),
+    ),
+  ).action(async (account: string, _o, cmd: Command) => {
+    const settings = await contextOf(cmd).client().events.sqsAssumeRole(account);
+    if (optionsOf(cmd).json) return printJson(settings);
+    line(`ExternalId:     ${settings.external_id}`);
+    line(`SourceIdentity: ${settings.source_identity}`);
+    line('Trust policy for the role (the nodes’ principal from your operator):');
+    line(JSON.stringify(settings.trust_policy, null, 2));
   });
 
   withJson(

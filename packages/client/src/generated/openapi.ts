@@ -733,6 +733,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/users/{user_id}/sqs-assume-role': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What the account’s SQS flows send when they assume an IAM role (the account itself, organization members and admins): the ExternalId to require in the role’s trust policy, the SourceIdentity, and a trust policy to paste. */
+    get: operations['eventFlow.assumeRole'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/users/{user_id}/event-listeners': {
     parameters: {
       query?: never;
@@ -1336,6 +1353,10 @@ export interface components {
         kind: 'role' | 'static';
         /** @description The role ARN, or the access key id (SQS); the shared access key name (Service Bus). */
         id: string;
+        /** @description SQS roles: the ExternalId every AssumeRole of this flow carries, the algorithm owner’s (GET /v1/users/{user_id}/sqs-assume-role gives it before a flow exists). The role’s trust policy must require it: "Condition": {"StringEquals": {"sts:ExternalId": "<this value>"}}. */
+        external_id?: string;
+        /** @description SQS roles: the SourceIdentity the role’s sessions carry (algohost-<owner>); its trust policy must allow sts:SetSourceIdentity. */
+        source_identity?: string;
       } | null;
       timeout: number | null;
       enabled: boolean;
@@ -1376,6 +1397,18 @@ export interface components {
       listenerOwner: string;
       /** @description The role ARN or access key id (SQS); the shared access key name (Service Bus); cluster:<name> (Kafka). Never a secret. */
       credentials: string;
+    };
+    SqsAssumeRole: {
+      /** @description The account (user or organization) whose algorithms’ SQS flows assume roles so. */
+      account: string;
+      /** @description Sent as ExternalId with every AssumeRole of the account’s SQS flows; derived from the cluster key and the account, the same on every node, never another account’s. */
+      external_id: string;
+      /** @description Sent as SourceIdentity: algohost-<account>, recorded by CloudTrail. */
+      source_identity: string;
+      /** @description A trust policy to put on the role: the algohost nodes’ principal (ask the operator) may assume it with this ExternalId only. */
+      trust_policy: {
+        [key: string]: unknown;
+      };
     };
     AuditEntry: {
       id: string;
@@ -5623,7 +5656,7 @@ export interface operations {
               source_uri: string;
               credentials:
                 | {
-                    /** @description An IAM role the node assumes. */
+                    /** @description An IAM role the node assumes with its own credentials, with the owner’s ExternalId (GET /v1/users/{user_id}/sqs-assume-role) that the role’s trust policy must require. */
                     role_arn: string;
                   }
                 | {
@@ -5966,6 +5999,74 @@ export interface operations {
             next_link: string | null;
             results: components['schemas']['EventDelivery'][];
           };
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'eventFlow.assumeRole': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account’s id or name. */
+        user_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SqsAssumeRole'];
         };
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */

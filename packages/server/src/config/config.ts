@@ -581,6 +581,12 @@ export const ConfigSchema = Type.Object({
     default: 'us-east-1',
     describe: 'Region signed into requests to SQS-compatible servers outside AWS (AWS queue URLs name their own).',
   }),
+  sqsStsEndpoint: optional(Type.String({ pattern: '^https?://[^/?#@\\s]+/?$' }), {
+    env: 'ALGOHOST_SQS_STS_ENDPOINT',
+    flag: '--sqs-sts-endpoint',
+    describe:
+      'STS endpoint (https://host[:port]) where SQS flows assume their roles, e.g. a VPC endpoint; unset = AWS STS of the queue’s region.',
+  }),
   eventRetryAttempts: setting(Type.Integer({ minimum: 1, maximum: 100 }), {
     env: 'ALGOHOST_EVENT_RETRY_ATTEMPTS',
     flag: '--event-retry-attempts',

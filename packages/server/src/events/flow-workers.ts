@@ -38,6 +38,8 @@ export interface FlowWorkersDeps {
   /** Queue (SQS, Service Bus) deliveries at once per flow (the algorithm's runners, ALGOHOST_RUNNERS_PER_ALGORITHM). */
   sqsConcurrency: number;
   sqsDefaultRegion: string;
+  /** The STS endpoint SQS flows assume their roles at (ALGOHOST_SQS_STS_ENDPOINT); unset = AWS's for the queue's region. */
+  sqsStsEndpoint?: string;
   /** Whether this node runs the subscriber flows (false on a cluster's API nodes: the workers do). */
   subscribers: boolean;
   log: WorkerLog;
@@ -117,10 +119,11 @@ export class FlowWorkers {
       }
       return new SqsSubscriber(flow, {
         deliveries: deps.deliveries,
-        credentials: deps.events.queueCredentials(flow),
+        credentials: await deps.events.queueCredentials(flow),
         concurrency: deps.sqsConcurrency,
         retry: deps.retry,
         defaultRegion: deps.sqsDefaultRegion,
+        stsEndpoint: deps.sqsStsEndpoint,
         log: deps.log,
       });
     } catch (err) {

@@ -73,7 +73,7 @@ export abstract class QueueSubscriber<M> {
    * How long a message that did not succeed waits before it is tried again: the saturation pause
    * (and receiving stops meanwhile) or the backoff of its attempt.
    */
-  protected delayAfter(outcome: Exclude<CallOutcome, { kind: 'succeeded' }>, attempt: number): number {
+  protected delayAfter(outcome: Exclude<CallOutcome, { kind: 'succeeded' | 'refused' }>, attempt: number): number {
     const { retry } = this.deps;
     if (outcome.kind !== 'saturated') return backoffMs(retry, attempt);
     this.saturated++;

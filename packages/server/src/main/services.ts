@@ -401,6 +401,7 @@ export async function buildServices(
     // by the broker's own redelivery); API nodes only keep the publisher table.
     subscribers: runsWork,
     sqsDefaultRegion: config.sqsRegion,
+    sqsStsEndpoint: config.sqsStsEndpoint,
     log,
   });
   // The build service wakes the `build.schedule` job through this when a build is queued.

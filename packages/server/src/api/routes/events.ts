@@ -6,7 +6,7 @@
 import { Type } from 'typebox';
 import type { Delivery, KafkaCluster } from '../../domain/events/model.js';
 import { DEFAULT_FLOW_TIMEOUT_S } from '../../domain/events/model.js';
-import { type FlowView, QUEUE_URL_PATTERN, SERVICEBUS_URI_PATTERN } from '../../domain/events/event-service.js';
+import { type FlowView, QUEUE_URL_PATTERN, SERVICEBUS_URI_PATTERN, trustPolicyOf } from '../../domain/events/event-service.js';
 import { parsePageRequest } from '../../domain/pagination.js';
 import { principalOf } from '../auth.js';
 import { type Api, type ApiServices, requestUrl } from '../context.js';
@@ -56,6 +56,18 @@ const EventFlowSchema = Type.Object(
         {
           kind: Type.Union([Type.Literal('role'), Type.Literal('static')]),
           id: Type.String({ description: 'The role ARN, or the access key id (SQS); the shared access key name (Service Bus).' }),
+          external_id: Type.Optional(
+            Type.String({
+              description:
+                'SQS roles: the ExternalId every AssumeRole of this flow carries, the algorithm owner’s (GET /v1/users/{user_id}/sqs-assume-role gives it before a flow exists). The role’s trust policy must require it: "Condition": {"StringEquals": {"sts:ExternalId": "<this value>"}}.',
+            }),
+          ),
+          source_identity: Type.Optional(
+            Type.String({
+              description:
+                'SQS roles: the SourceIdentity the role’s sessions carry (algohost-<owner>); its trust policy must allow sts:SetSourceIdentity.',
+            }),
+          ),
         },
         { description: 'Queues: the secret access key (SQS) or shared access key (Service Bus) is stored encrypted and never returned.' },
       ),
@@ -104,7 +116,27 @@ const EventListenerSchema = Type.Object(
   { $id: 'EventListener' },
 );
 
-export const EVENT_SCHEMAS = [KafkaClusterSchema, EventFlowSchema, DeliverySchema, EventListenerSchema];
+const AssumeRoleSettingsSchema = Type.Object(
+  {
+    account: Type.String({ description: 'The account (user or organization) whose algorithms’ SQS flows assume roles so.' }),
+    external_id: Type.String({
+      description:
+        'Sent as ExternalId with every AssumeRole of the account’s SQS flows; derived from the cluster key and the account, the same on every node, never another account’s.',
+    }),
+    source_identity: Type.String({ description: 'Sent as SourceIdentity: algohost-<account>, recorded by CloudTrail.' }),
+    trust_policy: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          'A trust policy to put on the role: the algohost nodes’ principal (ask the operator) may assume it with this ExternalId only.',
+      },
+    ),
+  },
+  { $id: 'SqsAssumeRole' },
+);
+
+export const EVENT_SCHEMAS = [KafkaClusterSchema, EventFlowSchema, DeliverySchema, EventListenerSchema, AssumeRoleSettingsSchema];
 
 const ClusterParams = Type.Object({ cluster: Type.String({ description: 'The connection id or name.' }) });
 const AlgoParams = Type.Object({ owner: Type.String(), name: Type.String() });
@@ -259,7 +291,12 @@ export function eventRoutes(app: Api, s: ApiServices): void {
             description: 'The queue URL; a host other than AWS SQS only when ALGOHOST_SQS_ENDPOINT_ALLOW allows it (403 otherwise).',
           }),
           credentials: Type.Union([
-            Type.Object({ role_arn: Type.String({ description: 'An IAM role the node assumes.' }) }),
+            Type.Object({
+              role_arn: Type.String({
+                description:
+                  'An IAM role the node assumes with its own credentials, with the owner’s ExternalId (GET /v1/users/{user_id}/sqs-assume-role) that the role’s trust policy must require.',
+              }),
+            }),
             Type.Object({
               access_key_id: Type.String(),
               secret_access_key: Type.String({ description: 'Encrypted at rest; never returned.' }),
@@ -349,6 +386,26 @@ export function eventRoutes(app: Api, s: ApiServices): void {
     },
   });
 
+  app.get('/v1/users/:user_id/sqs-assume-role', {
+    schema: {
+      operationId: 'eventFlow.assumeRole',
+      tags: ['events'],
+      summary:
+        'What the account’s SQS flows send when they assume an IAM role (the account itself, organization members and admins): the ExternalId to require in the role’s trust policy, the SourceIdentity, and a trust policy to paste.',
+      params: Type.Object({ user_id: Type.String({ description: 'The account’s id or name.' }) }),
+      response: { 200: Type.Ref('SqsAssumeRole'), ...errorResponses(...AUTH_ERRORS, 404) },
+    },
+    handler: async (req) => {
+      const { account, identity } = await s.events.assumeRoleSettings(principalOf(req), req.params.user_id);
+      return {
+        account: account.name,
+        external_id: identity.externalId,
+        source_identity: identity.sourceIdentity,
+        trust_policy: trustPolicyOf(identity),
+      };
+    },
+  });
+
   // ---- spec endpoint 7 ----
   app.get('/v1/users/:user_id/event-listeners', {
     schema: {
@@ -375,7 +432,7 @@ function clusterJson(c: KafkaCluster) {
   };
 }
 
-function flowJson({ flow: f, algorithm, cluster, status }: FlowView) {
+function flowJson({ flow: f, algorithm, cluster, status, assumeRole }: FlowView) {
   return {
     id: f.id,
     algorithm: `${algorithm.owner}/${algorithm.name}`,
@@ -385,7 +442,14 @@ function flowJson({ flow: f, algorithm, cluster, status }: FlowView) {
     topic: f.topic,
     dead_letter_topic: f.kind === 'kafka' && f.role === 'subscriber' ? `${f.topic}.dlq` : null,
     source_uri: f.sourceUri,
-    credentials: f.credentialsKind && f.credentialsId ? { kind: f.credentialsKind, id: f.credentialsId } : null,
+    credentials:
+      f.credentialsKind && f.credentialsId
+        ? {
+            kind: f.credentialsKind,
+            id: f.credentialsId,
+            ...(assumeRole ? { external_id: assumeRole.externalId, source_identity: assumeRole.sourceIdentity } : {}),
+          }
+        : null,
     timeout: f.timeoutSeconds,
     enabled: f.enabled,
     version: f.version,

@@ -6,9 +6,10 @@
 import crypto from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { isoNow, type Clock } from '../clock.js';
-import { DomainError } from '../errors.js';
+import { DomainError, type ErrorKind } from '../errors.js';
 import { CALL_KEY_CAPABILITIES, type Principal } from '../auth/principal.js';
-import type { CallService } from '../calls/call-service.js';
+import { MAX_INPUT_DEPTH, type CallService } from '../calls/call-service.js';
+import { scanJson } from '../../lib/json-scan.js';
 import type { DeliveryOutcome, EventFlow } from './model.js';
 import type { EventService } from './event-service.js';
 
@@ -25,7 +26,13 @@ export type CallOutcome =
   /** The algorithm (or its runner) failed: retry, then dead-letter. */
   | { kind: 'failed'; error: string; requestId: string | null; latencyMs: number }
   /** The algorithm's runners or its owner's call limit are full: nothing ran; try again later. */
-  | { kind: 'saturated'; error: string; latencyMs: number };
+  | { kind: 'saturated'; error: string; latencyMs: number }
+  /**
+   * The input itself was refused before anything ran (not JSON it claims to be, nested too
+   * deeply, too large, a type the call API does not take): every retry would be refused the same
+   * way, so the broker adapters dead-letter it at once instead of returning it to the queue.
+   */
+  | { kind: 'refused'; error: string; latencyMs: number };
 
 export interface DeliveryRecord {
   source: string;
@@ -46,6 +53,13 @@ const CONTENT_TYPES: Record<string, string> = {
   'application/text': 'text/plain',
   'application/octet-stream': 'application/octet-stream',
 };
+
+/**
+ * The refusals of a call that concern its input alone. The flow's own settings (version,
+ * timeout) were checked when it was saved, so a call of a delivery refused as one of these is
+ * refused for the message's bytes, content type or event metadata, and would be on every try.
+ */
+const REFUSED_INPUT = new Set<ErrorKind>(['invalid', 'too_large', 'unsupported_media_type']);
 
 /** How long a flow's target (its algorithm and owner) is reused: a record costs no lookups. */
 const TARGET_TTL_MS = 2000;
@@ -104,7 +118,11 @@ export class FlowDeliveries {
       if (err instanceof DomainError && (err.kind === 'limit' || err.kind === 'unavailable')) {
         return { kind: 'saturated', error: err.message, latencyMs: elapsed() };
       }
-      // Refused before running (bad input, version gone…): as a failure, it ends in the dead letters.
+      if (err instanceof DomainError && REFUSED_INPUT.has(err.kind)) {
+        return { kind: 'refused', error: `${err.kind}: ${err.message}`, latencyMs: elapsed() };
+      }
+      // Refused before running for another reason (the version gone…): the owner may mend it, so
+      // it is retried as a failure and ends in the dead letters.
       if (err instanceof DomainError)
         return { kind: 'failed', error: `${err.kind}: ${err.message}`, requestId: null, latencyMs: elapsed() };
       throw err;
@@ -131,16 +149,16 @@ export class FlowDeliveries {
 
 /**
  * The call's input type: the producer's own Content-Type when it is one the call API takes,
- * else JSON when the bytes parse as JSON, text when they are UTF-8, binary otherwise.
+ * else JSON when the bytes are JSON, text when they are UTF-8, binary otherwise.
+ *
+ * The bytes are scanned, never parsed: a message is whatever a producer sent, and parsing would
+ * build all of it. JSON nested beyond the call API's limit is still JSON, so the call refuses
+ * it and says why (and the message is dead-lettered), rather than running it as text.
  */
 function contentTypeOf(input: DeliveryInput): string {
   const named = input.contentType?.split(';')[0]!.trim().toLowerCase();
   if (named && CONTENT_TYPES[named]) return CONTENT_TYPES[named];
   if (!isUtf8(input.body)) return 'application/octet-stream';
-  try {
-    JSON.parse(input.body.toString('utf8'));
-    return 'application/json';
-  } catch {
-    return 'text/plain';
-  }
+  const scan = scanJson(input.body, MAX_INPUT_DEPTH);
+  return scan.ok || scan.reason === 'depth' ? 'application/json' : 'text/plain';
 }

@@ -22,6 +22,15 @@ export class SecretBox {
     return ['v1', nonce, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
   }
 
+  /**
+   * A value derived from the cluster key for one purpose (HMAC-SHA256 of `purpose` and `subject`):
+   * the same on every node of a cluster and across restarts, and unguessable without the key.
+   * Distinct purposes never yield each other's values.
+   */
+  derive(purpose: string, subject: string): Buffer {
+    return crypto.createHmac('sha256', this.key).update(purpose).update('\0').update(subject).digest();
+  }
+
   /** Throws when the value was not sealed with this key or was altered. */
   open(sealed: string): string {
     const [version, nonce, tag, body] = sealed.split('.');

@@ -9,7 +9,8 @@
  *   meanwhile are covered by one commit of each partition's latest, at most every COMMIT_GAP_MS
  *   (a crash before it lands redelivers them; a stop commits what was delivered first).
  * - A failing call is retried with exponential backoff; after the last attempt the record goes
- *   to the dead-letter topic `<topic>.dlq` (made when missing) with the error in its headers.
+ *   to the dead-letter topic `<topic>.dlq` (made when missing) with the error in its headers. A
+ *   record whose input the call refuses before anything runs goes there after its first attempt.
  * - Saturation (the algorithm's runners or its owner's call limit are full) is not a failure:
  *   the partition waits and tries again, and the consumer stops fetching while too many
  *   records wait (it pauses rather than buffer without bound).
@@ -221,10 +222,13 @@ export class KafkaSubscriber {
         });
         break;
       }
-      if (attempts < retry.attempts) {
+      // Input refused before it ran (malformed or too deeply nested JSON…): every attempt would
+      // be refused alike, so it goes to the dead-letter topic now.
+      if (outcome.kind === 'failed' && attempts < retry.attempts) {
         if (!(await this.sleep(backoffMs(retry, attempts)))) return;
         continue;
       }
+      const requestId = outcome.kind === 'failed' ? outcome.requestId : null;
       const dlq = deadLetterTopic(record.topic);
       await this.deps.sink.send(this.connection.clusterId, dlq, {
         ...(record.key ? { key: record.key } : {}),
@@ -235,7 +239,7 @@ export class KafkaSubscriber {
           'algohost-attempts': String(attempts),
           'algohost-flow': this.flow.id,
           'algohost-source': source,
-          ...(outcome.requestId ? { 'algohost-request-id': outcome.requestId } : {}),
+          ...(requestId ? { 'algohost-request-id': requestId } : {}),
         },
       });
       await this.deps.deliveries.record(this.flow, {
@@ -244,7 +248,7 @@ export class KafkaSubscriber {
         outcome: 'dead_lettered',
         error: outcome.error,
         deadLetter: dlq,
-        requestId: outcome.requestId,
+        requestId,
         latencyMs: latency,
       });
       break;

@@ -9,6 +9,8 @@
  *   delivery count up. A failed call abandons it after an exponential backoff by that count.
  * - Either way the queue's own max delivery count moves it to its dead-letter sub-queue
  *   (`<queue>/$DeadLetterQueue`, reason MaxDeliveryCountExceeded).
+ * - A message whose input the call refuses before anything runs (malformed or too deeply nested
+ *   JSON…) is dead-lettered at once (reason InputRefused, the refusal as its description).
  * - The lock is renewed by the SDK for the call's timeout plus a margin; a node that stops
  *   mid-delivery leaves the lock to expire and the message to be delivered again (at least once).
  *
@@ -93,6 +95,20 @@ export class ServiceBusSubscriber extends QueueSubscriber<ServiceBusReceivedMess
         latencyMs: outcome.latencyMs,
       });
       await receiver.completeMessage(m);
+      return;
+    }
+    if (outcome.kind === 'refused') {
+      // Refused as invalid input: it would be refused on every delivery, so to the dead-letter
+      // sub-queue now, with the reason, rather than abandoned until the max delivery count.
+      await this.deps.deliveries.record(this.flow, {
+        source: messageId,
+        attempts: attempt,
+        outcome: 'dead_lettered',
+        error: outcome.error,
+        deadLetter: `${this.queue}/$DeadLetterQueue`,
+        latencyMs: outcome.latencyMs,
+      });
+      await receiver.deadLetterMessage(m, { deadLetterReason: 'InputRefused', deadLetterErrorDescription: outcome.error.slice(0, 4096) });
       return;
     }
     const saturated = outcome.kind === 'saturated';

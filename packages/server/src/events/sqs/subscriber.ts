@@ -8,6 +8,13 @@
  * - A failed call returns it with an exponential backoff by its receive count.
  * - Either way the queue's own redrive policy moves it to its dead-letter queue after
  *   maxReceiveCount receives; the delivery record of that last receive says `dead_lettered`.
+ * - A message whose input the call refuses before anything runs (malformed or too deeply nested
+ *   JSON, too large, a content type the call API does not take) would be refused on every
+ *   receive: it goes to the redrive policy's dead-letter queue at once (with the reason in
+ *   attribute `algohost-error`), or is deleted when the queue has none; its record says why.
+ * - A role is assumed with the node's own AWS credentials, always with the ExternalId of the
+ *   algorithm's owning account and a SourceIdentity naming it: a role whose trust policy
+ *   requires one account's ExternalId cannot be used by another account's flow.
  * - A message is invisible for the call's timeout plus a margin while it is delivered, so no
  *   other consumer takes it meanwhile; a node that stops mid-delivery leaves it to reappear
  *   (at-least-once). In a cluster every worker polls the queue, so another worker takes it.
@@ -16,19 +23,32 @@ import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
+  GetQueueUrlCommand,
   type Message,
+  type MessageAttributeValue,
   ReceiveMessageCommand,
+  SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import type { EventFlow } from '../../domain/events/model.js';
+import type { AssumeRoleIdentity } from '../../domain/events/event-service.js';
+import type { CallOutcome } from '../../domain/events/deliveries.js';
 import { QueueSubscriber, type QueueSubscriberDeps } from '../queue-subscriber.js';
 
 export interface SqsSubscriberDeps extends QueueSubscriberDeps {
-  credentials: { roleArn: string } | { accessKeyId: string; secretAccessKey: string };
+  credentials: ({ roleArn: string } & AssumeRoleIdentity) | { accessKeyId: string; secretAccessKey: string };
   /** Region for queue URLs outside AWS (ElasticMQ and other SQS-compatible servers). */
   defaultRegion: string;
+  /** Where roles are assumed (ALGOHOST_SQS_STS_ENDPOINT); unset = AWS STS for the queue's region. */
+  stsEndpoint?: string;
 }
+
+type RoleCredentials = ReturnType<typeof fromTemporaryCredentials>;
+
+/** SQS allows 10 message attributes; the dead-lettered copy adds its reason only when one is free. */
+const MAX_MESSAGE_ATTRIBUTES = 10;
+const MAX_REASON_CHARS = 1024;
 
 /** Long-poll wait; short enough that stopping never waits long for a receive to return. */
 const WAIT_SECONDS = 2;
@@ -41,17 +61,20 @@ export class SqsSubscriber extends QueueSubscriber<Message> {
   private readonly client: SQSClient;
   private maxReceives: number | null = null;
   private deadLetterArn: string | null = null;
+  /** The dead-letter queue's URL, looked up from its ARN the first time a message goes there. */
+  private deadLetterUrl: Promise<string> | undefined;
 
   constructor(flow: EventFlow, deps: SqsSubscriberDeps) {
     super(flow, deps);
     const url = new URL(flow.sourceUri!);
     const aws = /^sqs\.([a-z0-9-]+)\.amazonaws\.com/.exec(url.host) ?? /^([a-z0-9-]+)\.queue\.amazonaws\.com/.exec(url.host);
+    const region = aws?.[1] ?? deps.defaultRegion;
     const credentials =
       'roleArn' in deps.credentials
-        ? fromTemporaryCredentials({ params: { RoleArn: deps.credentials.roleArn, RoleSessionName: `algohost-flow-${flow.id}` } })
+        ? assumedRole(flow, deps.credentials, region, deps.stsEndpoint)
         : { accessKeyId: deps.credentials.accessKeyId, secretAccessKey: deps.credentials.secretAccessKey };
     this.client = new SQSClient({
-      region: aws?.[1] ?? deps.defaultRegion,
+      region,
       ...(aws ? {} : { endpoint: url.origin }),
       credentials,
       maxAttempts: 3,
@@ -83,7 +106,7 @@ export class SqsSubscriber extends QueueSubscriber<Message> {
         MaxNumberOfMessages: Math.min(10, max),
         WaitTimeSeconds: WAIT_SECONDS,
         VisibilityTimeout: Math.min(MAX_VISIBILITY_S, Math.ceil(this.timeoutS() + VISIBILITY_MARGIN_S)),
-        MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
+        MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp', 'MessageGroupId'],
         MessageAttributeNames: ['All'],
       }),
       { abortSignal: signal },
@@ -124,6 +147,10 @@ export class SqsSubscriber extends QueueSubscriber<Message> {
       await this.client.send(new DeleteMessageCommand({ QueueUrl: this.flow.sourceUri!, ReceiptHandle: m.ReceiptHandle! }));
       return;
     }
+    if (outcome.kind === 'refused') {
+      await this.deadLetterAtOnce(m, receives, outcome);
+      return;
+    }
     const saturated = outcome.kind === 'saturated';
     const delayMs = this.delayAfter(outcome, receives);
     // Back to the queue after the delay: visible again then, received again (or dead-lettered by the queue).
@@ -145,4 +172,124 @@ export class SqsSubscriber extends QueueSubscriber<Message> {
       latencyMs: outcome.latencyMs,
     });
   }
+
+  /**
+   * A message refused as invalid input: to the dead-letter queue now (or deleted when the queue
+   * has none), never back to the queue, where it would be received and refused again until the
+   * redrive policy (if any) moved it. Recorded before it is deleted, as a success is.
+   */
+  private async deadLetterAtOnce(m: Message, receives: number, outcome: Extract<CallOutcome, { kind: 'refused' }>): Promise<void> {
+    const source = m.MessageId ?? '';
+    const record = { source, attempts: receives, requestId: null, latencyMs: outcome.latencyMs };
+    if (this.deadLetterArn === null) {
+      await this.deps.deliveries.record(this.flow, {
+        ...record,
+        outcome: 'dead_lettered',
+        error: `${outcome.error} (deleted: the queue has no dead-letter queue)`,
+      });
+      await this.client.send(new DeleteMessageCommand({ QueueUrl: this.flow.sourceUri!, ReceiptHandle: m.ReceiptHandle! }));
+      return;
+    }
+    try {
+      await this.client.send(
+        new SendMessageCommand({
+          QueueUrl: await this.deadLetterQueueUrl(this.deadLetterArn),
+          MessageBody: m.Body ?? '',
+          MessageAttributes: attributesWithReason(m.MessageAttributes, outcome.error),
+          // A FIFO dead-letter queue wants the group, and a deduplication id (the original's id
+          // makes a second send after a crash one message, not two).
+          ...(this.deadLetterArn.endsWith('.fifo')
+            ? { MessageGroupId: m.Attributes?.MessageGroupId ?? 'algohost', MessageDeduplicationId: m.MessageId }
+            : {}),
+        }),
+      );
+    } catch (err) {
+      // Not allowed to send there (the role may only receive): the message goes back at once and
+      // the queue's redrive policy moves it after maxReceiveCount receives, each refused at once.
+      this.deps.log.warn({ err, flow: this.flow.id, message: source }, `SQS flow ${this.flow.id}: sending to the dead-letter queue failed`);
+      await this.client.send(
+        new ChangeMessageVisibilityCommand({ QueueUrl: this.flow.sourceUri!, ReceiptHandle: m.ReceiptHandle!, VisibilityTimeout: 0 }),
+      );
+      const last = this.maxReceives !== null && receives >= this.maxReceives;
+      await this.deps.deliveries.record(this.flow, {
+        ...record,
+        outcome: last ? 'dead_lettered' : 'failed',
+        error: `${outcome.error} (sending it to the dead-letter queue failed: ${err instanceof Error ? err.message : String(err)})`,
+        deadLetter: last ? this.deadLetterArn : null,
+      });
+      return;
+    }
+    await this.deps.deliveries.record(this.flow, {
+      ...record,
+      outcome: 'dead_lettered',
+      error: outcome.error,
+      deadLetter: this.deadLetterArn,
+    });
+    await this.client.send(new DeleteMessageCommand({ QueueUrl: this.flow.sourceUri!, ReceiptHandle: m.ReceiptHandle! }));
+  }
+
+  private deadLetterQueueUrl(arn: string): Promise<string> {
+    // arn:aws:sqs:<region>:<account>:<queue name>
+    const [, , , , account, name] = arn.split(':');
+    this.deadLetterUrl ??= this.client
+      .send(new GetQueueUrlCommand({ QueueName: name, QueueOwnerAWSAccountId: account }))
+      .then((r) => r.QueueUrl!)
+      .catch((err: unknown) => {
+        this.deadLetterUrl = undefined;
+        throw err;
+      });
+    return this.deadLetterUrl;
+  }
+}
+
+/**
+ * The flow's role, assumed with the node's own credentials as the owning account: its ExternalId
+ * (which the role's trust policy requires) and a SourceIdentity naming it. A refusal says what
+ * the trust policy must hold, for the owner who reads the flow's state.
+ */
+function assumedRole(
+  flow: EventFlow,
+  role: { roleArn: string } & AssumeRoleIdentity,
+  region: string,
+  stsEndpoint: string | undefined,
+): RoleCredentials {
+  const assume = fromTemporaryCredentials({
+    params: {
+      RoleArn: role.roleArn,
+      RoleSessionName: `algohost-flow-${flow.id}`,
+      ExternalId: role.externalId,
+      SourceIdentity: role.sourceIdentity,
+    },
+    clientConfig: { region, ...(stsEndpoint ? { endpoint: stsEndpoint } : {}), maxAttempts: 2 },
+  });
+  return async (props) => {
+    try {
+      return await assume(props);
+    } catch (err) {
+      const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      throw new Error(
+        `assuming ${role.roleArn} was refused (${reason}); its trust policy must let the algohost nodes assume it ` +
+          `(sts:AssumeRole and sts:SetSourceIdentity) with the condition {"StringEquals": {"sts:ExternalId": "${role.externalId}"}}`,
+        { cause: err },
+      );
+    }
+  };
+}
+
+/** The message's own attributes as SendMessage takes them, and the refusal's reason when there is room. */
+function attributesWithReason(
+  attributes: Record<string, MessageAttributeValue> | undefined,
+  reason: string,
+): Record<string, MessageAttributeValue> {
+  const out: Record<string, MessageAttributeValue> = {};
+  for (const [name, v] of Object.entries(attributes ?? {})) {
+    out[name] = {
+      DataType: v.DataType,
+      ...(v.StringValue !== undefined ? { StringValue: v.StringValue } : { BinaryValue: v.BinaryValue }),
+    };
+  }
+  if (Object.keys(out).length < MAX_MESSAGE_ATTRIBUTES && !('algohost-error' in out)) {
+    out['algohost-error'] = { DataType: 'String', StringValue: reason.slice(0, MAX_REASON_CHARS) };
+  }
+  return out;
 }

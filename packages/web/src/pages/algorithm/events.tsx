@@ -121,6 +121,18 @@ function FlowCard({
             </dd>
           </>
         )}
+        {f.credentials?.external_id && (
+          <>
+            <dt>ExternalId</dt>
+            <dd>
+              <code>{f.credentials.external_id}</code>{' '}
+              <span class="hint">
+                sent with every AssumeRole (SourceIdentity <code>{f.credentials.source_identity}</code>); the role’s trust policy must
+                require it.
+              </span>
+            </dd>
+          </>
+        )}
         <dt>Flow id</dt>
         <dd>
           <code>{f.id}</code>
@@ -269,9 +281,12 @@ function NewQueueFlow({ session, algorithm: a, onCreated }: Base & { onCreated: 
               <input type="radio" name="sqs-credentials" checked={kind === 'static'} onChange={() => setKind('static')} /> An access key
             </label>
             {kind === 'role' ? (
-              <Field label="Role ARN">
-                {(p) => <input {...p} required value={roleArn} onInput={(e) => setRoleArn(e.currentTarget.value)} autoComplete="off" />}
-              </Field>
+              <>
+                <Field label="Role ARN">
+                  {(p) => <input {...p} required value={roleArn} onInput={(e) => setRoleArn(e.currentTarget.value)} autoComplete="off" />}
+                </Field>
+                <RoleTrust session={session} account={a.owner} />
+              </>
             ) : (
               <div class="grid-2">
                 <Field label="Access key id">
@@ -302,6 +317,28 @@ function NewQueueFlow({ session, algorithm: a, onCreated }: Base & { onCreated: 
         </Busy>
       </form>
     </section>
+  );
+}
+
+/**
+ * The ExternalId the node sends when it assumes a role for this account's flows, and the trust
+ * policy to put on the role: without the condition any other account could name the role too.
+ */
+function RoleTrust({ session, account }: { session: Base['session']; account: string }) {
+  const settings = useLoad(() => session.client.events.sqsAssumeRole(account), [account]);
+  return (
+    <Show loaded={settings} label="the ExternalId">
+      {(s) => (
+        <div class="hint">
+          <p>
+            The node assumes the role with its own AWS credentials and always sends ExternalId <code>{s.external_id}</code> (this account’s;
+            never another’s) and SourceIdentity <code>{s.source_identity}</code>. Give the role this trust policy, with the nodes’ principal
+            from your operator, so that no other account’s flow can use it:
+          </p>
+          <pre>{JSON.stringify(s.trust_policy, null, 2)}</pre>
+        </div>
+      )}
+    </Show>
   );
 }
 
