@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SecretBox } from '../src/domain/events/secret-box.js';
+import { SqlScmStore } from '../src/storage/scm-store.js';
 import { environmentId } from './support/algorithms.js';
 import { assertError, checkedClient } from './support/assertions.js';
 import { startFakeForge } from './support/fake-forges.js';
@@ -225,6 +226,23 @@ for (const suite of suites) {
       assert.equal((await waitForBuild(name, next)).status, 'succeeded');
       assert.equal(await srv.server.services.repositories.head(id), next);
       assert.equal(await call(name, next), 'next says hello world');
+    });
+
+    test('delivery ids resent without end keep a bounded number of rows (the ids are not signed)', async () => {
+      const { id } = await hosted('Ids', `ids_${tag}`);
+      const store = new SqlScmStore(srv.server.services.db);
+      const week = new Date(Date.now() - 7 * 24 * 3600 * 1000).toISOString();
+      const ids = Array.from({ length: 8 }, (_, i) => `delivery-${i}`);
+      for (const [i, deliveryId] of ids.entries()) {
+        assert.equal(await store.rememberDelivery(id, deliveryId, new Date(Date.now() + i * 1000).toISOString(), week, 3), true);
+      }
+      const rows = await srv.server.services.db
+        .selectFrom('scm_webhook_deliveries')
+        .select('delivery_id')
+        .where('algorithm_id', '=', id)
+        .execute();
+      assert.deepEqual(rows.map((r) => r.delivery_id).sort(), ids.slice(-3));
+      assert.equal(await store.rememberDelivery(id, ids.at(-1)!, new Date().toISOString(), week, 3), false, 'a recent id is still known');
     });
 
     test('a branch over the push, repository or account limit is refused when fetched, keeping nothing; the previous build still answers', async () => {

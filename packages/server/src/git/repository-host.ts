@@ -365,7 +365,8 @@ export class GitRepositoryHost implements RepositoryHost, SourceMirror {
   ): Promise<FetchedBranch> {
     const repo = this.pathOf(into.algorithmId);
     const before = await this.head(into.algorithmId);
-    const staging = path.join(this.root, `.tmp-fetch-${crypto.randomUUID()}.git`);
+    await this.sweepStaging();
+    const staging = path.join(this.root, `${STAGING_PREFIX}${crypto.randomUUID()}.git`);
     const fetchId = `fetch-${crypto.randomUUID()}`;
     try {
       // No template: nothing but what git needs, so the staging size is what was received.
@@ -400,6 +401,17 @@ export class GitRepositoryHost implements RepositoryHost, SourceMirror {
     }
   }
 
+  /** Removes staging repositories left by a process stopped mid-fetch (a fetch still running after that long fails when its staging goes). */
+  private async sweepStaging(): Promise<void> {
+    const entries = await fs.readdir(this.root).catch(() => [] as string[]);
+    const before = Date.now() - STAGING_LIFETIME_MS;
+    for (const name of entries.filter((e) => e.startsWith(STAGING_PREFIX))) {
+      const dir = path.join(this.root, name);
+      const stat = await fs.stat(dir).catch(() => undefined);
+      if (stat && stat.mtimeMs < before) await fs.rm(dir, { recursive: true, force: true });
+    }
+  }
+
   /**
    * `git fetch` of the branch into the staging repository, watched while it runs: once the
    * objects received pass the push limit, git is killed. Answers why it was stopped, or
@@ -423,12 +435,17 @@ export class GitRepositoryHost implements RepositoryHost, SourceMirror {
       }
     };
     let watching: NodeJS.Timeout | undefined;
-    if (max > 0) {
-      const tick = () => {
-        watching = setTimeout(() => void measure().finally(() => !stop.signal.aborted && tick()), FETCH_WATCH_MS);
-      };
-      tick();
-    }
+    let fetched = false;
+    const tick = () => {
+      if (fetched || stop.signal.aborted) return;
+      watching = setTimeout(() => {
+        // A failed look (the staging directory changing under the walk) waits for the next one.
+        void measure()
+          .catch(() => undefined)
+          .finally(tick);
+      }, FETCH_WATCH_MS);
+    };
+    if (max > 0) tick();
     try {
       await this.remoteGit(
         [
@@ -447,6 +464,7 @@ export class GitRepositoryHost implements RepositoryHost, SourceMirror {
     } catch (err) {
       if (over === undefined) throw err;
     } finally {
+      fetched = true;
       clearTimeout(watching);
     }
     // What arrived between two looks still counts.
@@ -507,6 +525,10 @@ const INCOMING_REF = 'refs/algohost/incoming';
 /** Where a fetch from a provider lands in its staging repository. */
 const STAGED_REF = 'refs/heads/incoming';
 const ZERO_SHA = '0'.repeat(40);
+/** Staging repositories of fetches from providers, beside the repositories. */
+const STAGING_PREFIX = '.tmp-fetch-';
+/** A staging repository older than this was left by a process that stopped mid-fetch. */
+const STAGING_LIFETIME_MS = 6 * 3600 * 1000;
 /** How often a running fetch's received bytes are measured against the push limit. */
 const FETCH_WATCH_MS = 50;
 

@@ -26,9 +26,9 @@ export interface ScmStore {
   recordDelivery(algorithmId: string, delivery: SourceDelivery): Promise<void>;
   /**
    * Records a webhook delivery id of the algorithm; false when it was recorded before (a replay).
-   * Ids older than `forgetBefore` are dropped.
+   * Ids older than `forgetBefore` are dropped, and all but the newest `keepAtMost`.
    */
-  rememberDelivery(algorithmId: string, deliveryId: string, at: string, forgetBefore: string): Promise<boolean>;
+  rememberDelivery(algorithmId: string, deliveryId: string, at: string, forgetBefore: string, keepAtMost: number): Promise<boolean>;
 }
 
 /** Tokens an OAuth token endpoint answered. */

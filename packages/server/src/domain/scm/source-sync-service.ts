@@ -27,6 +27,8 @@ import type { SecretBox } from '../events/secret-box.js';
 const BRANCH = 'main';
 /** Delivery ids are remembered this long: a resent one within it is refused (saves a fetch; not the protection). */
 const REPLAY_WINDOW_MS = 7 * 24 * 3600 * 1000;
+/** …and at most this many of one algorithm (ids are not signed: resending one delivery under new ids must not grow the table). */
+const REMEMBERED_DELIVERIES = 1000;
 
 export interface SyncResult {
   /** The build queued, if the provider's branch held a commit not built yet. */
@@ -57,6 +59,8 @@ export class SourceSyncService {
   private readonly algorithms: AlgorithmService;
   private readonly builds: Pick<BuildService, 'enqueue'>;
   private readonly clock: Clock;
+  /** Per algorithm: the webhook fetch running, and the one deliveries arriving meanwhile wait for. */
+  private readonly webhookRuns = new Map<string, { running: Promise<SyncResult>; next?: Promise<SyncResult> }>();
 
   constructor(deps: SourceSyncServiceDeps) {
     this.store = deps.store;
@@ -89,6 +93,7 @@ export class SourceSyncService {
       notice.deliveryId,
       now.toISOString(),
       new Date(now.getTime() - REPLAY_WINDOW_MS).toISOString(),
+      REMEMBERED_DELIVERIES,
     );
     if (!fresh) throw Errors.scmWebhookReplayed({ deliveryId: notice.deliveryId });
     if (notice.branch !== BRANCH) {
@@ -98,7 +103,40 @@ export class SourceSyncService {
         result: `a push to ${notice.branch}: only pushes to ${BRANCH} are built`,
       });
     }
-    return this.bringIn(source, 'webhook', notice.commitSha);
+    return this.coalesced(source.algorithmId, () => this.bringIn(source, 'webhook', notice.commitSha));
+  }
+
+  /**
+   * Deliveries of one algorithm that arrive while its fetch runs share one more fetch after it
+   * (which sees every push made until it starts): a burst of deliveries, genuine or resent
+   * under new ids, costs at most two provider round trips at a time, not one each.
+   */
+  private coalesced(algorithmId: string, run: () => Promise<SyncResult>): Promise<SyncResult> {
+    const queue = this.webhookRuns.get(algorithmId);
+    if (queue?.next) return queue.next;
+    const settle = (p: Promise<SyncResult>) =>
+      p.then(
+        () => undefined,
+        () => undefined,
+      );
+    if (queue) {
+      const next = settle(queue.running).then(run);
+      queue.next = next;
+      return next;
+    }
+    const entry: { running: Promise<SyncResult>; next?: Promise<SyncResult> } = { running: run() };
+    this.webhookRuns.set(algorithmId, entry);
+    const advance = (): void => {
+      if (entry.next) {
+        entry.running = entry.next;
+        entry.next = undefined;
+        void settle(entry.running).then(advance);
+      } else {
+        this.webhookRuns.delete(algorithmId);
+      }
+    };
+    void settle(entry.running).then(advance);
+    return entry.running;
   }
 
   /** "Sync now": builds the provider's main branch if it holds a commit not built here yet. */
