@@ -470,7 +470,7 @@ export class GitRepositoryHost implements RepositoryHost, SourceMirror {
     // What arrived between two looks still counts.
     if (max > 0 && over === undefined) await measure();
     if (over === undefined) return undefined;
-    return `${branch} at the provider is more than ${formatBytes(max)} to fetch (${formatBytes(over)} received when it was stopped), over the push size limit of ${formatBytes(max)} (${max} bytes)`;
+    return `${branch} at the provider is more than ${formatBytes(max)} to fetch (${formatBytes(over)} received), over the push size limit of ${formatBytes(max)} (${max} bytes)`;
   }
 
   /** git against a provider: credentials in a header given through the environment (never argv or the URL), http(s) only, no prompts, no hang. */
@@ -538,6 +538,12 @@ const FETCH_WATCH_MS = 50;
  * only once its index exists, so a reader never meets half a pack). A file already there has
  * the same content (objects and packs are named by their hash) and is left as it is.
  */
+const exists = (file: string) =>
+  fs.stat(file).then(
+    () => true,
+    () => false,
+  );
+
 async function moveObjects(from: string, to: string): Promise<void> {
   const files: string[] = [];
   const walk = async (rel: string): Promise<void> => {
@@ -554,11 +560,7 @@ async function moveObjects(from: string, to: string): Promise<void> {
   for (const rel of files) {
     const target = path.join(to, rel);
     await fs.mkdir(path.dirname(target), { recursive: true });
-    try {
-      await fs.link(path.join(from, rel), target);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
+    if (!(await exists(target))) await fs.rename(path.join(from, rel), target);
   }
 }
 
