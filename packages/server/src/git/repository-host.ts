@@ -375,8 +375,12 @@ export class GitRepositoryHost implements RepositoryHost, SourceMirror {
       const received = path.join(staging, 'objects');
       const overPushLimit = await this.boundedFetch(staging, received, url, auth, branch);
       if (overPushLimit) throw Errors.scmSourceTooLarge({ reason: overPushLimit, branch, head: before });
-      const { stdout } = await runGit(this.git, ['rev-parse', '--verify', `${STAGED_REF}^{commit}`], { cwd: staging });
-      const sha = stdout.trim();
+      const sha = await runGit(this.git, ['rev-parse', '--verify', `${STAGED_REF}^{commit}`], { cwd: staging }).then(
+        (r) => r.stdout.trim(),
+        () => {
+          throw Errors.scmProviderFailed(`${branch} at the provider does not point at a commit: nothing was kept or built`);
+        },
+      );
       if (sha === before) return { sha, moved: false };
 
       const incoming = await treeBytes(received, (dir, name) => dir === 'info' && name === 'alternates');
@@ -384,8 +388,8 @@ export class GitRepositoryHost implements RepositoryHost, SourceMirror {
       if (over) throw Errors.scmSourceTooLarge({ reason: over, branch, head: before });
       this.pending.set(fetchId, { algorithmId: into.algorithmId, ownerId: into.ownerId, bytes: incoming });
       await moveObjects(received, path.join(repo, 'objects'));
-      // Compare-and-set against what main was before the fetch: another node's fetch or a
-      // version tag never gets overwritten by an older view of the provider.
+      // Compare-and-set against what main was before the fetch: what another node's fetch set
+      // meanwhile is never overwritten by this, possibly older, view of the provider.
       const moved = await runGit(this.git, ['update-ref', `refs/heads/${DEFAULT_BRANCH}`, sha, before ?? ZERO_SHA], { cwd: repo }).then(
         () => true,
         () => false,
