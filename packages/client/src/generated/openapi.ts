@@ -913,7 +913,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Sync now: fetch the provider's main branch and build it if it holds a commit not built yet (for providers whose webhooks cannot reach this service). */
+    /** Sync now: fetch the provider's main branch and build it if it holds a commit not built yet (for providers whose webhooks cannot reach this service); a fetch over the push, repository or account size limit is refused (409) and keeps nothing. */
     post: operations['scm.sync'];
     delete?: never;
     options?: never;
@@ -947,7 +947,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Push webhooks from the provider of an externally hosted algorithm: signed with the secret algohost registered (unsigned, forged, replayed and stale deliveries refused); fetches the pushed commit and builds it. */
+    /** Push webhooks from the provider of an externally hosted algorithm: signed with the secret algohost registered (unsigned and forged deliveries refused, a delivery id seen before refused); fetches the provider's main and builds its tip, never the commit a delivery names; a fetch over the push, repository or account size limit is refused (409) and keeps nothing. */
     post: operations['scm.webhook'];
     delete?: never;
     options?: never;

@@ -78,6 +78,7 @@ export const ErrorCodes = {
   scmProviderFailed: 9010,
   scmConfigInUse: 9011,
   scmSourceNotFound: 9012,
+  scmSourceTooLarge: 9013,
   insightsNotConfigured: 8007,
   insightsConnectionExists: 8008,
   insightsNotEnabled: 8009,
@@ -318,8 +319,10 @@ export const Errors = {
   scmWebhookReplayed: def('conflict', C.scmWebhookReplayed, (p: { deliveryId: string }) => {
     return `webhook delivery ${p.deliveryId} was received before; a replayed delivery is refused`;
   }),
-  scmWebhookStale: def('conflict', C.scmWebhookReplayed, (p: { commit: string }) => {
-    return `stale delivery: commit ${p.commit.slice(0, 12)} is older than what was built from a later push; nothing was done`;
+  /** A fetch from the provider over the push, repository or account size limit: nothing was kept. */
+  scmSourceTooLarge: def('conflict', C.scmSourceTooLarge, (p: { reason: string; branch: string; head: string | undefined }) => {
+    const stays = p.head ? `main here stays at ${p.head.slice(0, 12)}` : 'main here stays as it was';
+    return `fetching ${p.branch} from the provider was refused: ${p.reason}. Nothing was kept and nothing was built; ${stays}. Make the repository smaller at the provider (or ask an admin for larger limits), then push or sync again`;
   }),
   scmOAuthFailed: said('invalid', C.scmOAuthFailed),
   /** The callback's state names no flow in progress (never started, used already, or expired and swept). */

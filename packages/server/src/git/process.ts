@@ -22,6 +22,8 @@ export interface RunGitOptions {
    * server hold it whole. Unset: no bound (output git itself keeps small).
    */
   maxStdoutBytes?: number;
+  /** Stops git (SIGKILL) when aborted; the call then rejects. For transfers bounded while they run. */
+  signal?: AbortSignal;
 }
 
 /** stderr is only read for error messages: its first bytes are enough. */
@@ -60,7 +62,11 @@ export function runGit(git: string, args: string[], opts: RunGitOptions = {}): P
     // A git killed for its output, or one that exits before reading its input, closes stdin under us.
     child.stdin.on('error', () => undefined);
     child.on('error', reject);
+    const stop = () => child.kill('SIGKILL');
+    opts.signal?.addEventListener('abort', stop, { once: true });
+    if (opts.signal?.aborted) stop();
     child.on('close', (code) => {
+      opts.signal?.removeEventListener('abort', stop);
       const result: GitResult = { stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
       if (truncated) resolve({ ...result, truncated: true });
       else if (code === 0) resolve(result);

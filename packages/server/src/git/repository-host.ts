@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CommitSummary, SourceFile } from '../domain/algorithms/model.js';
 import type { RepositoryHost } from '../domain/algorithms/ports.js';
-import type { SourceMirror } from '../domain/scm/ports.js';
+import type { FetchedBranch, SourceMirror } from '../domain/scm/ports.js';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { Errors } from '../domain/errors.js';
 import type { TarEntry } from '../lib/tar.js';
@@ -54,9 +54,14 @@ export interface IncomingPush {
   name: string;
 }
 
+/** The repository a provider's branch is fetched into, and whose it is (its limits are checked like a push's). */
+export type IncomingFetch = Omit<IncomingPush, 'pushId'>;
+
 export class GitRepositoryHost implements RepositoryHost, SourceMirror {
-  /** Bytes accepted by a pre-receive check whose push has not ended yet, by push id. */
+  /** Bytes accepted by a pre-receive check whose push has not ended yet (or a fetch not landed yet), by push or fetch id. */
   private readonly pending = new Map<string, { algorithmId: string; ownerId: string; bytes: number }>();
+  /** The fetch from a provider running for a repository (the next one waits for it). */
+  private readonly fetching = new Map<string, Promise<void>>();
 
   constructor(
     readonly root: string,
@@ -86,31 +91,43 @@ export class GitRepositoryHost implements RepositoryHost, SourceMirror {
     if (maxRepositoryBytes === 0 && maxAccountBytes === 0) return undefined;
     const incoming = quarantine ? await treeBytes(quarantine) : 0;
     if (incoming === 0) return undefined;
+    const over = await this.overLimits(push, incoming, 'push');
+    if (over) return `algohost: push refused: ${over}. Nothing was stored.`;
+    this.pending.set(push.pushId, { algorithmId: push.algorithmId, ownerId: push.ownerId, bytes: incoming });
+    return undefined;
+  }
+
+  /**
+   * Which limit `incoming` new bytes would break in the repository of `into` or in its owner's
+   * repositories together (counting other pushes and fetches accepted and not yet landed), or
+   * undefined when both hold. `what` names the transfer in the answer ("this push adds …").
+   */
+  private async overLimits(into: IncomingFetch, incoming: number, what: 'push' | 'fetch'): Promise<string | undefined> {
+    const { maxRepositoryBytes, maxAccountBytes } = this.limits;
     const pendingFor = (match: (p: { algorithmId: string; ownerId: string }) => boolean) =>
       [...this.pending.values()].filter(match).reduce((sum, p) => sum + p.bytes, 0);
-    const label = `${push.ownerName}/${push.name}`;
+    const label = `${into.ownerName}/${into.name}`;
 
-    const repoBytes = (await this.sizeOf(push.algorithmId)) + pendingFor((p) => p.algorithmId === push.algorithmId) + incoming;
+    const repoBytes = (await this.sizeOf(into.algorithmId)) + pendingFor((p) => p.algorithmId === into.algorithmId) + incoming;
     if (maxRepositoryBytes > 0 && repoBytes > maxRepositoryBytes) {
       return (
-        `algohost: push refused: the repository of ${label} would hold ${formatBytes(repoBytes)} (this push adds ${formatBytes(incoming)}), ` +
-        `over the repository size limit of ${formatBytes(maxRepositoryBytes)} (${maxRepositoryBytes} bytes). Nothing was stored.`
+        `the repository of ${label} would hold ${formatBytes(repoBytes)} (this ${what} adds ${formatBytes(incoming)}), ` +
+        `over the repository size limit of ${formatBytes(maxRepositoryBytes)} (${maxRepositoryBytes} bytes)`
       );
     }
     if (maxAccountBytes > 0) {
-      let accountBytes = repoBytes + pendingFor((p) => p.ownerId === push.ownerId && p.algorithmId !== push.algorithmId);
-      for (const id of await this.algorithmsOf(push.ownerId)) {
-        if (id !== push.algorithmId) accountBytes += await this.recordedSize(id);
+      let accountBytes = repoBytes + pendingFor((p) => p.ownerId === into.ownerId && p.algorithmId !== into.algorithmId);
+      for (const id of await this.algorithmsOf(into.ownerId)) {
+        if (id !== into.algorithmId) accountBytes += await this.recordedSize(id);
       }
       if (accountBytes > maxAccountBytes) {
         return (
-          `algohost: push refused: the repositories of ${push.ownerName} would hold ${formatBytes(accountBytes)} together ` +
-          `(this push adds ${formatBytes(incoming)}), over the account's repository size limit of ${formatBytes(maxAccountBytes)} ` +
-          `(${maxAccountBytes} bytes). Nothing was stored.`
+          `the repositories of ${into.ownerName} would hold ${formatBytes(accountBytes)} together ` +
+          `(this ${what} adds ${formatBytes(incoming)}), over the account's repository size limit of ${formatBytes(maxAccountBytes)} ` +
+          `(${maxAccountBytes} bytes)`
         );
       }
     }
-    this.pending.set(push.pushId, { algorithmId: push.algorithmId, ownerId: push.ownerId, bytes: incoming });
     return undefined;
   }
 
@@ -308,50 +325,160 @@ export class GitRepositoryHost implements RepositoryHost, SourceMirror {
   async pushTo(algorithmId: string, url: string, auth: { username: string; password: string }): Promise<void> {
     await this.remoteGit(
       ['push', '--quiet', '--end-of-options', remoteUrl(url), `refs/heads/${DEFAULT_BRANCH}:refs/heads/${DEFAULT_BRANCH}`],
-      algorithmId,
+      this.pathOf(algorithmId),
       auth,
     );
   }
 
-  async fetchFrom(
-    algorithmId: string,
+  /**
+   * Fetches the branch into a staging repository of its own (`.tmp-fetch-…` beside the
+   * repositories, borrowing this repository's objects as alternates so only what is new
+   * travels). The fetch is bounded like a push: past the push limit in bytes received git is
+   * stopped; then the repository and account limits are checked against what came. Only an
+   * accepted fetch moves its objects in and points the default branch at the fetched tip (and
+   * only if nothing else moved it meanwhile); a refused one leaves nothing behind.
+   * Fetches of one repository run one at a time, so an earlier one can never land after a later one.
+   */
+  fetchFrom(into: IncomingFetch, url: string, auth: { username: string; password: string }, branch: string): Promise<FetchedBranch> {
+    if (!/^[A-Za-z0-9._/-]{1,200}$/.test(branch) || branch.includes('..')) throw new Error(`not a branch name: ${branch}`);
+    const previous = this.fetching.get(into.algorithmId) ?? Promise.resolve();
+    const run = previous.then(
+      () => this.fetchStaged(into, url, auth, branch),
+      () => this.fetchStaged(into, url, auth, branch),
+    );
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.fetching.set(into.algorithmId, settled);
+    void settled.then(() => {
+      if (this.fetching.get(into.algorithmId) === settled) this.fetching.delete(into.algorithmId);
+    });
+    return run;
+  }
+
+  private async fetchStaged(
+    into: IncomingFetch,
     url: string,
     auth: { username: string; password: string },
     branch: string,
-    commitSha?: string,
-  ): Promise<{ sha: string; stale: boolean }> {
-    if (commitSha !== undefined && !/^[0-9a-f]{40}$/.test(commitSha)) throw Errors.scmWebhookInvalid(`"${commitSha}" is not a commit id`);
-    if (!/^[A-Za-z0-9._/-]{1,200}$/.test(branch) || branch.includes('..')) throw new Error(`not a branch name: ${branch}`);
-    const cwd = this.pathOf(algorithmId);
-    // The branch as a whole (any server serves it; not every one serves a bare commit id), then
-    // the wanted commit must be in what came: the announced commit is on the branch or was.
-    await this.remoteGit(
-      ['fetch', '--quiet', '--no-tags', '--end-of-options', remoteUrl(url), `+refs/heads/${branch}:${INCOMING_REF}`],
-      algorithmId,
-      auth,
-    );
-    const sha = commitSha ?? (await runGit(this.git, ['rev-parse', '--verify', `${INCOMING_REF}^{commit}`], { cwd })).stdout.trim();
+  ): Promise<FetchedBranch> {
+    const repo = this.pathOf(into.algorithmId);
+    const before = await this.head(into.algorithmId);
+    await this.sweepStaging();
+    const staging = path.join(this.root, `${STAGING_PREFIX}${crypto.randomUUID()}.git`);
+    const fetchId = `fetch-${crypto.randomUUID()}`;
     try {
-      await runGit(this.git, ['cat-file', '-e', `${sha}^{commit}`], { cwd });
-    } catch {
-      throw Errors.scmWebhookInvalid(`commit ${sha} is not on ${branch} at the provider`);
-    }
-    const head = await this.head(algorithmId);
-    if (commitSha !== undefined && head && head !== sha) {
-      // A delivery that arrives after a later push's delivery names an ancestor of what is here already.
-      const older = await runGit(this.git, ['merge-base', '--is-ancestor', sha, head], { cwd }).then(
+      // No template: nothing but what git needs, so the staging size is what was received.
+      await runGit(this.git, ['init', '--quiet', '--bare', '--template=', staging]);
+      await fs.writeFile(path.join(staging, 'objects', 'info', 'alternates'), `${path.join(repo, 'objects')}\n`);
+      const received = path.join(staging, 'objects');
+      const overPushLimit = await this.boundedFetch(staging, received, url, auth, branch);
+      if (overPushLimit) throw Errors.scmSourceTooLarge({ reason: overPushLimit, branch, head: before });
+      const sha = await runGit(this.git, ['rev-parse', '--verify', `${STAGED_REF}^{commit}`], { cwd: staging }).then(
+        (r) => r.stdout.trim(),
+        () => {
+          throw Errors.scmProviderFailed(`${branch} at the provider does not point at a commit: nothing was kept or built`);
+        },
+      );
+      if (sha === before) return { sha, moved: false };
+
+      const incoming = await treeBytes(received, (dir, name) => dir === 'info' && name === 'alternates');
+      const over = await this.overLimits(into, incoming, 'fetch');
+      if (over) throw Errors.scmSourceTooLarge({ reason: over, branch, head: before });
+      this.pending.set(fetchId, { algorithmId: into.algorithmId, ownerId: into.ownerId, bytes: incoming });
+      await moveObjects(received, path.join(repo, 'objects'));
+      // Compare-and-set against what main was before the fetch: what another node's fetch set
+      // meanwhile is never overwritten by this, possibly older, view of the provider.
+      const moved = await runGit(this.git, ['update-ref', `refs/heads/${DEFAULT_BRANCH}`, sha, before ?? ZERO_SHA], { cwd: repo }).then(
         () => true,
         () => false,
       );
-      if (older) return { sha, stale: true };
+      if (!moved)
+        throw Errors.scmProviderFailed(`${DEFAULT_BRANCH} moved here while ${branch} was being fetched; nothing was built: sync again`);
+      // Refs of the earlier fetch-in-place (they kept fetched objects alive): no longer used.
+      await runGit(this.git, ['update-ref', '-d', INCOMING_REF], { cwd: repo }).catch(() => undefined);
+      return { sha, moved: true };
+    } finally {
+      await fs.rm(staging, { recursive: true, force: true });
+      if (this.pending.delete(fetchId)) await this.recordSize(into.algorithmId);
     }
-    await runGit(this.git, ['update-ref', `refs/heads/${DEFAULT_BRANCH}`, sha], { cwd });
-    await this.recordSize(algorithmId);
-    return { sha, stale: false };
+  }
+
+  /** Removes staging repositories left by a process stopped mid-fetch (a fetch still running after that long fails when its staging goes). */
+  private async sweepStaging(): Promise<void> {
+    const entries = await fs.readdir(this.root).catch(() => [] as string[]);
+    const before = Date.now() - STAGING_LIFETIME_MS;
+    for (const name of entries.filter((e) => e.startsWith(STAGING_PREFIX))) {
+      const dir = path.join(this.root, name);
+      const stat = await fs.stat(dir).catch(() => undefined);
+      if (stat && stat.mtimeMs < before) await fs.rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * `git fetch` of the branch into the staging repository, watched while it runs: once the
+   * objects received pass the push limit, git is killed. Answers why it was stopped, or
+   * undefined when it completed within the limit.
+   */
+  private async boundedFetch(
+    staging: string,
+    received: string,
+    url: string,
+    auth: { username: string; password: string },
+    branch: string,
+  ): Promise<string | undefined> {
+    const max = this.limits.maxPushBytes;
+    const stop = new AbortController();
+    let over: number | undefined;
+    const measure = async () => {
+      const bytes = await treeBytes(received, (dir, name) => dir === 'info' && name === 'alternates');
+      if (bytes > max && over === undefined) {
+        over = bytes;
+        stop.abort();
+      }
+    };
+    let watching: NodeJS.Timeout | undefined;
+    let fetched = false;
+    const tick = () => {
+      if (fetched || stop.signal.aborted) return;
+      watching = setTimeout(() => {
+        // A failed look (the staging directory changing under the walk) waits for the next one.
+        void measure()
+          .catch(() => undefined)
+          .finally(tick);
+      }, FETCH_WATCH_MS);
+    };
+    if (max > 0) tick();
+    try {
+      await this.remoteGit(
+        [
+          'fetch',
+          '--quiet',
+          '--no-tags',
+          '--no-write-fetch-head',
+          '--end-of-options',
+          remoteUrl(url),
+          `+refs/heads/${branch}:${STAGED_REF}`,
+        ],
+        staging,
+        auth,
+        stop.signal,
+      );
+    } catch (err) {
+      if (over === undefined) throw err;
+    } finally {
+      fetched = true;
+      clearTimeout(watching);
+    }
+    // What arrived between two looks still counts.
+    if (max > 0 && over === undefined) await measure();
+    if (over === undefined) return undefined;
+    return `${branch} at the provider is more than ${formatBytes(max)} to fetch (${formatBytes(over)} received), over the push size limit of ${formatBytes(max)} (${max} bytes)`;
   }
 
   /** git against a provider: credentials in a header given through the environment (never argv or the URL), http(s) only, no prompts, no hang. */
-  private async remoteGit(args: string[], algorithmId: string, auth: { username: string; password: string }): Promise<void> {
+  private async remoteGit(args: string[], cwd: string, auth: { username: string; password: string }, signal?: AbortSignal): Promise<void> {
     const header = `Authorization: Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
     const config = [
       ['http.extraHeader', header],
@@ -362,6 +489,11 @@ export class GitRepositoryHost implements RepositoryHost, SourceMirror {
       ['http.lowSpeedLimit', '1000'],
       ['http.lowSpeedTime', '60'],
       ['credential.helper', ''],
+      // Everything received stays one pack (never loose objects), and nothing runs after the fetch.
+      ['transfer.unpackLimit', '1'],
+      ['fetch.unpackLimit', '1'],
+      ['gc.auto', '0'],
+      ['maintenance.auto', 'false'],
       ...RECEIVE_CHECKS,
     ];
     const env: NodeJS.ProcessEnv = { GIT_CONFIG_COUNT: String(config.length) };
@@ -370,7 +502,7 @@ export class GitRepositoryHost implements RepositoryHost, SourceMirror {
       env[`GIT_CONFIG_VALUE_${i}`] = v;
     });
     try {
-      await runGit(this.git, args, { cwd: this.pathOf(algorithmId), env });
+      await runGit(this.git, args, { cwd, env, signal });
     } catch (err) {
       // git's own words (it never prints the header), without the credentials a URL might carry.
       const detail = (err as Error).message.replace(/\/\/[^@/\s]*@/g, '//').slice(0, 500);
@@ -392,8 +524,49 @@ export class GitRepositoryHost implements RepositoryHost, SourceMirror {
   }
 }
 
-/** Where a fetch from a provider lands before the default branch moves. */
+/** Where fetches from a provider used to land in the repository itself (deleted when met). */
 const INCOMING_REF = 'refs/algohost/incoming';
+/** Where a fetch from a provider lands in its staging repository. */
+const STAGED_REF = 'refs/heads/incoming';
+const ZERO_SHA = '0'.repeat(40);
+/** Staging repositories of fetches from providers, beside the repositories. */
+const STAGING_PREFIX = '.tmp-fetch-';
+/** A staging repository older than this was left by a process that stopped mid-fetch. */
+const STAGING_LIFETIME_MS = 6 * 3600 * 1000;
+/** How often a running fetch's received bytes are measured against the push limit. */
+const FETCH_WATCH_MS = 50;
+
+/**
+ * Moves the objects of a staging repository into a repository, as git itself moves a push out
+ * of quarantine: loose objects and pack data first, each pack's `.idx` last (a pack is used
+ * only once its index exists, so a reader never meets half a pack). A file already there has
+ * the same content (objects and packs are named by their hash) and is left as it is.
+ */
+const exists = (file: string) =>
+  fs.stat(file).then(
+    () => true,
+    () => false,
+  );
+
+async function moveObjects(from: string, to: string): Promise<void> {
+  const files: string[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    for (const e of await fs.readdir(path.join(from, rel), { withFileTypes: true })) {
+      const child = rel ? path.join(rel, e.name) : e.name;
+      if (rel === '' && e.name === 'info') continue;
+      if (e.isDirectory()) await walk(child);
+      else if (e.isFile()) files.push(child);
+    }
+  };
+  await walk('');
+  const last = (f: string) => (f.endsWith('.idx') ? 1 : 0);
+  files.sort((a, b) => last(a) - last(b));
+  for (const rel of files) {
+    const target = path.join(to, rel);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    if (!(await exists(target))) await fs.rename(path.join(from, rel), target);
+  }
+}
 
 /** A provider's repository address: http(s) only, no credentials in it. */
 function remoteUrl(text: string): string {

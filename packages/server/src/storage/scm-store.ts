@@ -161,7 +161,7 @@ export class SqlScmStore implements ScmStore {
       .execute();
   }
 
-  async rememberDelivery(algorithmId: string, deliveryId: string, at: string, forgetBefore: string): Promise<boolean> {
+  async rememberDelivery(algorithmId: string, deliveryId: string, at: string, forgetBefore: string, keepAtMost: number): Promise<boolean> {
     await this.db
       .deleteFrom('scm_webhook_deliveries')
       .where('algorithm_id', '=', algorithmId)
@@ -172,11 +172,26 @@ export class SqlScmStore implements ScmStore {
         .insertInto('scm_webhook_deliveries')
         .values({ algorithm_id: algorithmId, delivery_id: deliveryId, received_at: at })
         .execute();
-      return true;
     } catch (err) {
       if (isUniqueViolation(err)) return false;
       throw err;
     }
+    // Delivery ids are not signed: anyone holding one signed delivery can send it under any
+    // number of ids, and each must not cost a row for the whole window.
+    await this.db
+      .deleteFrom('scm_webhook_deliveries')
+      .where('algorithm_id', '=', algorithmId)
+      .where('delivery_id', 'not in', (qb) =>
+        qb
+          .selectFrom('scm_webhook_deliveries')
+          .select('delivery_id')
+          .where('algorithm_id', '=', algorithmId)
+          .orderBy('received_at', 'desc')
+          .orderBy('delivery_id')
+          .limit(keepAtMost),
+      )
+      .execute();
+    return true;
   }
 }
 

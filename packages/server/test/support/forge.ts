@@ -49,7 +49,7 @@ export async function pushAtForge(
   user: ForgeUser,
   owner: string,
   repo: string,
-  files: Record<string, string>,
+  files: Record<string, string | Buffer>,
   message: string,
 ): Promise<string> {
   const parent = await makeTempDir('algohost-forge-');

@@ -183,7 +183,7 @@ export function scmRoutes(app: Api, s: ApiServices): void {
       operationId: 'scm.sync',
       tags: ['scm', 'algorithms'],
       summary:
-        "Sync now: fetch the provider's main branch and build it if it holds a commit not built yet (for providers whose webhooks cannot reach this service).",
+        "Sync now: fetch the provider's main branch and build it if it holds a commit not built yet (for providers whose webhooks cannot reach this service); a fetch over the push, repository or account size limit is refused (409) and keeps nothing.",
       params: AlgoParams,
       response: { 200: SyncResult, ...errorResponses(...AUTH_ERRORS, 404, 409, 502) },
     },
@@ -228,7 +228,7 @@ export function scmWebhookRoutes(app: Api, s: ApiServices): void {
       // The provider signs each delivery with the algorithm's webhook secret: no credential.
       security: [],
       summary:
-        'Push webhooks from the provider of an externally hosted algorithm: signed with the secret algohost registered (unsigned, forged, replayed and stale deliveries refused); fetches the pushed commit and builds it.',
+        "Push webhooks from the provider of an externally hosted algorithm: signed with the secret algohost registered (unsigned and forged deliveries refused, a delivery id seen before refused); fetches the provider's main and builds its tip, never the commit a delivery names; a fetch over the push, repository or account size limit is refused (409) and keeps nothing.",
       params: Type.Object({ algorithmId: Type.String() }),
       response: { 200: SyncResult, ...errorResponses(400, 401, 403, 404, 409, 502) },
     },

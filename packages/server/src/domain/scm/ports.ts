@@ -26,9 +26,9 @@ export interface ScmStore {
   recordDelivery(algorithmId: string, delivery: SourceDelivery): Promise<void>;
   /**
    * Records a webhook delivery id of the algorithm; false when it was recorded before (a replay).
-   * Ids older than `forgetBefore` are dropped.
+   * Ids older than `forgetBefore` are dropped, and all but the newest `keepAtMost`.
    */
-  rememberDelivery(algorithmId: string, deliveryId: string, at: string, forgetBefore: string): Promise<boolean>;
+  rememberDelivery(algorithmId: string, deliveryId: string, at: string, forgetBefore: string, keepAtMost: number): Promise<boolean>;
 }
 
 /** Tokens an OAuth token endpoint answered. */
@@ -106,16 +106,22 @@ export interface SourceMirror {
   /** Pushes the repository's default branch to `url` (credentials sent as a header, never in the URL). */
   pushTo(algorithmId: string, url: string, auth: { username: string; password: string }): Promise<void>;
   /**
-   * Fetches the branch from `url` and points the repository's default branch at `commitSha`
-   * (when given, it must have come with the branch) or else at the branch's tip. A `commitSha`
-   * that is an ancestor of the default branch here is stale (an old delivery after a newer
-   * one): the branch stays where it is. Objects are checked like a push's.
+   * Fetches the branch from `url` and points the repository's default branch at the tip that
+   * came (whatever a webhook announced: the provider's branch now is the only source of a new
+   * main). The fetch is bounded like a push to the internal SCM (bytes received, repository and
+   * account size limits, object checks) before anything lands; refused, it keeps nothing and
+   * throws `scmSourceTooLarge`.
    */
   fetchFrom(
-    algorithmId: string,
+    into: { algorithmId: string; ownerId: string; ownerName: string; name: string },
     url: string,
     auth: { username: string; password: string },
     branch: string,
-    commitSha?: string,
-  ): Promise<{ sha: string; stale: boolean }>;
+  ): Promise<FetchedBranch>;
+}
+
+/** The tip of the provider's branch as fetched, and whether the default branch here moved to it. */
+export interface FetchedBranch {
+  sha: string;
+  moved: boolean;
 }

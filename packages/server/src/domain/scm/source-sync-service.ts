@@ -1,9 +1,14 @@
 /**
  * Bringing a push at the provider here: the webhook (signature checked with the secret made for
- * that algorithm, a replayed delivery refused) or "sync now" (for a provider whose webhooks
- * cannot reach algohost) fetches the commit with the token of the account that created the
- * algorithm into the algorithm's own repository, which then builds it exactly like a push to
- * the internal SCM.
+ * that algorithm) or "sync now" (for a provider whose webhooks cannot reach algohost) fetches
+ * the provider's main branch with the token of the account that created the algorithm into the
+ * algorithm's own repository, which then builds its tip exactly like a push to the internal SCM.
+ *
+ * A delivery is only a signal to fetch. Its commit id and delivery id are hints: a signed
+ * delivery can be captured and resent (GitLab even sends its secret as is, so one captured
+ * delivery lets anyone forge more), so nothing in it decides what main becomes. Only the tip
+ * the branch has at the provider when fetched does; a commit the branch no longer holds is
+ * never built, however it is named.
  */
 import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors } from '../errors.js';
@@ -20,8 +25,10 @@ import type { SecretBox } from '../events/secret-box.js';
 
 /** The branch that is built, as for pushes to the internal SCM. */
 const BRANCH = 'main';
-/** Delivery ids are remembered this long: a replay within it is refused. */
+/** Delivery ids are remembered this long: a resent one within it is refused (saves a fetch; not the protection). */
 const REPLAY_WINDOW_MS = 7 * 24 * 3600 * 1000;
+/** …and at most this many of one algorithm (ids are not signed: resending one delivery under new ids must not grow the table). */
+const REMEMBERED_DELIVERIES = 1000;
 
 export interface SyncResult {
   /** The build queued, if the provider's branch held a commit not built yet. */
@@ -52,6 +59,8 @@ export class SourceSyncService {
   private readonly algorithms: AlgorithmService;
   private readonly builds: Pick<BuildService, 'enqueue'>;
   private readonly clock: Clock;
+  /** Per algorithm: the webhook fetch running, and the one deliveries arriving meanwhile wait for. */
+  private readonly webhookRuns = new Map<string, { running: Promise<SyncResult>; next?: Promise<SyncResult> }>();
 
   constructor(deps: SourceSyncServiceDeps) {
     this.store = deps.store;
@@ -84,16 +93,50 @@ export class SourceSyncService {
       notice.deliveryId,
       now.toISOString(),
       new Date(now.getTime() - REPLAY_WINDOW_MS).toISOString(),
+      REMEMBERED_DELIVERIES,
     );
     if (!fresh) throw Errors.scmWebhookReplayed({ deliveryId: notice.deliveryId });
     if (notice.branch !== BRANCH) {
       return this.record(source, {
         via: 'webhook',
-        commitSha: notice.commitSha,
+        commitSha: null,
         result: `a push to ${notice.branch}: only pushes to ${BRANCH} are built`,
       });
     }
-    return this.bringIn(source, 'webhook', notice.commitSha);
+    return this.coalesced(source.algorithmId, () => this.bringIn(source, 'webhook', notice.commitSha));
+  }
+
+  /**
+   * Deliveries of one algorithm that arrive while its fetch runs share one more fetch after it
+   * (which sees every push made until it starts): a burst of deliveries, genuine or resent
+   * under new ids, costs at most two provider round trips at a time, not one each.
+   */
+  private coalesced(algorithmId: string, run: () => Promise<SyncResult>): Promise<SyncResult> {
+    const queue = this.webhookRuns.get(algorithmId);
+    if (queue?.next) return queue.next;
+    const settle = (p: Promise<SyncResult>) =>
+      p.then(
+        () => undefined,
+        () => undefined,
+      );
+    if (queue) {
+      const next = settle(queue.running).then(run);
+      queue.next = next;
+      return next;
+    }
+    const entry: { running: Promise<SyncResult>; next?: Promise<SyncResult> } = { running: run() };
+    this.webhookRuns.set(algorithmId, entry);
+    const advance = (): void => {
+      if (entry.next) {
+        entry.running = entry.next;
+        entry.next = undefined;
+        void settle(entry.running).then(advance);
+      } else {
+        this.webhookRuns.delete(algorithmId);
+      }
+    };
+    void settle(entry.running).then(advance);
+    return entry.running;
   }
 
   /** "Sync now": builds the provider's main branch if it holds a commit not built here yet. */
@@ -133,11 +176,20 @@ export class SourceSyncService {
     }
   }
 
-  /** Fetches `commitSha` (or the provider's main) into the algorithm's repository and queues its build. */
-  private async bringIn(source: ExternalSource, via: SourceDelivery['via'], commitSha: string | undefined): Promise<SyncResult> {
+  /**
+   * Fetches the provider's main into the algorithm's repository and queues the build of its tip.
+   * `announced` (a webhook's commit id) is only reported next to what was found: it is never
+   * fetched, built or compared with anything here.
+   */
+  private async bringIn(source: ExternalSource, via: SourceDelivery['via'], announced: string | undefined): Promise<SyncResult> {
     const config = await this.configs.require(source.configId);
     const view = await this.algorithms.byId(source.algorithmId);
     if (!view) throw Errors.scmSourceNotFound({ id: source.algorithmId });
+    const { algorithm } = view;
+    const note = (sha: string) =>
+      announced && announced !== sha
+        ? ` (the delivery named ${announced.slice(0, 12)}; ${BRANCH} at ${config.name} is ${sha.slice(0, 12)})`
+        : '';
     try {
       if (!source.accountId) {
         throw Errors.scmNotAuthorized({ id: config.id, name: config.name, why: 'the account that created this algorithm is gone' });
@@ -145,33 +197,35 @@ export class SourceSyncService {
       const provider = this.configs.provider(config);
       const endpoint = await this.configs.endpoint(config);
       const fetched = await this.authorizations.withToken(source.accountId, config, async (token, username) => {
-        const sha = commitSha ?? (await provider.branchHead(endpoint, token, source.repositoryOwner, source.repositoryName, BRANCH));
-        if (!sha) return undefined;
-        if (sha === (await this.repositories.head(source.algorithmId))) return { sha, fresh: false };
-        // A webhook names its commit; a sync takes whatever the branch holds when fetched.
-        const got = await this.mirror.fetchFrom(
-          source.algorithmId,
+        // The provider's API says where the branch is: when that is built already, no fetch is needed.
+        const tip = await provider.branchHead(endpoint, token, source.repositoryOwner, source.repositoryName, BRANCH);
+        if (!tip) return undefined;
+        if (tip === (await this.repositories.head(source.algorithmId))) return { sha: tip, moved: false };
+        return this.mirror.fetchFrom(
+          { algorithmId: algorithm.id, ownerId: algorithm.ownerId, ownerName: algorithm.ownerName, name: algorithm.name },
           source.httpsUrl,
           provider.gitCredentials(token, username),
           BRANCH,
-          commitSha,
         );
-        if (got.stale) throw Errors.scmWebhookStale({ commit: got.sha });
-        return { sha: got.sha, fresh: true };
       });
       if (!fetched)
         return this.record(source, { via, commitSha: null, result: `${BRANCH} does not exist at ${config.name}: nothing to build` });
-      if (!fetched.fresh)
-        return this.record(source, { via, commitSha: fetched.sha, result: `up to date: ${fetched.sha.slice(0, 12)} is already here` });
+      if (!fetched.moved) {
+        return this.record(source, {
+          via,
+          commitSha: fetched.sha,
+          result: `up to date: ${fetched.sha.slice(0, 12)} is already here${note(fetched.sha)}`,
+        });
+      }
       const build = await this.builds.enqueue(view, fetched.sha, 'push');
       const result = await this.record(source, {
         via,
         commitSha: fetched.sha,
-        result: `build ${build.id} queued for ${fetched.sha.slice(0, 12)}`,
+        result: `build ${build.id} queued for ${fetched.sha.slice(0, 12)}${note(fetched.sha)}`,
       });
       return { ...result, build };
     } catch (err) {
-      if (err instanceof DomainError) await this.record(source, { via, commitSha: commitSha ?? null, result: `failed: ${err.message}` });
+      if (err instanceof DomainError) await this.record(source, { via, commitSha: null, result: `failed: ${err.message}` });
       throw err;
     }
   }
