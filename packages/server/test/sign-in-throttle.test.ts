@@ -104,6 +104,9 @@ describe('sign-in throttle', () => {
     assert.ok(waitOf(ALICE, '203.0.113.1')! > 0, 'the guesser is blocked');
     assert.ok(waitOf(ALICE, '198.51.100.7')! > 0, 'so is any other new client');
     assert.equal(waitOf(ALICE, '192.0.2.10'), undefined, 'alice’s own client is not');
+    // Her sign-in there does not lift the block for everyone else (no fresh guesses for them).
+    throttle.succeeded('alice-id', '192.0.2.10');
+    assert.ok(waitOf(ALICE, '203.0.113.1')! > 0, 'the guesser is still blocked');
     // Guesses from her client are still slowed, on their own count.
     throttle.failed(ALICE, '192.0.2.10');
     throttle.failed(ALICE, '192.0.2.10');

@@ -135,14 +135,16 @@ export class SignInThrottle {
     if (client) this.count(this.clients, `c:${client}`, this.settings.failuresPerAddress);
   }
 
-  /** The owner is back: the account's count starts again, and this client is known for it. */
+  /**
+   * The owner is back: this client is known for the account from now on, and the count that held
+   * it starts again. A known client's success leaves the account's own count alone: it may have
+   * passed a block that others caused, which must not hand them fresh guesses.
+   */
   succeeded(accountId: string, client: string | undefined): void {
-    this.accounts.delete(accountId);
-    if (client) {
-      const pair = `${accountId}|${client}`;
-      this.clients.delete(`k:${pair}`);
-      this.knownClients.set(pair, true);
-    }
+    const known = this.knownPair({ accountId }, client);
+    if (known !== undefined) this.clients.delete(known);
+    else this.accounts.delete(accountId);
+    if (client) this.knownClients.set(`${accountId}|${client}`, true);
   }
 
   private subjectBlockedUntil(subject: SignInSubject, client: string | undefined): number {
