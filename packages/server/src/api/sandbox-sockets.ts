@@ -16,7 +16,7 @@ import type net from 'node:net';
 import { clientOf, refuse } from './connection-limits.js';
 
 /** Whose sandbox a connection of the API socket comes from. */
-export interface SandboxClient {
+interface SandboxClient {
   /** What its requests are charged to in the node's counters (never an address). */
   readonly key: string;
   /** How refusals name it. */
@@ -39,7 +39,7 @@ export function chargedClientOf(socket: net.Socket): string {
   return sandboxOf(socket)?.key ?? clientOf(socket.remoteAddress);
 }
 
-export interface SandboxSocketOptions {
+interface SandboxSocketOptions {
   /** Connections one sandbox may hold at once; 0 = no limit. */
   maxConnectionsPerSandbox: number;
   /** Makes the HTTP server of one socket (the node's timeouts and request handler). */
@@ -90,11 +90,6 @@ export class SandboxApiSockets {
           for (const socket of held) socket.destroy();
         })),
     };
-  }
-
-  /** Sockets served now (one per pipeline runner). */
-  get open(): number {
-    return this.servers.size;
   }
 
   /** Stops every socket (the node is stopping; runners have stopped before). */

@@ -69,7 +69,7 @@ export const SIGN_IN_AUDIT_DEFAULTS = { windowMs: 10 * 60 * 1000, rowsPerSubject
  * Entries of no account (sign-in attempts of unknown names) kept at most, the newest: with the
  * aggregation above about 3,000 are written a day at most, so this is a month of a steady flood.
  */
-export const MAX_ANONYMOUS_ENTRIES = 100_000;
+const MAX_ANONYMOUS_ENTRIES = 100_000;
 
 /** An aggregated entry of the current window. */
 interface OpenEntry {
