@@ -1,7 +1,8 @@
 /**
- * The audit log's retention (ALGOHOST_AUDIT_RETENTION): the `audit.sweep` job deletes entries
- * older than the retention and nothing newer, on SQLite and PostgreSQL; without a retention (the
- * default) the job never runs on its own; in a cluster it runs on the lease holder only.
+ * The audit log's retention (ALGOHOST_AUDIT_RETENTION, 180 days by default): the `audit.sweep`
+ * job deletes entries older than the retention and nothing newer, on SQLite and PostgreSQL, and
+ * keeps only the newest entries of no account (issue 36 item 7), with or without a retention; in
+ * a cluster it runs on the lease holder only.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -10,6 +11,7 @@ import { AuditService, type NewAuditEntry } from '../src/domain/audit/audit-serv
 import { type JobServices, jobCatalog } from '../src/jobs/catalog.js';
 import type { Job } from '../src/jobs/job-runner.js';
 import { SqlAuditStore } from '../src/storage/audit-store.js';
+import { loadConfig } from '../src/config/config.js';
 import { migrateToLatest } from '../src/storage/database.js';
 import { emptyDatabase, type OpenedDb } from './support/database.js';
 import { DATABASES } from './support/server.js';
@@ -85,9 +87,37 @@ for (const kind of DATABASES) {
       now = start;
     });
 
-    test('without a retention the sweep never runs on its own (entries are kept for good)', () => {
+    test('the default retention is 180 days; without one the sweep still runs hourly, for the cap on entries of no account', () => {
+      assert.equal(loadConfig({}, []).auditRetentionSeconds, 180 * 24 * 3600);
       const sweep = sweepOf(catalogWith(audit, 0));
-      assert.equal(sweep.kind === 'interval' && sweep.everyMs, 0);
+      assert.equal(sweep.kind === 'interval' && sweep.everyMs, 3600_000);
+    });
+
+    test('item 7: entries of no account are capped at the newest ones; entries of accounts are untouched by the cap', async () => {
+      const anonymous = (i: number): NewAuditEntry => ({
+        ...entry('session.create'),
+        actor: null,
+        actorId: null,
+        credential: 'password',
+        status: 401,
+        details: { name_hash: `hash-${i}`, attempts: 1 },
+      });
+      for (let i = 0; i < 6; i++) {
+        now += 1000;
+        await audit.record(anonymous(i));
+        await audit.record(entry(`key.create`));
+      }
+      const deleted = await audit.sweep(0, 2);
+      assert.equal(deleted, 4);
+      const left = (await audit.list(ADMIN, { page: { limit: 100, after: undefined } })).items;
+      assert.deepEqual(
+        left.filter((e) => e.actorId === null).map((e) => e.details.name_hash),
+        ['hash-5', 'hash-4'],
+      );
+      assert.equal(left.filter((e) => e.action === 'key.create').length, 6);
+      // Nothing left for the next test.
+      now += 2 * DAY_MS;
+      await audit.sweep(DAY_MS, 0);
     });
 
     test('in a cluster the sweep runs on the node holding its lease only', async () => {

@@ -4,10 +4,13 @@
  * window or delay, so that nothing depends on how fast the requests go.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { client, type Client, type Response } from './support/http.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { makeTempDir, startTestServer, type TestServer } from './support/server.js';
 
 const HOUR = '3600';
 
@@ -63,6 +66,60 @@ describe('request-rate limit per address', () => {
     assertLimited(await api.get('/healthz'), /address/);
     // Git's side door counts too.
     assertLimited(await api.get('/git/admin/nothing.git/info/refs?service=git-upload-pack'), /address/);
+  });
+});
+
+describe('requests on the API socket of sandboxes are charged to the runners’ owner (issue 36 item 8)', () => {
+  let srv: TestServer;
+  let dir: string;
+  const sockets: { close(): Promise<void> }[] = [];
+  /** One request over a Unix socket, as an algorithm's client sends it; the status. */
+  const over = (file: string, method: string, urlPath: string, body?: unknown) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const data = body === undefined ? undefined : JSON.stringify(body);
+      const req = http.request(
+        {
+          socketPath: file,
+          method,
+          path: urlPath,
+          headers: data === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(data);
+    });
+  before(async () => {
+    srv = await startTestServer({ env: { ALGOHOST_RATE_LIMIT_WINDOW: HOUR, ALGOHOST_RATE_LIMIT_PER_ADDRESS: '4' } });
+    dir = await makeTempDir('algohost-sockets-');
+  });
+  after(async () => {
+    for (const s of sockets) await s.close();
+    await srv?.stop();
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  });
+
+  test('two runners of mallory share her limit; a runner of another owner, and TCP clients, are not held by it', async () => {
+    const open = async (name: string, owner: { id: string; name: string }) => {
+      const file = path.join(dir, name);
+      sockets.push(await srv.server.apiSockets.listen(file, owner));
+      return file;
+    };
+    const mallory = { id: 'mallory-id', name: 'mallory' };
+    const first = await open('a.sock', mallory);
+    const second = await open('b.sock', mallory);
+    const alices = await open('c.sock', { id: 'alice-id', name: 'alice' });
+    for (let i = 0; i < 2; i++) assert.equal((await over(first, 'GET', '/healthz')).status, 200);
+    for (let i = 0; i < 2; i++) assert.equal((await over(second, 'GET', '/healthz')).status, 200);
+    const limited = await over(second, 'POST', '/v1/auth/token', { username: 'alice', password: 'guess' });
+    assert.equal(limited.status, 429, limited.text);
+    assert.match(limited.text, /too many requests from the runners of mallory: at most 4 per 3600 s/);
+    assert.equal((await over(alices, 'GET', '/healthz')).status, 200);
+    assert.equal((await client(srv.url).get('/healthz')).status, 200);
   });
 });
 

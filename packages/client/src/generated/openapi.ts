@@ -1414,7 +1414,7 @@ export interface components {
       id: string;
       /** @description When, ISO 8601. */
       at: string;
-      /** @description The account that acted (for a sign-in, the name tried); null if none. */
+      /** @description The account that acted (for a sign-in, the account whose name was tried, by its own name); null if none (a sign-in for a name no account has: see details.name_hash). */
       actor: string | null;
       /** @description admin_key, key, session, call_key, or password (a sign-in). */
       credential: string | null;
@@ -1426,7 +1426,7 @@ export interface components {
       status: number;
       /** @description The client address. */
       address: string | null;
-      /** @description The request body without secrets (`body`) and the id of what it made (`id`). */
+      /** @description The request body without secrets (`body`) and the id of what it made (`id`). A sign-in: a keyed hash of a name no account has (`name_hash`, never the name), how many attempts a failed entry aggregates (`attempts`, one entry per name, client and outcome per 10 minutes; `rest_of_window` for those past the per-account cap), and whose sandbox it came from (`sandbox`). */
       details: {
         [key: string]: unknown;
       };

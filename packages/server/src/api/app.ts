@@ -3,6 +3,7 @@
  * authentication, and the OpenAPI 3.1 document generated from the route schemas.
  */
 import type http from 'node:http';
+import type net from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -60,6 +61,8 @@ export interface ApiOptions {
   metrics?: MetricsOptions;
   /** Request-rate limits per address and per credential (api/rate-limits.ts), shared with the call lane; unset: none. */
   rateLimits?: RateLimiter;
+  /** Told which connections authenticated (api/connection-limits.ts); unset: none is. */
+  connections?: { markAuthenticated(socket: net.Socket): void };
   /**
    * A cluster worker (ALGOHOST_ROLE=worker): its TCP port answers only /healthz and /metrics.
    * The API and Git are the API nodes'; a worker serves them only to its own sandboxes, over
@@ -179,7 +182,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   // After the error handler (the preflight route it adds keeps the handler set before it), before
   // authentication (preflights carry no key).
   await installCors(app, opts.corsOrigins ?? []);
-  installAuth(app, services.keys);
+  installAuth(app, services.keys, opts.connections);
   installAudit(app, services.audit);
 
   await app.register(swagger, {

@@ -3,11 +3,13 @@
  * and membership changes, algorithm settings, collection ACLs, event-cluster and SCM
  * administration, SCM authorizations and sign-ins. Written in `onSend`, before the answer leaves, so an action a client saw answered is
  * already in the log; a failure to write is logged and does not fail the action (it happened).
- * Recorded: successes, refusals of an authenticated caller (403), and every sign-in outcome;
- * not unauthenticated or malformed requests, which anyone could send by the million.
+ * Recorded: successes, refusals of an authenticated caller (403), and every sign-in outcome
+ * (failures aggregated, the name never as typed: domain/audit/audit-service.ts); not
+ * unauthenticated or malformed requests, which anyone could send by the million.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditService } from '../domain/audit/audit-service.js';
+import { chargedClientOf, sandboxOf } from './sandbox-sockets.js';
 
 /** The operations (OpenAPI operation ids) the log records. */
 export const AUDITED_OPERATIONS: ReadonlySet<string> = new Set([
@@ -66,18 +68,33 @@ export function installAudit(app: FastifyInstance, audit: AuditService): void {
 
 async function record(audit: AuditService, action: string, req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   const status = reply.statusCode;
-  const signIn = action === 'session.create';
   const success = status >= 200 && status < 300;
-  if (!signIn && !success && !(status === 403 && req.principal)) return payload;
   try {
+    if (action === 'session.create') {
+      const sandbox = sandboxOf(req.socket);
+      // The domain decides what is kept of the name tried, and aggregates failures.
+      await audit.recordSignIn({
+        username: (req.body as { username?: unknown } | undefined)?.username,
+        status,
+        target: req.url.split('?')[0]!,
+        // None on the API socket of sandboxes: there the sandbox's owner is the client.
+        address: req.ip || null,
+        client: chargedClientOf(req.socket),
+        ...(sandbox ? { sandbox: sandbox.label } : {}),
+      });
+      return payload;
+    }
+    if (!success && !(status === 403 && req.principal)) return payload;
+    const p = req.principal;
     await audit.record({
-      ...actorOf(req, signIn),
+      actor: p?.account.name ?? null,
+      actorId: p?.account.id ?? null,
+      credential: p ? (p.via === 'standard_key' ? 'key' : p.via) : null,
       action,
       target: req.url.split('?')[0]!,
       status,
-      // None on the API socket of algorithm sandboxes.
       address: req.ip || null,
-      details: detailsOf(req, signIn, success ? payload : undefined),
+      details: detailsOf(req, success ? payload : undefined),
     });
   } catch (err) {
     req.log.error({ err, action }, 'audit: the entry could not be written');
@@ -85,21 +102,12 @@ async function record(audit: AuditService, action: string, req: FastifyRequest, 
   return payload;
 }
 
-function actorOf(req: FastifyRequest, signIn: boolean): { actor: string | null; actorId: string | null; credential: string | null } {
-  const p = req.principal;
-  if (p) return { actor: p.account.name, actorId: p.account.id, credential: p.via === 'standard_key' ? 'key' : p.via };
-  const username = signIn ? (req.body as { username?: unknown } | undefined)?.username : undefined;
-  return { actor: typeof username === 'string' ? username.slice(0, 255) : null, actorId: null, credential: signIn ? 'password' : null };
-}
-
 /** The request's path and query parameters, its JSON body without secrets, and the id of what it made. */
-function detailsOf(req: FastifyRequest, signIn: boolean, payload: unknown): Record<string, unknown> {
+function detailsOf(req: FastifyRequest, payload: unknown): Record<string, unknown> {
   const details: Record<string, unknown> = {};
-  // A sign-in's body is a name (the actor) and a password.
-  const body = signIn ? undefined : redacted(req.body);
+  const body = redacted(req.body);
   if (body !== undefined) details.body = body;
-  // A sign-in's answer is a session token: never kept.
-  if (!signIn && typeof payload === 'string' && payload.startsWith('{')) {
+  if (typeof payload === 'string' && payload.startsWith('{')) {
     try {
       const made = JSON.parse(payload) as { id?: unknown };
       if (typeof made.id === 'string') details.id = made.id;

@@ -5,6 +5,7 @@
  * requires credentials.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type net from 'node:net';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Errors, unauthenticated } from '../domain/errors.js';
 import type { Principal } from '../domain/auth/principal.js';
@@ -24,7 +25,11 @@ declare module 'fastify' {
   }
 }
 
-export function installAuth(app: FastifyInstance, keys: KeyService): void {
+/**
+ * `connections` is told which connections carried an authenticated request: at the node's
+ * connection cap they are kept over idle anonymous ones (api/connection-limits.ts).
+ */
+export function installAuth(app: FastifyInstance, keys: KeyService, connections?: { markAuthenticated(socket: net.Socket): void }): void {
   app.decorateRequest('principal', null);
   // Callback style, not async: a key seen within the cache's lifetime (nearly every request)
   // is resolved without a promise and the request goes on in the same tick.
@@ -32,10 +37,12 @@ export function installAuth(app: FastifyInstance, keys: KeyService): void {
     const cached = cachedKeyOf(req.headers, keys);
     if (cached) {
       req.principal = cached;
+      connections?.markAuthenticated(req.socket);
       return done();
     }
     authenticate(req, keys).then((principal) => {
       req.principal = principal;
+      connections?.markAuthenticated(req.socket);
       done();
     }, done);
   };

@@ -24,6 +24,7 @@
  */
 import crypto from 'node:crypto';
 import type http from 'node:http';
+import type net from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CallService } from '../domain/calls/call-service.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
@@ -49,6 +50,8 @@ export interface CallLaneOptions {
   keys: KeyService;
   calls: CallService;
   limiter: RateLimiter;
+  /** Told which connections authenticated (kept over idle anonymous ones at the node's cap); unset: none. */
+  connections?: { markAuthenticated(socket: net.Socket): void };
   budget: InputBudget;
   /** The headers every answer carries (api/security-headers.ts); none when empty. */
   securityHeaders: Record<string, string>;
@@ -101,9 +104,9 @@ export class CallLane {
     if (secret === undefined) return false;
 
     this.taken++;
-    // In the route's order: the address (a global onRequest hook), the key (the route's first
+    // In the route's order: the client (a global onRequest hook), the key (the route's first
     // onRequest hook), then the credential (preParsing).
-    const refused = this.o.limiter.admitAddress(req.socket.remoteAddress);
+    const refused = this.o.limiter.admitClient(req.socket);
     if (refused) {
       this.fail(req, res, refused);
       return true;
@@ -120,6 +123,7 @@ export class CallLane {
 
   /** Past the address and the key: the credential's rate limit, the input budget, then the call. */
   private admit(req: http.IncomingMessage, res: http.ServerResponse, path: string, query: LaneQuery, principal: Principal): void {
+    this.o.connections?.markAuthenticated(req.socket);
     const refused = this.o.limiter.admitCredential(principal);
     if (refused) return this.fail(req, res, refused);
     // Given back when the call ends, or when reading the input fails (a client gone before it

@@ -1,11 +1,22 @@
 /**
- * Limits on connections that Node's HTTP server does not have: how many connections the node
- * holds in all and per client address (the rest are answered 503 and closed at once), and a
- * minimum rate at which a request body must arrive. Node's own `headersTimeout` closes
- * connections that send no (complete) request head, `keepAliveTimeout` idle ones between
- * requests, and `requestTimeout` bounds receiving one whole request; those are set where the
- * server is made (app.ts). Together they keep idle or trickling clients from using up the
- * process's file descriptors.
+ * Limits on connections that Node's HTTP server does not have.
+ *
+ * TCP (the API and Git): how many connections the node holds in all and per client address
+ * (IPv6: per /64). Past the per-address cap a connection is answered 503 and closed at once. At
+ * the node's cap a new connection still gets in: the guard closes an idle connection to make
+ * room (one with no request in progress: an idle head, or a keep-alive between requests),
+ * the longest-held of the client that holds the most, and one on which no request ever
+ * authenticated before one that did. So idle connections alone, from any number of addresses,
+ * never lock a client out; only when every held connection is busy with a request is a new
+ * one answered 503.
+ *
+ * The API socket of sandboxes (api/sandbox-sockets.ts) is counted there, per sandbox, and not
+ * here: a tenant's runners never use up what the node keeps for its TCP clients.
+ *
+ * Also a minimum rate at which a request body must arrive (both kinds). Node's own
+ * `headersTimeout` closes connections that send no (complete) request head, `keepAliveTimeout`
+ * idle ones between requests, and `requestTimeout` bounds receiving one whole request; those
+ * are set where the server is made (app.ts).
  */
 import type http from 'node:http';
 import type net from 'node:net';
@@ -13,7 +24,7 @@ import { Errors } from '../domain/errors.js';
 import { Tally } from '../lib/tally.js';
 
 export interface ConnectionLimits {
-  /** Connections held at once by every server attached (TCP and the API's Unix socket). */
+  /** TCP connections held at once by every TCP server attached. */
   maxConnections: number;
   /** Connections one client address (IPv6: one /64) may hold; 0 = no per-client limit. */
   maxPerClient: number;
@@ -25,25 +36,34 @@ export interface ConnectionLimits {
 }
 
 /**
- * One connection's request whose body is on its way (HTTP/1.1 receives one body at a time on a
- * connection). Made once per connection and reused by each of its requests: see below.
+ * One held connection: its client (TCP) and, while a request body is on its way, that request
+ * (HTTP/1.1 receives one body at a time on a connection). Made once per connection and reused by
+ * each of its requests: see below.
  */
-interface Receiving {
+interface Connection {
+  socket: net.Socket;
+  /** TCP: the client address it counts against; undefined on the API socket of sandboxes. */
+  client: string | undefined;
   req: http.IncomingMessage | undefined;
   res: http.ServerResponse | undefined;
   bytes: number;
   since: number;
 }
 
+/** How many of the longest-held candidates are weighed when room is made (see makeRoom). */
+const EVICTION_CANDIDATES = 32;
+
 export class ConnectionGuard {
   private total = 0;
   private readonly perClient = new Tally<string>();
   /**
-   * The body-rate watch of each open connection. Kept per connection rather than per request: a
+   * Every held connection, longest-held first. Kept per connection rather than per request: a
    * Map that took and forgot an entry for every request churned V8's hash tables, and the
    * obsolete tables carried finished requests into the old generation (lib/tally.ts says how).
    */
-  private readonly connections = new Map<net.Socket, Receiving>();
+  private readonly connections = new Map<net.Socket, Connection>();
+  /** The TCP connections on which no request authenticated yet, longest-held first. */
+  private readonly anonymous = new Map<net.Socket, Connection>();
   private timer: NodeJS.Timeout | undefined;
   /** Forgets a request whose body has arrived (made once: a closure per request is a cost too). */
   private readonly bodyReceived: (this: http.IncomingMessage) => void;
@@ -68,36 +88,92 @@ export class ConnectionGuard {
     return this.total;
   }
 
-  /** Counts `server`'s connections; `byAddress`: also per client address (TCP servers). */
-  attach(server: http.Server, opts: { byAddress: boolean }): void {
-    server.on('connection', (socket: net.Socket) => this.admit(socket, opts.byAddress));
+  /**
+   * Watches `server`'s connections; `tcp`: also holds them to the node's caps (the API socket of
+   * sandboxes has its own, per sandbox: api/sandbox-sockets.ts).
+   */
+  attach(server: http.Server, opts: { tcp: boolean }): void {
+    server.on('connection', (socket: net.Socket) => this.admit(socket, opts.tcp));
     if (this.limits.bodyTimeoutMs > 0) server.on('request', (req, res) => this.watchBody(req, res));
+  }
+
+  /**
+   * A request on `socket` authenticated: the connection is kept over those on which none did
+   * when room is made. Called on every authenticated request; after the first it is one lookup.
+   */
+  markAuthenticated(socket: net.Socket): void {
+    if (this.anonymous.has(socket)) this.anonymous.delete(socket);
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.connections.clear();
+    this.anonymous.clear();
   }
 
-  private admit(socket: net.Socket, byAddress: boolean): void {
-    const client = byAddress ? clientOf(socket.remoteAddress) : undefined;
-    if (this.total >= this.limits.maxConnections) {
-      return refuse(socket, 503, `the server holds as many connections as it may (${this.limits.maxConnections}); retry shortly`);
-    }
-    if (client !== undefined && this.limits.maxPerClient > 0) {
-      const mine = this.perClient.get(client);
-      if (mine >= this.limits.maxPerClient) {
+  private admit(socket: net.Socket, tcp: boolean): void {
+    const client = tcp ? clientOf(socket.remoteAddress) : undefined;
+    if (client !== undefined) {
+      if (this.limits.maxPerClient > 0 && this.perClient.get(client) >= this.limits.maxPerClient) {
         return refuse(socket, 503, `too many connections from ${client}: at most ${this.limits.maxPerClient} at once`);
       }
+      if (this.total >= this.limits.maxConnections && !this.makeRoom()) {
+        return refuse(
+          socket,
+          503,
+          `the server holds as many connections as it may (${this.limits.maxConnections}), all busy with requests; retry shortly`,
+        );
+      }
       this.perClient.add(client, 1);
+      this.total++;
     }
-    this.total++;
-    if (this.limits.bodyTimeoutMs > 0) this.connections.set(socket, { req: undefined, res: undefined, bytes: 0, since: 0 });
-    socket.once('close', () => {
+    const c: Connection = { socket, client, req: undefined, res: undefined, bytes: 0, since: 0 };
+    this.connections.set(socket, c);
+    if (client !== undefined) this.anonymous.set(socket, c);
+    socket.once('close', () => this.release(c));
+  }
+
+  /** Stops counting a connection (once: when it closes, or earlier when it is closed for room). */
+  private release(c: Connection): void {
+    if (this.connections.get(c.socket) !== c) return;
+    this.connections.delete(c.socket);
+    this.anonymous.delete(c.socket);
+    if (c.client !== undefined) {
       this.total--;
-      this.connections.delete(socket);
-      if (client !== undefined && this.limits.maxPerClient > 0) this.perClient.add(client, -1);
-    });
+      this.perClient.add(c.client, -1);
+    }
+  }
+
+  /**
+   * At the node's cap: closes one idle TCP connection so a new one can be held; false when every
+   * held connection is busy with a request. Among the longest-held idle connections on which no
+   * request authenticated (or, with none, those on which one did) it takes the one whose client
+   * holds the most connections: a flood from some addresses makes room out of its own.
+   * Looking at a few candidates only keeps this cheap under a flood of new connections.
+   */
+  private makeRoom(): boolean {
+    const victim = this.idlest(this.anonymous.values()) ?? this.idlest(this.connections.values());
+    if (victim === undefined) return false;
+    this.release(victim);
+    // Idle: no request to answer; the client sees the connection closed, as after a keep-alive timeout.
+    victim.socket.destroy();
+    return true;
+  }
+
+  private idlest(candidates: Iterable<Connection>): Connection | undefined {
+    let best: Connection | undefined;
+    let bestHeld = -1;
+    let seen = 0;
+    for (const c of candidates) {
+      if (c.client === undefined || !isIdle(c.socket)) continue;
+      const held = this.perClient.get(c.client);
+      if (held > bestHeld) {
+        best = c;
+        bestHeld = held;
+      }
+      if (++seen >= EVICTION_CANDIDATES) break;
+    }
+    return best;
   }
 
   private watchBody(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -150,7 +226,16 @@ export class ConnectionGuard {
   }
 }
 
-function forget(r: Receiving): void {
+/**
+ * No request in progress on the connection: none received yet (or only part of its head), or
+ * between requests. Node's own `closeIdleConnections` looks at the same field: the response a
+ * connection is busy with, from a complete request head until the answer is finished.
+ */
+function isIdle(socket: net.Socket): boolean {
+  return !(socket as net.Socket & { _httpMessage?: unknown })._httpMessage;
+}
+
+function forget(r: Connection): void {
   r.req = undefined;
   r.res = undefined;
 }
@@ -171,7 +256,7 @@ export function clientOf(address: string | undefined): string {
 }
 
 /** Answers with a bare HTTP error and closes: no parser, no route, nothing kept. */
-function refuse(socket: net.Socket, status: 408 | 503, message: string): void {
+export function refuse(socket: net.Socket, status: 408 | 503, message: string): void {
   const body = JSON.stringify({ error: { code: status === 408 ? Errors.badRequest.code : Errors.unavailable.code, message } });
   const head =
     `HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : 'Service Unavailable'}\r\n` +

@@ -1,23 +1,27 @@
 /**
- * Request-rate limits: every request counts against its client address (before anything else,
- * so floods of unauthenticated or malformed requests are limited too), and an authenticated one
- * also against its credential (an API key, or the account of a session or call key). Past a
+ * Request-rate limits: every request counts against its client (before anything else, so floods
+ * of unauthenticated or malformed requests are limited too): a TCP client by its address (IPv6:
+ * its /64), a request on a sandbox's API socket by the account whose code runs there
+ * (api/sandbox-sockets.ts). An authenticated one also counts against its credential (an API key, or the account of a session or call key). Past a
  * limit the answer is 429 with Retry-After, the seconds until the window ends. Fixed windows,
  * counted in this node's memory (a cluster of N nodes allows N times as much); the defaults
  * (config.ts) are far above what one user's tools send, and exist to stop runaway clients.
  * Git requests count against the address only (Git authenticates inside its own routes).
  */
+import type net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { DomainError, Errors } from '../domain/errors.js';
 import type { Principal } from '../domain/auth/principal.js';
 import { lruGet } from '../lib/lru-get.js';
+import { clientOf } from './connection-limits.js';
+import { sandboxOf } from './sandbox-sockets.js';
 
 export interface RateLimitOptions {
   windowSeconds: number;
   /** Requests per window per credential; 0 = no limit. */
   perKey: number;
-  /** Requests per window per client address; 0 = no limit. */
+  /** Requests per window per client (a TCP address, or a sandbox's owner); 0 = no limit. */
   perAddress: number;
 }
 
@@ -77,13 +81,16 @@ export class RateLimiter {
   }
 
   /**
-   * Counts a request from `address`; the refusal when it is over the limit. No address: the API
-   * socket inside algorithm sandboxes, whose per-call keys count against their caller's account.
+   * Counts a request that arrived on `socket` against its client: the TCP address, or the owner
+   * of the sandbox whose API socket it is. The refusal when it is over the limit.
    */
-  admitAddress(address: string | undefined): DomainError | undefined {
-    if (!this.byAddress || !address) return undefined;
-    const wait = this.byAddress.take(address, this.now());
-    return wait === undefined ? undefined : this.refuse(`address ${address}`, this.opts.perAddress, wait);
+  admitClient(socket: net.Socket): DomainError | undefined {
+    if (!this.byAddress) return undefined;
+    const sandbox = sandboxOf(socket);
+    const client = sandbox ? sandbox.key : clientOf(socket.remoteAddress);
+    const wait = this.byAddress.take(client, this.now());
+    if (wait === undefined) return undefined;
+    return this.refuse(sandbox ? sandbox.label : `address ${client}`, this.opts.perAddress, wait);
   }
 
   /** Counts a request made with `principal`'s credential; the refusal when it is over the limit. */
@@ -102,7 +109,7 @@ export class RateLimiter {
 export function installRateLimits(app: FastifyInstance, limiter: RateLimiter): void {
   if (limiter.limitsAddresses) {
     // Global and added before the routes: it runs before each route's own authentication hook.
-    app.addHook('onRequest', (req, _reply, done) => done(limiter.admitAddress(req.ip)));
+    app.addHook('onRequest', (req, _reply, done) => done(limiter.admitClient(req.socket)));
   }
   if (limiter.limitsCredentials) {
     // preParsing: after the route's authentication (an onRequest hook), before the body is read.

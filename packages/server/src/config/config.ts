@@ -383,7 +383,7 @@ export const ConfigSchema = Type.Object({
     flag: '--max-connections',
     derive: () => connectionsForFileLimit(openFileLimit()),
     describe:
-      "HTTP connections held at once (API, Git, the algorithms' API socket); more are answered 503 and closed. Default: half of the process's open-file limit less 512, so files, pipes to runners and the database keep descriptors.",
+      "TCP connections held at once (API, Git); at the cap an idle one (an anonymous one first) is closed to make room, and only when all are busy is a new one answered 503. Default: half of the process's open-file limit less 512, so files, pipes to runners, the database and the API sockets of sandboxes keep descriptors.",
   }),
   maxConnectionsPerClient: setting(Type.Integer({ minimum: 0 }), {
     env: 'ALGOHOST_MAX_CONNECTIONS_PER_CLIENT',
@@ -391,6 +391,13 @@ export const ConfigSchema = Type.Object({
     default: 256,
     describe:
       'HTTP connections one client address (IPv6: one /64) may hold; more are answered 503 and closed at once. Raise it or use 0 (no limit) behind a reverse proxy, whose address every client shares.',
+  }),
+  maxConnectionsPerSandbox: setting(Type.Integer({ minimum: 0 }), {
+    env: 'ALGOHOST_MAX_CONNECTIONS_PER_SANDBOX',
+    flag: '--max-connections-per-sandbox',
+    default: 64,
+    describe:
+      "Connections one runner's sandbox may hold on its API socket (pipeline_enabled algorithms); more are answered 503 and closed. Counted apart from ALGOHOST_MAX_CONNECTIONS (0 = no limit).",
   }),
   headersTimeoutSeconds: setting(Type.Number({ minimum: 0 }), {
     env: 'ALGOHOST_HEADERS_TIMEOUT',
@@ -621,9 +628,9 @@ export const ConfigSchema = Type.Object({
   auditRetentionSeconds: setting(Type.Integer({ minimum: 0 }), {
     env: 'ALGOHOST_AUDIT_RETENTION',
     flag: '--audit-retention',
-    default: 0,
+    default: 180 * 24 * 3600,
     describe:
-      'Seconds audit log entries are kept, at least a day (86400); older ones are deleted hourly. 0 (the default) keeps them for good.',
+      'Seconds audit log entries are kept, at least a day (86400); older ones are deleted hourly. Default 180 days; 0 keeps them for good (entries of no account, failed sign-ins of unknown names, are capped at the newest 100,000 either way).',
   }),
 });
 

@@ -27,8 +27,10 @@ const runnerSweepMs = (idleMs: number) => Math.max(1000, Math.min(10_000, idleMs
 const FLOWS_RECONCILE_MS = 5000;
 /** Delivery records older than the retention are deleted this often. */
 const DELIVERY_SWEEP_MS = 60 * 60 * 1000;
-/** Audit entries past their retention are deleted this often (when there is a retention). */
+/** Audit entries past their retention (and anonymous ones past their cap) are deleted this often. */
 const AUDIT_SWEEP_MS = 60 * 60 * 1000;
+/** Aggregated sign-in entries show their attempts at most this late. */
+const AUDIT_COUNTS_MS = 5000;
 
 /** What the flows job needs of the flow workers (events/flow-workers.ts; main passes them). */
 interface FlowRunner {
@@ -102,7 +104,7 @@ export interface JobSettings {
   runnerIdleMs: number;
   /** How long delivery records are kept (ALGOHOST_EVENT_DELIVERY_RETENTION). */
   deliveryRetentionMs: number;
-  /** How long audit log entries are kept; 0 = for good (ALGOHOST_AUDIT_RETENTION). */
+  /** How long audit log entries are kept; 0 = no age limit (ALGOHOST_AUDIT_RETENTION). */
   auditRetentionMs: number;
 }
 
@@ -135,6 +137,8 @@ export function jobCatalog(s: JobServices, settings: JobSettings): Job[] {
     // Every node: each host has its own cgroup tree (an API node, which runs no sandbox, has none).
     byName.get('sandbox.cgroup-sweep')!,
     byName.get('events.flows')!,
+    // Every node: each counts the sign-ins it answered.
+    byName.get('audit.sign-in-counts')!,
   );
   jobs.push(once('events.delivery-sweep'), once('audit.sweep'));
   return jobs;
@@ -222,10 +226,17 @@ function embeddedJobs(s: JobServices, settings: JobSettings): Job[] {
     {
       name: 'audit.sweep',
       kind: 'interval',
-      description: 'deletes audit log entries past their retention (none by default)',
-      // Without a retention it never runs: entries are kept for good.
-      everyMs: settings.auditRetentionMs > 0 ? AUDIT_SWEEP_MS : 0,
-      run: () => s.audit.deleteOlderThan(settings.auditRetentionMs),
+      description: 'deletes audit log entries past their retention, and entries of no account past the newest 100,000',
+      everyMs: AUDIT_SWEEP_MS,
+      run: () => s.audit.sweep(settings.auditRetentionMs),
+    },
+    {
+      name: 'audit.sign-in-counts',
+      kind: 'interval',
+      description: "writes the attempt counts of this node's aggregated sign-in entries (and the last ones when it stops)",
+      everyMs: AUDIT_COUNTS_MS,
+      run: () => s.audit.flushSignIns(),
+      stop: () => s.audit.flushSignIns(),
     },
   ];
 }

@@ -1,10 +1,10 @@
 /** Starts and stops a whole algohost node; used by `npm start` and by the tests. */
-import fs from 'node:fs';
 import http from 'node:http';
 import { pino } from 'pino';
 import type { Config } from '../config/config.js';
 import { buildApi, httpServerOptions, type HttpTimeouts } from '../api/app.js';
 import { ConnectionGuard } from '../api/connection-limits.js';
+import { SandboxApiSockets } from '../api/sandbox-sockets.js';
 import { CallLane } from '../api/call-lane.js';
 import { InputBudget } from '../api/input-budget.js';
 import { RateLimiter } from '../api/rate-limits.js';
@@ -23,6 +23,8 @@ export interface RunningServer {
   app: Api;
   /** Connection caps and the body-rate check of this node's HTTP servers. */
   connections: ConnectionGuard;
+  /** The API sockets of pipeline runners, one per runner (api/sandbox-sockets.ts). */
+  apiSockets: SandboxApiSockets;
   services: Services;
   bootstrap: BootstrapResult;
   /** Where /metrics is served when ALGOHOST_METRICS_ADDRESS is set. */
@@ -56,9 +58,30 @@ export async function startServer(config: Config, logOptions: { level: string } 
   // Git's hooks call back over loopback when listening on every address.
   const selfUrl = config.host === '0.0.0.0' || config.host === '::' ? `http://127.0.0.1:${port}` : url;
   const publicUrl = /:0$/.test(config.publicUrl) ? url : config.publicUrl;
+  // Idle and trickling clients must not use up the process's descriptors, and the TCP caps keep
+  // room for clients that authenticate (api/connection-limits.ts). Made before the API, which
+  // tells it which connections authenticated.
+  const guard = new ConnectionGuard({
+    maxConnections: config.maxConnections,
+    maxPerClient: config.maxConnectionsPerClient,
+    bodyTimeoutMs: Math.round(config.bodyTimeoutSeconds * 1000),
+    minBodyBytesPerSecond: config.minBodyBytesPerSecond,
+  });
+  guard.attach(server, { tcp: true });
+  // Each pipeline runner's own API socket, bound into its sandbox even when its network is
+  // isolated; answered like the TCP port, 503 until the node is ready (as `serve` below).
+  let serveSandbox: http.RequestListener = answerStarting;
+  const apiSockets = new SandboxApiSockets({
+    maxConnectionsPerSandbox: config.maxConnectionsPerSandbox,
+    makeServer: () => {
+      const socketServer = http.createServer(httpServerOptions(timeouts), (req, res) => serveSandbox(req, res));
+      guard.attach(socketServer, { tcp: false });
+      return socketServer;
+    },
+  });
   let services: Services;
   try {
-    services = await buildServices(config, checked, logger, { publicUrl });
+    services = await buildServices(config, checked, logger, { publicUrl, apiSockets });
   } catch (err) {
     await closeServer(server);
     throw err;
@@ -91,17 +114,9 @@ export async function startServer(config: Config, logOptions: { level: string } 
       securityHeaders: headers,
       metrics: { ...(config.metricsToken ? { token: config.metricsToken } : {}), elsewhere: config.metricsAddress !== undefined },
       rateLimits: limiter,
+      connections: guard,
       workerPort: config.role === 'worker',
     });
-    // Idle and trickling clients must not use up the process's descriptors (see
-    // api/connection-limits.ts); the caps count the API socket's connections too.
-    const guard = new ConnectionGuard({
-      maxConnections: config.maxConnections,
-      maxPerClient: config.maxConnectionsPerClient,
-      bodyTimeoutMs: Math.round(config.bodyTimeoutSeconds * 1000),
-      minBodyBytesPerSecond: config.minBodyBytesPerSecond,
-    });
-    guard.attach(server, { byAddress: true });
     await app.register(async (scope) =>
       gitRoutes(scope, {
         keys: services.keys,
@@ -128,21 +143,15 @@ export async function startServer(config: Config, logOptions: { level: string } 
     // (it serves only /healthz and /metrics), nor when every request is to be logged.
     const lane = logRequests
       ? undefined
-      : new CallLane({ keys: services.keys, calls: services.calls, limiter, budget, securityHeaders: headers, logger });
+      : new CallLane({ keys: services.keys, calls: services.calls, limiter, connections: guard, budget, securityHeaders: headers, logger });
     const serve = (req: http.IncomingMessage, res: http.ServerResponse) => {
       if (!lane?.take(req, res)) app.routing(req, res);
     };
     server.off('request', answerStarting);
     server.on('request', config.role === 'worker' ? (req, res) => app.routing(req, res) : serve);
+    // A worker serves its own sandboxes in full (app.ts, workerPort).
+    serveSandbox = serve;
     logger.info(`algohost listening on ${url}`);
-    // Sandboxed algorithms with pipeline_enabled reach the API through this socket, bound into
-    // their sandbox, even when their network is isolated.
-    const apiSocket = services.runners.apiSocket;
-    fs.rmSync(apiSocket, { force: true });
-    const socketServer = http.createServer(httpServerOptions(timeouts), serve);
-    guard.attach(socketServer, { byAddress: false });
-    await new Promise<void>((resolve) => socketServer.listen(apiSocket, resolve));
-    fs.chmodSync(apiSocket, 0o666);
     // Background work starts once the stores are ready and the node is reachable (a queued
     // build's post-receive output and a pipeline's API socket need both).
     const jobs = new JobRunner(services.jobs, app.log);
@@ -162,7 +171,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
       // outcomes are recorded and acknowledged before NATS closes.
       ['cluster work', async () => services.clusterWorker?.drain()],
       ['NATS', async () => services.nats?.close()],
-      ['API socket', () => new Promise((resolve) => socketServer.close(resolve))],
+      ['API sockets', () => apiSockets.closeAll()],
       [
         'HTTP server',
         () => {
@@ -181,6 +190,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
       url,
       app,
       connections: guard,
+      apiSockets,
       ...(lane ? { lane } : {}),
       inputBudget: budget,
       services,
@@ -201,6 +211,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
         })()),
     };
   } catch (err) {
+    await apiSockets.closeAll();
     await metricsServer?.close();
     await services.nats?.close();
     await services.db.destroy();

@@ -15,7 +15,7 @@ import { UserService } from '../domain/accounts/user-service.js';
 import { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
 import { SourceService } from '../domain/algorithms/source-service.js';
 import { ClusterStatusService } from '../domain/cluster/status-service.js';
-import { AuditService } from '../domain/audit/audit-service.js';
+import { AuditService, SIGN_IN_AUDIT_DEFAULTS } from '../domain/audit/audit-service.js';
 import { SqlAuditStore } from '../storage/audit-store.js';
 import { Catalog } from '../domain/catalog/catalog.js';
 import type { CatalogData } from '../domain/catalog/model.js';
@@ -27,7 +27,7 @@ import { Supervisor } from '../runtime/sandbox/supervisor.js';
 import type { CgroupReport } from '../runtime/sandbox/cgroups.js';
 import { EgressConfigError, EgressProxy, type EgressTarget, registryTargets } from '../runtime/sandbox/egress-proxy.js';
 import type { RegistrySettings } from '../runtime/languages/adapter.js';
-import { RunnerFactory } from '../runtime/runner/runner-factory.js';
+import { type ApiSocketServer, RunnerFactory } from '../runtime/runner/runner-factory.js';
 import { RunnerPool } from '../runtime/runner/runner-pool.js';
 import { CallService } from '../domain/calls/call-service.js';
 import type { Logger } from '../domain/logger.js';
@@ -101,6 +101,8 @@ export interface Services extends ApiServices {
 export interface NodeAddress {
   /** Base of the links and Git URLs the API returns. */
   publicUrl: string;
+  /** Serves each pipeline runner's own API socket (api/sandbox-sockets.ts); unset: runners get none. */
+  apiSockets?: ApiSocketServer;
 }
 
 /**
@@ -299,6 +301,7 @@ export async function buildServices(
       startTimeoutMs: 10 * 60 * 1000,
     },
     artifacts && ((key) => artifacts.ensure(key)),
+    node.apiSockets,
   );
   runners.prepare();
   const pool = new RunnerPool(runners, {
@@ -504,7 +507,14 @@ export async function buildServices(
     clock,
   });
 
-  const audit = new AuditService(new SqlAuditStore(db), clock);
+  let nameHashKey: string | undefined;
+  const audit = new AuditService(new SqlAuditStore(db), clock, {
+    accounts,
+    // One per cluster, kept in the database beside the session secret; made on first use.
+    nameHashKey: async () =>
+      (nameHashKey ??= await clusterSettings.setIfAbsent('audit_name_hash_key', crypto.randomBytes(32).toString('base64url'))),
+    ...SIGN_IN_AUDIT_DEFAULTS,
+  });
 
   return {
     db,

@@ -31,6 +31,34 @@ export class SqlAuditStore implements AuditStore {
     return Number(result.numDeletedRows);
   }
 
+  async updateDetails(id: string, details: Record<string, unknown>): Promise<void> {
+    await this.db
+      .updateTable('audit_log')
+      .set({ details: JSON.stringify(details) })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async deleteAnonymousBeyond(keep: number): Promise<number> {
+    // The newest entry past those kept, found through the (at, id) index; it and older ones go.
+    const edge = await this.db
+      .selectFrom('audit_log')
+      .select(['at', 'id'])
+      .where('actor_id', 'is', null)
+      .orderBy('at', 'desc')
+      .orderBy('id', 'desc')
+      .offset(keep)
+      .limit(1)
+      .executeTakeFirst();
+    if (!edge) return 0;
+    const result = await this.db
+      .deleteFrom('audit_log')
+      .where('actor_id', 'is', null)
+      .where((eb) => eb.or([eb('at', '<', edge.at), eb.and([eb('at', '=', edge.at), eb('id', '<=', edge.id)])]))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async list(filter: AuditFilter): Promise<Page<AuditEntry>> {
     let q = this.db.selectFrom('audit_log').selectAll();
     // NUL cannot be stored (PostgreSQL text), so a filter holding one matches nothing.

@@ -12,7 +12,8 @@ const AuditEntrySchema = Type.Object(
     id: Type.String(),
     at: Type.String({ description: 'When, ISO 8601.' }),
     actor: Type.Union([Type.String(), Type.Null()], {
-      description: 'The account that acted (for a sign-in, the name tried); null if none.',
+      description:
+        'The account that acted (for a sign-in, the account whose name was tried, by its own name); null if none (a sign-in for a name no account has: see details.name_hash).',
     }),
     credential: Type.Union([Type.String(), Type.Null()], { description: 'admin_key, key, session, call_key, or password (a sign-in).' }),
     action: Type.String({ description: 'The operation id (key.create, organization.members.add…).' }),
@@ -20,7 +21,8 @@ const AuditEntrySchema = Type.Object(
     status: Type.Integer({ description: 'The HTTP status it was answered (2xx, 403, or a sign-in’s 401/429).' }),
     address: Type.Union([Type.String(), Type.Null()], { description: 'The client address.' }),
     details: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'The request body without secrets (`body`) and the id of what it made (`id`).',
+      description:
+        'The request body without secrets (`body`) and the id of what it made (`id`). A sign-in: a keyed hash of a name no account has (`name_hash`, never the name), how many attempts a failed entry aggregates (`attempts`, one entry per name, client and outcome per 10 minutes; `rest_of_window` for those past the per-account cap), and whose sandbox it came from (`sandbox`).',
     }),
   },
   { $id: 'AuditEntry' },

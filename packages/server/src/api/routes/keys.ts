@@ -3,6 +3,7 @@ import { principalOf } from '../auth.js';
 import type { Api, ApiServices } from '../context.js';
 import { identityJson, keyJson } from '../presenters.js';
 import { AUTH_ERRORS, Capability, CreatedApiKey, errorResponses } from '../schemas.js';
+import { chargedClientOf } from '../sandbox-sockets.js';
 
 const NameParams = Type.Object({ account_name: Type.String() });
 
@@ -73,7 +74,7 @@ export function keyRoutes(app: Api, s: ApiServices): void {
       },
     },
     handler: async (req) => {
-      const session = await s.keys.signIn(req.body.username, req.body.password, req.ip || undefined);
+      const session = await s.keys.signIn(req.body.username, req.body.password, chargedClientOf(req.socket));
       return { token: session.token, token_type: 'Bearer' as const, expires_at: session.expiresAt.toISOString() };
     },
   });

@@ -254,18 +254,22 @@ export class KeyService {
     return principal;
   }
 
-  /** `address`: the client's, for slowing repeated failures from one place. */
-  async signIn(username: unknown, password: unknown, address?: string): Promise<Session> {
+  /**
+   * `client`: what the attempt is charged to, for slowing repeated failures from one place (the
+   * address, or the owner of the sandbox whose API socket it came through).
+   */
+  async signIn(username: unknown, password: unknown, client?: string): Promise<Session> {
     if (typeof username !== 'string' || typeof password !== 'string') throw invalid('username and password are required strings');
-    // Before the password is checked: while blocked, a right guess looks like a wrong one.
-    this.signInThrottle?.check(username, address);
     const account = await this.accounts.findByName(username);
+    const subject = account ? { accountId: account.id } : { unknownName: username };
+    // Before the password is checked: while blocked, a right guess looks like a wrong one.
+    this.signInThrottle?.check(subject, client);
     const ok = account?.kind === 'user' && account.passwordHash !== null && (await verifyPassword(password, account.passwordHash));
     if (!ok || !account) {
-      this.signInThrottle?.failed(username, address);
+      this.signInThrottle?.failed(subject, client);
       throw unauthenticated('wrong username or password');
     }
-    this.signInThrottle?.succeeded(username);
+    this.signInThrottle?.succeeded(account.id, client);
     const now = Math.floor(this.clock().getTime() / 1000);
     const exp = now + this.sessionTtlSeconds;
     const token = await signJwt({ sub: account.id, name: account.name, iat: now, exp }, await this.secret());

@@ -6,6 +6,7 @@
  * (`readArtifact`); the only files read from the built tree, algorithmia.conf and the protocol
  * file of a compiled harness, are opened without following links and only ever read as data.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,12 +31,23 @@ export interface RunnerRequest {
   algorithmName: string;
   environment: Environment;
   network: 'none' | 'host';
-  /** Bind the service's API socket into the sandbox (pipeline_enabled algorithms, insights_enabled versions). */
+  /** Bind an API socket of its own into the sandbox (pipeline_enabled algorithms, insights_enabled versions). */
   pipeline?: boolean;
+  /** The account whose code runs (the algorithm's owner): its API socket's requests are charged to it. */
+  owner?: { id: string; name: string };
   env?: Record<string, string>;
   extraMounts?: Mount[];
   /** Parent CPU group shared by the runners of one account (cgroups.ts `Limits.cpuGroup`). */
   cpuGroup?: string;
+}
+
+/**
+ * Serves the API on a Unix socket for one sandbox (api/sandbox-sockets.ts). Each runner gets its
+ * own, so the node knows whose code a request comes from and holds each sandbox to its own
+ * connection budget; `close()` once the runner is gone.
+ */
+export interface ApiSocketServer {
+  listen(file: string, owner: { id: string; name: string }): Promise<{ close(): Promise<void> }>;
 }
 
 const API_SOCKET_INSIDE = '/run/algohost-api.sock';
@@ -43,8 +55,8 @@ const LANGUAGES_DIR = fileURLToPath(new URL('../languages/', import.meta.url));
 
 export class RunnerFactory {
   readonly runDir: string;
-  /** The service's API on a Unix socket, reachable from isolated sandboxes. */
-  readonly apiSocket: string;
+  /** Where each pipeline runner's API socket is made (searchable, not listable, by the sandbox uid). */
+  readonly apiSocketDir: string;
   /** Root-only: each runner's response FIFO is made here and unlinked at once (see RunnerProcess). */
   readonly fifoDir: string;
 
@@ -54,9 +66,11 @@ export class RunnerFactory {
     private readonly limits: RunnerLimits,
     /** Cluster mode: brings an artifact built on another worker onto this node before its first start. */
     private readonly fetchArtifact?: (key: string) => Promise<void>,
+    /** The API for pipeline runners; unset: they get no API socket. */
+    private readonly apiSockets?: ApiSocketServer,
   ) {
     this.runDir = path.join(builder.dirs.work, '..', 'run');
-    this.apiSocket = path.join(this.runDir, 'api.sock');
+    this.apiSocketDir = path.join(this.runDir, 'api');
     this.fifoDir = path.join(this.runDir, 'fifo');
   }
 
@@ -66,6 +80,11 @@ export class RunnerFactory {
     fs.chmodSync(this.runDir, 0o711);
     fs.mkdirSync(this.fifoDir, { recursive: true });
     fs.chmodSync(this.fifoDir, 0o700);
+    // Sockets of runners of an earlier start, and the one socket all sandboxes shared before.
+    fs.rmSync(this.apiSocketDir, { recursive: true, force: true });
+    fs.rmSync(path.join(this.runDir, 'api.sock'), { force: true });
+    fs.mkdirSync(this.apiSocketDir, { mode: 0o711 });
+    fs.chmodSync(this.apiSocketDir, 0o711);
     // Per-runner directories of earlier versions (FIFOs on the host disk, owned by the sandbox uid).
     for (const e of fs.readdirSync(this.runDir, { withFileTypes: true })) {
       if (e.isDirectory() && /^[0-9a-f-]{36}$/.test(e.name)) fs.rmSync(path.join(this.runDir, e.name), { recursive: true, force: true });
@@ -93,10 +112,17 @@ export class RunnerFactory {
         environment: { name: req.environment.name, runtimeVersion: req.environment.runtime.version },
         ...(harnessProtocol !== undefined ? { harnessProtocol } : {}),
       });
-      // The API socket exists once the server listens; looked for here, off the event loop.
-      const apiSocket = req.pipeline && (await exists(this.apiSocket));
-      const extraMounts: Mount[] = apiSocket ? [{ host: this.apiSocket, inside: API_SOCKET_INSIDE, writable: true }] : [];
-      return { artifactDir: artifact.tree, layerDir: artifact.layerDir, command, extraMounts };
+      // Last: nothing after it can fail and leave the socket open (the runner closes it when it ends).
+      const file = path.join(this.apiSocketDir, `${crypto.randomUUID()}.sock`);
+      const apiSocket = req.pipeline && req.owner && this.apiSockets ? await this.apiSockets.listen(file, req.owner) : undefined;
+      const extraMounts: Mount[] = apiSocket ? [{ host: file, inside: API_SOCKET_INSIDE, writable: true }] : [];
+      return {
+        artifactDir: artifact.tree,
+        layerDir: artifact.layerDir,
+        command,
+        extraMounts,
+        ...(apiSocket ? { release: () => apiSocket.close() } : {}),
+      };
     };
     return new RunnerProcess(this.supervisor, {
       artifact: req.artifact,
@@ -166,9 +192,3 @@ async function readProtocol(file: string): Promise<string | undefined> {
 }
 
 type RunnerContextConf = RunnerContext['conf'];
-
-const exists = (file: string) =>
-  fs.promises.access(file).then(
-    () => true,
-    () => false,
-  );

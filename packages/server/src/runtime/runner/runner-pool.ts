@@ -451,6 +451,7 @@ export class RunnerPool implements AlgorithmRuntime {
       environment: target.environment,
       network: target.network,
       pipeline: target.pipeline,
+      owner: target.owner,
       // One CPU group per account: under contention accounts share the CPU equally, however
       // many runners each has.
       cpuGroup: `account-${target.owner.id.replace(/[^A-Za-z0-9_-]/g, '_')}`,

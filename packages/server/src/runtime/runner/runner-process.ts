@@ -49,6 +49,8 @@ export interface RunnerMounts {
   command: RunnerCommand;
   /** Mounts found when the runner starts (the API socket of a pipeline algorithm). */
   extraMounts?: Mount[];
+  /** Frees what load() opened for this runner (its API socket) once the runner is gone. */
+  release?: () => Promise<void>;
 }
 
 export interface RunnerSpec {
@@ -142,6 +144,9 @@ export class RunnerProcess {
   loadOutput = '';
   private proc!: SandboxProcess;
   private fifo: net.Socket | undefined;
+  /** What load() opened for this runner, freed by cleanup(). */
+  private release: (() => Promise<void>) | undefined;
+  private cleanedUp = false;
   private responseBuffer = '';
   /** Calls written and not settled, in the order written: one without output marks. */
   private calls: PendingCall[] = [];
@@ -187,6 +192,12 @@ export class RunnerProcess {
       loaded = await this.spec.load();
     } catch (err) {
       throw new RunnerFailure('LoadingError', `the algorithm's build cannot be run: ${(err as Error).message}`);
+    }
+    this.release = loaded.release;
+    if (this.cleanedUp) {
+      // Stopped while it loaded: what load() opened is freed, nothing starts.
+      this.cleanup();
+      throw new RunnerFailure('LoadingError', 'the runner was stopped while it started');
     }
     if (loaded.command.outputMarks) {
       // Random per runner: a caller cannot put it in the output (an input the algorithm echoes)
@@ -555,7 +566,11 @@ export class RunnerProcess {
   }
 
   private cleanup(): void {
+    this.cleanedUp = true;
     this.fifo?.destroy();
+    const release = this.release;
+    this.release = undefined;
+    release?.().catch(() => {});
   }
 }
 
