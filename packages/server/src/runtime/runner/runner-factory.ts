@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Environment } from '../../domain/catalog/model.js';
 import type { SandboxBuilder } from '../build/sandbox-builder.js';
+import { egressProxyEnv, type EgressProxy } from '../sandbox/egress-proxy.js';
 import type { RunnerContext } from '../languages/adapter.js';
 import type { Mount, Supervisor } from '../sandbox/supervisor.js';
 import { RunnerProcess, type RunnerMounts } from './runner-process.js';
@@ -29,7 +30,8 @@ export interface RunnerRequest {
   artifact: string;
   algorithmName: string;
   environment: Environment;
-  network: 'none' | 'host';
+  /** `internet`: a namespace of its own whose only way out is the egress proxy (public addresses only). */
+  network: 'none' | 'internet';
   /** Bind the service's API socket into the sandbox (pipeline_enabled algorithms, insights_enabled versions). */
   pipeline?: boolean;
   env?: Record<string, string>;
@@ -52,6 +54,8 @@ export class RunnerFactory {
     private readonly supervisor: Supervisor,
     private readonly builder: SandboxBuilder,
     private readonly limits: RunnerLimits,
+    /** The egress proxy with the `internet` policy: full-network runners' only way out. */
+    private readonly egress: EgressProxy,
     /** Cluster mode: brings an artifact built on another worker onto this node before its first start. */
     private readonly fetchArtifact?: (key: string) => Promise<void>,
   ) {
@@ -78,6 +82,8 @@ export class RunnerFactory {
     const adapter = this.builder.adapterFor(req.environment.language);
     if (!adapter?.runner) return undefined;
     const runner = adapter.runner.bind(adapter);
+    // Anything but `internet` (a value from an older node's message, say) gets no network at all.
+    const internet = req.network === 'internet';
     // Read when the runner starts (asynchronously, off the request's synchronous path).
     const load = async (): Promise<RunnerMounts> => {
       if (this.fetchArtifact) await this.fetchArtifact(req.artifact);
@@ -96,7 +102,10 @@ export class RunnerFactory {
       // The API socket exists once the server listens; looked for here, off the event loop.
       const apiSocket = req.pipeline && (await exists(this.apiSocket));
       const extraMounts: Mount[] = apiSocket ? [{ host: this.apiSocket, inside: API_SOCKET_INSIDE, writable: true }] : [];
-      return { artifactDir: artifact.tree, layerDir: artifact.layerDir, command, extraMounts };
+      // Last, so that nothing above can fail and leave the channel open; one per runner, so one
+      // runner's connections are capped on their own.
+      const egress = internet ? await this.egress.open() : undefined;
+      return { artifactDir: artifact.tree, layerDir: artifact.layerDir, command, extraMounts, ...(egress ? { egress } : {}) };
     };
     return new RunnerProcess(this.supervisor, {
       artifact: req.artifact,
@@ -105,9 +114,11 @@ export class RunnerFactory {
       env: {
         ...req.env,
         ...(req.pipeline ? { ALGORITHMIA_API: 'http://localhost', ALGOHOST_API_SOCKET: API_SOCKET_INSIDE } : {}),
+        // The proxy variables HTTP clients read (the JVM harness turns them into its properties).
+        ...(internet ? egressProxyEnv() : {}),
       },
       extraMounts: [...(adapter.toolchainMounts?.() ?? []), ...(req.extraMounts ?? [])],
-      network: req.network,
+      network: internet ? 'internet' : 'none',
       memoryBytes: this.limits.memoryBytesByEnvironment?.get(req.environment.name) ?? this.limits.memoryBytes,
       pids: this.limits.pids,
       cpus: this.limits.cpus,

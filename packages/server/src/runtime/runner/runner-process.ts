@@ -49,6 +49,11 @@ export interface RunnerMounts {
   command: RunnerCommand;
   /** Mounts found when the runner starts (the API socket of a pipeline algorithm). */
   extraMounts?: Mount[];
+  /**
+   * With `network: 'internet'`: the runner's own channel of the egress proxy (public addresses
+   * only), closed when the runner ends.
+   */
+  egress?: { socket: string; close(): Promise<void> };
 }
 
 export interface RunnerSpec {
@@ -61,7 +66,8 @@ export interface RunnerSpec {
   /** Extra environment for the algorithm (ALGORITHMIA_API…), merged over the harness's. */
   env?: Record<string, string>;
   extraMounts?: Mount[];
-  network: 'none' | 'host';
+  /** `internet`: outbound to public addresses through the egress proxy (RunnerMounts.egress); never the host's network. */
+  network: 'none' | 'internet';
   memoryBytes: number;
   pids: number;
   cpus?: number;
@@ -142,6 +148,8 @@ export class RunnerProcess {
   loadOutput = '';
   private proc!: SandboxProcess;
   private fifo: net.Socket | undefined;
+  /** The egress proxy channel of a full-network runner, closed with it. */
+  private egress: RunnerMounts['egress'];
   private responseBuffer = '';
   /** Calls written and not settled, in the order written: one without output marks. */
   private calls: PendingCall[] = [];
@@ -188,6 +196,10 @@ export class RunnerProcess {
     } catch (err) {
       throw new RunnerFailure('LoadingError', `the algorithm's build cannot be run: ${(err as Error).message}`);
     }
+    this.egress = loaded.egress;
+    if (this.spec.network === 'internet' && !this.egress) {
+      throw new RunnerFailure('LoadingError', 'a full-network runner needs an egress proxy channel, and none was opened');
+    }
     if (loaded.command.outputMarks) {
       // Random per runner: a caller cannot put it in the output (an input the algorithm echoes)
       // to move where a call's output ends. Only the algorithm's own code can read it.
@@ -227,11 +239,15 @@ export class RunnerProcess {
         ],
         fds: [sandboxEnd],
         network: this.spec.network,
+        ...(this.egress ? { egressSocket: this.egress.socket } : {}),
         limits: { memoryBytes: this.spec.memoryBytes, pids: this.spec.pids, cpus: this.spec.cpus, cpuGroup: this.spec.cpuGroup },
         // Runners live until stopped; each call has its own timeout.
         wallTimeMs: 365 * 24 * 3600 * 1000,
         outputLimitBytes: Number.MAX_SAFE_INTEGER,
       });
+    } catch (err) {
+      this.cleanup();
+      throw err;
     } finally {
       // The child has its copy (or there is no child): the host keeps only its read-write end.
       fs.close(sandboxEnd, () => {});
@@ -556,6 +572,7 @@ export class RunnerProcess {
 
   private cleanup(): void {
     this.fifo?.destroy();
+    void this.egress?.close();
   }
 }
 
