@@ -123,6 +123,30 @@ def apply(input):
     return "alice's answer to " + str(input)
 `;
 
+/**
+ * A Java algorithm that fetches a URL with the JDK's own HTTP client, which knows nothing of
+ * HTTPS_PROXY: it gets through only if the runner gave the JVM the proxy properties.
+ */
+const JAVA_FETCH = String.raw`
+package algorithmia.Fetch;
+
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+
+public class Fetch {
+    public String apply(String url) throws Exception {
+        HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
+        c.setConnectTimeout(10000);
+        c.setReadTimeout(10000);
+        try (InputStream in = c.getInputStream()) {
+            return System.getProperty("http.proxyHost") + ":" + System.getProperty("http.proxyPort") + " " + new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}
+`;
+
 /** A port nothing listens on now (picked by the kernel, then released). */
 async function freePort(): Promise<number> {
   const s = net.createServer();
@@ -306,6 +330,40 @@ for (const database of DATABASES) {
       assert.equal(await accepts('127.0.0.1', bindPort), false);
       for (const address of ownAddresses()) assert.equal(await accepts(address, bindPort), false, address);
     });
+
+    test(
+      "a Java runner reaches the allowed host through the proxy with the JDK's own client (the JVM gets the proxy properties)",
+      {
+        // The runner and the proxy, not the database: once.
+        skip: database !== DATABASES[0],
+      },
+      async () => {
+        const tree = await makeTempDir('algohost-fullnet-java-');
+        try {
+          fs.mkdirSync(`${tree}/src/main/java/algorithmia/Fetch`, { recursive: true });
+          fs.writeFileSync(`${tree}/algorithmia.conf`, JSON.stringify({ username: 'mallory', algoname: 'Fetch', language: 'java' }));
+          fs.writeFileSync(`${tree}/src/main/java/algorithmia/Fetch/Fetch.java`, JAVA_FETCH);
+          const sha = await createAndBuild(srv.url, api, mallory, 'mallory', 'Fetch', tree, {
+            environment: 'java17',
+            settings: { network_access: 'full' },
+          });
+          const res = await request(srv.url, 'POST', `/v1/algo/mallory/Fetch/${sha}`, {
+            key: mallory.key,
+            raw: `http://127.0.0.2:${allowedPort}/`,
+            headers: { 'content-type': 'text/plain' },
+          });
+          assert.equal(res.body.result, '127.0.0.1:3128 the allowed host answered', res.text);
+          const refusedRes = await request(srv.url, 'POST', `/v1/algo/mallory/Fetch/${sha}`, {
+            key: mallory.key,
+            raw: 'http://169.254.169.254/latest/meta-data/',
+            headers: { 'content-type': 'text/plain' },
+          });
+          assert.match(refusedRes.body.error?.message ?? '', /403/, refusedRes.text);
+        } finally {
+          await fs.promises.rm(tree, { recursive: true, force: true });
+        }
+      },
+    );
 
     test("alice's next call returns alice's own result; mallory's runner still serves her", async () => {
       const res = await request(srv.url, 'POST', answer, { key: alice.key, body: 'ping' });
