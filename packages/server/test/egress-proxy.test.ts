@@ -445,6 +445,19 @@ describe('runner egress proxy (internet policy)', () => {
     assert.notEqual(reply.status, 403);
   });
 
+  test('a malformed ALGOHOST_RUNNER_EGRESS_ALLOW stops the start, naming the setting and the form', async () => {
+    const dataDir = await makeTempDir();
+    try {
+      const config = loadConfig(
+        { ALGOHOST_DATA_DIR: dataDir, ALGOHOST_PORT: '0', ALGOHOST_RUNNER_EGRESS_ALLOW: 'api.internal:8443, a b' },
+        [],
+      );
+      await assert.rejects(startServer(config, false), /ALGOHOST_RUNNER_EGRESS_ALLOW: "a b" is not host\[:port\]/);
+    } finally {
+      await fs.promises.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test('one channel holds a bounded number of connections; closing one frees a place', async () => {
     const open: net.Socket[] = [];
     const connect = () =>
