@@ -249,12 +249,6 @@ function subnets(list: [string, number, 'ipv4' | 'ipv6'][]): net.BlockList {
   return b;
 }
 
-/** An IPv4-mapped IPv6 address as the IPv4 address it is. */
-function unmap(address: string): string {
-  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return m ? m[1]! : address;
-}
-
 /**
  * Addresses of the clouds' instance metadata and host services (AWS's IPv4 and IPv6 metadata,
  * ECS's credentials, GCP's and Azure's at 169.254.169.254, Azure's WireServer, Alibaba's): they
@@ -321,11 +315,11 @@ export type AddressClass = 'public' | 'private' | 'local';
 
 /** `local`: loopback, link-local, unspecified, multicast or one of the host's own addresses. */
 export function classifyAddress(address: string): AddressClass {
-  const a = canonicalAddress(unmap(address));
+  const a = canonicalAddress(address);
   const type = net.isIPv6(a) ? 'ipv6' : 'ipv4';
   if (LOCAL.check(a, type)) return 'local';
   for (const list of Object.values(os.networkInterfaces())) {
-    for (const i of list ?? []) if (canonicalAddress(unmap(i.address)).toLowerCase() === a.toLowerCase()) return 'local';
+    for (const i of list ?? []) if (canonicalAddress(i.address).toLowerCase() === a.toLowerCase()) return 'local';
   }
   if (PRIVATE.check(a, type)) return 'private';
   return 'public';
