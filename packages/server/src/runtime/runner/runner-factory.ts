@@ -115,7 +115,10 @@ export class RunnerFactory {
         ...req.env,
         ...(req.pipeline ? { ALGORITHMIA_API: 'http://localhost', ALGOHOST_API_SOCKET: API_SOCKET_INSIDE } : {}),
         // The proxy variables HTTP clients read (the JVM harness turns them into its properties).
-        ...(internet ? egressProxyEnv() : {}),
+        // localhost stays direct: the in-algorithm clients address the API as http://localhost
+        // over the Unix socket, and those built on proxy-aware HTTP stacks (Ruby's Net::HTTP, R's
+        // libcurl) would otherwise send it to the proxy. Nothing else listens on loopback there.
+        ...(internet ? { ...egressProxyEnv(), NO_PROXY: 'localhost,127.0.0.1,::1', no_proxy: 'localhost,127.0.0.1,::1' } : {}),
       },
       extraMounts: [...(adapter.toolchainMounts?.() ?? []), ...(req.extraMounts ?? [])],
       network: internet ? 'internet' : 'none',
