@@ -6,11 +6,14 @@
  * validation would refuse them), and read for what the schemas cannot know: every ALGOHOST_*
  * name is a setting of config.ts and the settings of each role load, what one object names
  * (ConfigMap, Secret, claim, port) exists, selectors match the labels, probes ask /healthz, and
- * the containers start the image of deploy/container/Containerfile as built (CMD, WORKDIR, port).
+ * the containers start the image of deploy/container/Containerfile as built (CMD, WORKDIR, port),
+ * and the worker pods (where full-network runners run) reach the internet, DNS and the node's
+ * own services but no other cluster service, private range or metadata address.
  * Each kind of breakage is also shown to fail.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
@@ -269,6 +272,109 @@ async function allProblems(manifests: Manifest[]): Promise<string[]> {
   ];
 }
 
+/** Addresses a worker pod must never reach: metadata services, loopback, private and cluster ranges, in several spellings. */
+const FORBIDDEN_FROM_WORKERS = [
+  '169.254.169.254',
+  'fd00:ec2::254',
+  '::ffff:169.254.169.254',
+  '127.0.0.1',
+  '::1',
+  '10.96.0.1',
+  '10.244.1.7',
+  '172.20.0.10',
+  '192.168.1.1',
+  '100.64.0.1',
+  'fe80::1',
+  'fd12:3456::1',
+  '64:ff9b::a9fe:a9fe',
+];
+/** Public addresses a full-network runner must still reach (through the node's egress proxy). */
+const PUBLIC_ADDRESSES = ['151.101.0.223', '8.8.8.8', '2a04:4e42::223'];
+
+/** Whether an ipBlock peer lets `address` through. */
+function ipBlockAllows(block: { cidr: string; except?: string[] }, address: string): boolean {
+  const type = (cidr: string) => (cidr.includes(':') ? 'ipv6' : 'ipv4');
+  const subnet = (cidr: string) => {
+    const [base, bits] = cidr.split('/');
+    const list = new net.BlockList();
+    list.addSubnet(base!, Number(bits), type(cidr));
+    return list;
+  };
+  const family = net.isIPv6(address) ? 'ipv6' : 'ipv4';
+  if (!subnet(block.cidr).check(address, family)) return false;
+  return !(block.except ?? []).some((e) => subnet(e).check(address, family));
+}
+
+/** The port of a service URL and the namespace of its `<service>.<namespace>.svc…` host. */
+function servicePlace(url: string): { namespace?: string; port: number } {
+  const u = new URL(url);
+  const defaults: Record<string, number> = { 'nats:': 4222, 'postgres:': 5432, 'postgresql:': 5432, 'http:': 80, 'https:': 443 };
+  const m = /^[^.]+\.([^.]+)\.svc(?:\.|$)/.exec(u.hostname);
+  return { ...(m ? { namespace: m[1] } : {}), port: u.port ? Number(u.port) : (defaults[u.protocol] ?? 0) };
+}
+
+/** The worker pods' egress: limited by a policy, open to the internet only, and to the node's services by namespace and port. */
+function workerEgressProblems(manifests: Manifest[]): string[] {
+  const problems: string[] = [];
+  const worker = manifests.find((m) => m.object.kind === 'Deployment' && m.object.metadata.name === 'algohost-worker')?.object;
+  if (!worker) return ['no worker Deployment'];
+  const labels: Record<string, string> = worker.spec.template.metadata.labels ?? {};
+  const selects = (selector: Record<string, any> | undefined) =>
+    Object.entries((selector?.matchLabels ?? {}) as Record<string, string>).every(([k, v]) => labels[k] === v) &&
+    (selector?.matchExpressions ?? []).length === 0;
+  const policies = manifests.filter(
+    (m) => m.object.kind === 'NetworkPolicy' && selects(m.object.spec.podSelector) && (m.object.spec.policyTypes ?? []).includes('Egress'),
+  );
+  if (policies.length === 0) return ["no NetworkPolicy limits the worker pods' egress"];
+  const ipBlocks: { cidr: string; except?: string[] }[] = [];
+  /** namespace → ports a rule opens there. */
+  const namespacePorts = new Map<string, Set<number>>();
+  for (const { source, object } of policies) {
+    for (const [i, rule] of ((object.spec.egress ?? []) as Record<string, any>[]).entries()) {
+      const peers = (rule.to ?? []) as Record<string, any>[];
+      if (peers.length === 0) problems.push(`${source}: egress rule ${i} allows every destination`);
+      const ports = ((rule.ports ?? []) as { port?: number }[]).map((p) => p.port).filter((p): p is number => typeof p === 'number');
+      for (const peer of peers) {
+        if (peer.ipBlock) {
+          ipBlocks.push(peer.ipBlock);
+          continue;
+        }
+        const namespace = peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] as string | undefined;
+        if (!namespace) problems.push(`${source}: egress rule ${i} reaches pods of any namespace`);
+        if (ports.length === 0) problems.push(`${source}: egress rule ${i} opens every port of namespace ${namespace ?? '(any)'}`);
+        const open = namespacePorts.get(namespace ?? '*') ?? new Set<number>();
+        for (const p of ports) open.add(p);
+        namespacePorts.set(namespace ?? '*', open);
+      }
+    }
+  }
+  for (const address of FORBIDDEN_FROM_WORKERS) {
+    if (ipBlocks.some((b) => ipBlockAllows(b, address))) problems.push(`worker pods reach ${address}`);
+  }
+  for (const address of PUBLIC_ADDRESSES) {
+    if (!ipBlocks.some((b) => ipBlockAllows(b, address))) problems.push(`worker pods do not reach the public address ${address}`);
+  }
+  // The node's own services, as the settings name them, by their namespace and port.
+  const settings =
+    manifests.find((m) => m.object.kind === 'ConfigMap' && m.object.metadata.name === 'algohost-settings')?.object.data ?? {};
+  const secrets =
+    manifests.find((m) => m.object.kind === 'Secret' && m.object.metadata.name === 'algohost-secrets')?.object.stringData ?? {};
+  const services: Record<string, string | undefined> = {
+    ALGOHOST_NATS_URL: settings.ALGOHOST_NATS_URL,
+    ALGOHOST_S3_ENDPOINT: settings.ALGOHOST_S3_ENDPOINT,
+    ALGOHOST_DATABASE_URL: secrets.ALGOHOST_DATABASE_URL,
+  };
+  for (const [name, url] of Object.entries(services)) {
+    if (!url) continue;
+    const place = servicePlace(url);
+    if (!place.namespace) continue;
+    if (!namespacePorts.get(place.namespace)?.has(place.port)) {
+      problems.push(`worker pods cannot reach ${name} (${place.namespace}, port ${place.port})`);
+    }
+  }
+  return problems;
+}
+
 /** A deep copy of the manifests with one object changed. */
 function broken(manifests: Manifest[], source: string, change: (o: Record<string, any>) => void): Manifest[] {
   const copy = structuredClone(manifests);
@@ -330,6 +436,32 @@ describe('Kubernetes manifests (deploy/kubernetes/)', () => {
     assert.match(imageProblems(manifests, shellForm).join('\n'), /CMD is not an exec form/);
     const entrypoint = `${containerfile}\nENTRYPOINT ["tini", "--"]\n`;
     assert.match(imageProblems(manifests, entrypoint).join('\n'), /an ENTRYPOINT/);
+  });
+
+  test("the worker pods' egress: DNS, the node's services by namespace and port, the internet; no cluster service, private range or metadata address", () => {
+    assert.deepEqual(workerEgressProblems(manifests), []);
+    const egress = manifests.find((m) => m.object.kind === 'NetworkPolicy' && m.object.metadata.name === 'algohost-worker-egress')!.source;
+    const settings = manifests.find((m) => m.object.kind === 'ConfigMap')!.source;
+    const noPolicy = manifests.filter((m) => m.source !== egress);
+    assert.deepEqual(workerEgressProblems(noPolicy), ["no NetworkPolicy limits the worker pods' egress"]);
+    const metadataOpen = broken(manifests, egress, (o) => {
+      o.spec.egress.find((r: Record<string, any>) => r.to?.[0]?.ipBlock).to[0].ipBlock.except = ['10.0.0.0/8'];
+    });
+    const open = workerEgressProblems(metadataOpen).join('\n');
+    assert.match(open, /worker pods reach 169\.254\.169\.254/);
+    assert.match(open, /worker pods reach 172\.20\.0\.10/);
+    const anyDestination = broken(manifests, egress, (o) => {
+      o.spec.egress.push({ ports: [{ protocol: 'TCP', port: 443 }] });
+    });
+    assert.match(workerEgressProblems(anyDestination).join('\n'), /allows every destination/);
+    const wholeNamespace = broken(manifests, egress, (o) => {
+      o.spec.egress.push({ to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'default' } } }] });
+    });
+    assert.match(workerEgressProblems(wholeNamespace).join('\n'), /opens every port of namespace default/);
+    const movedNats = broken(manifests, settings, (o) => {
+      o.data.ALGOHOST_NATS_URL = 'nats://nats.queue.svc.cluster.local:4222';
+    });
+    assert.match(workerEgressProblems(movedNats).join('\n'), /cannot reach ALGOHOST_NATS_URL \(queue, port 4222\)/);
   });
 
   test('every object fits its schema, names only known fields and settings, and refers to what exists', async () => {

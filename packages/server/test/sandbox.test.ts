@@ -96,13 +96,17 @@ describe('sandbox and limits (hostile Python algorithm)', () => {
     );
   });
 
-  test('network_access isolated reaches nothing, not even the host loopback; full does', async () => {
+  test('network_access isolated reaches nothing, not even the host loopback; full neither, and has the egress proxy', async () => {
     const port = Number(new URL(srv.url).port);
     const isolated = await run({ op: 'connect', host: '127.0.0.1', port });
     assert.equal(isolated.body.result.ok, false);
     assert.ok(netSha, 'the networked algorithm built');
+    // Full network is outbound to public addresses through the node's egress proxy
+    // (security-full-network.test.ts), never the host's own network.
     const full = await run({ op: 'connect', host: '127.0.0.1', port }, '', 'Networked', netSha);
-    assert.deepEqual(full.body.result, { ok: true, value: 'connected' });
+    assert.equal(full.body.result.ok, false, JSON.stringify(full.body.result));
+    const env = (await run({ op: 'env' }, '', 'Networked', netSha)).body.result as Record<string, string>;
+    assert.equal(env.HTTPS_PROXY, 'http://127.0.0.1:3128');
   });
 
   test('an endless loop is a TimeoutError for that call; the next call gets a fresh runner', async () => {

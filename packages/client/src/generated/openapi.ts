@@ -3404,7 +3404,10 @@ export interface operations {
             source_visibility?: 'open' | 'closed' | null;
             /** @enum {unknown} */
             license?: 'apl' | 'apache2' | 'gpl3' | 'mit' | null;
-            /** @enum {unknown} */
+            /**
+             * @description isolated: no network. full: outbound to public internet addresses only, through the node's egress proxy (HTTP_PROXY/HTTPS_PROXY inside); loopback, private, link-local and metadata addresses and the node's own services are refused.
+             * @enum {unknown}
+             */
             network_access?: 'isolated' | 'full' | null;
             pipeline_enabled?: boolean | null;
             insights_enabled?: boolean | null;
@@ -3609,7 +3612,10 @@ export interface operations {
             source_visibility?: 'open' | 'closed' | null;
             /** @enum {unknown} */
             license?: 'apl' | 'apache2' | 'gpl3' | 'mit' | null;
-            /** @enum {unknown} */
+            /**
+             * @description isolated: no network. full: outbound to public internet addresses only, through the node's egress proxy (HTTP_PROXY/HTTPS_PROXY inside); loopback, private, link-local and metadata addresses and the node's own services are refused.
+             * @enum {unknown}
+             */
             network_access?: 'isolated' | 'full' | null;
             pipeline_enabled?: boolean | null;
             insights_enabled?: boolean | null;
@@ -3805,7 +3811,10 @@ export interface operations {
             source_visibility?: 'open' | 'closed' | null;
             /** @enum {unknown} */
             license?: 'apl' | 'apache2' | 'gpl3' | 'mit' | null;
-            /** @enum {unknown} */
+            /**
+             * @description isolated: no network. full: outbound to public internet addresses only, through the node's egress proxy (HTTP_PROXY/HTTPS_PROXY inside); loopback, private, link-local and metadata addresses and the node's own services are refused.
+             * @enum {unknown}
+             */
             network_access?: 'isolated' | 'full' | null;
             pipeline_enabled?: boolean | null;
             insights_enabled?: boolean | null;

@@ -283,7 +283,10 @@ const algorithmSettings = {
   algorithm_callability: Enum(CALLABILITIES, 'New algorithms are private.'),
   source_visibility: Enum(SOURCE_VISIBILITIES, 'closed needs license apl (409 on an update that would break that).'),
   license: Enum(LICENSES),
-  network_access: Enum(NETWORK_ACCESS),
+  network_access: Enum(
+    NETWORK_ACCESS,
+    "isolated: no network. full: outbound to public internet addresses only, through the node's egress proxy (HTTP_PROXY/HTTPS_PROXY inside); loopback, private, link-local and metadata addresses and the node's own services are refused.",
+  ),
   pipeline_enabled: Flag,
   insights_enabled: Flag,
   royalty_microcredits: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()])),

@@ -303,6 +303,12 @@ export const ConfigSchema = Type.Object({
     describe:
       'Extra hosts build steps may reach through the egress proxy besides the registries, comma-separated host[:port] (port default 443), e.g. "github.com,nexus.internal:8443".',
   }),
+  runnerEgressAllow: optional(Type.String(), {
+    env: 'ALGOHOST_RUNNER_EGRESS_ALLOW',
+    flag: '--runner-egress-allow',
+    describe:
+      'Private hosts that runners of network_access "full" algorithms may reach through the egress proxy besides public addresses, comma-separated host[:port] (port default 443), e.g. "api.internal:8443". Metadata addresses and the node\'s own services stay refused.',
+  }),
   buildCacheDir: optional(Type.String(), {
     env: 'ALGOHOST_BUILD_CACHE_DIR',
     flag: '--build-cache-dir',

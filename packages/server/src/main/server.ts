@@ -166,6 +166,8 @@ export async function startServer(config: Config, logOptions: { level: string } 
       ['build egress proxy', () => services.egress.stop()],
       // Runners next: calls still running end (as SystemExit) and their results are written.
       ['runners', () => services.pool.stopAll()],
+      // After the runners, whose channels close with them.
+      ['runner egress proxy', () => services.runnerEgress.stop()],
       ['async call results', () => services.asyncCalls.drain()],
       // Cluster mode: async calls a worker was running have ended with the runners; their
       // outcomes are recorded and acknowledged before NATS closes.

@@ -25,7 +25,7 @@ import { SandboxBuilder } from '../runtime/build/sandbox-builder.js';
 import { LANGUAGE_ADAPTERS } from '../runtime/languages/index.js';
 import { Supervisor } from '../runtime/sandbox/supervisor.js';
 import type { CgroupReport } from '../runtime/sandbox/cgroups.js';
-import { EgressConfigError, EgressProxy, type EgressTarget, registryTargets } from '../runtime/sandbox/egress-proxy.js';
+import { EgressConfigError, EgressProxy, type EgressTarget, parseEgressEntry, registryTargets } from '../runtime/sandbox/egress-proxy.js';
 import type { RegistrySettings } from '../runtime/languages/adapter.js';
 import { type ApiSocketServer, RunnerFactory } from '../runtime/runner/runner-factory.js';
 import { RunnerPool } from '../runtime/runner/runner-pool.js';
@@ -85,6 +85,8 @@ export interface Services extends ApiServices {
   repositories: GitRepositoryHost;
   builder: SandboxBuilder;
   egress: EgressProxy;
+  /** Full-network runners' egress proxy (public addresses only). */
+  runnerEgress: EgressProxy;
   runners: RunnerFactory;
   pool: RunnerPool;
   blobs: BlobStore;
@@ -116,6 +118,8 @@ export interface CheckedSettings {
   registries: RegistrySettings;
   /** Where build steps may connect through the egress proxy. */
   egress: EgressTarget[];
+  /** Private hosts full-network runners may reach through the egress proxy (ALGOHOST_RUNNER_EGRESS_ALLOW). */
+  runnerEgress: EgressTarget[];
 }
 
 export function checkSettings(config: Config): CheckedSettings {
@@ -138,6 +142,7 @@ export function checkSettings(config: Config): CheckedSettings {
     environmentMemory: parseEnvironmentMemory(config.environmentMemory, environments),
     registries,
     egress: egressTargets(registries, config.buildEgressAllow),
+    runnerEgress: runnerEgressTargets(config.runnerEgressAllow),
   };
 }
 
@@ -258,6 +263,15 @@ export async function buildServices(
   // Build steps reach the registries (and the operator's extra hosts) through this proxy only.
   const egress = new EgressProxy({ dir: path.join(config.dataDir, 'egress'), allow: checked.egress });
   egress.prepare();
+  // Full-network runners' only way out: public addresses (and the operator's named private
+  // hosts), never the node's own services, whatever address they are at.
+  const runnerEgress = new EgressProxy({
+    dir: path.join(config.dataDir, 'egress-runners'),
+    allow: checked.runnerEgress,
+    policy: 'internet',
+    services: nodeServiceEndpoints(config),
+  });
+  runnerEgress.prepare();
   // Only nodes that run work touch the host's cgroups (on cgroup v2 that moves this process
   // into a leaf group at start-up: runtime/sandbox/cgroups.ts).
   const supervisor = new Supervisor({
@@ -300,6 +314,7 @@ export async function buildServices(
       outputLimitBytes: 15 * 1000 * 1000,
       startTimeoutMs: 10 * 60 * 1000,
     },
+    runnerEgress,
     artifacts && ((key) => artifacts.ensure(key)),
     node.apiSockets,
   );
@@ -533,6 +548,7 @@ export async function buildServices(
     versions,
     builder,
     egress,
+    runnerEgress,
     runners,
     pool,
     calls,
@@ -651,6 +667,28 @@ function egressTargets(registries: RegistrySettings, allow: string | undefined):
     if (err instanceof EgressConfigError) throw new ConfigError(`ALGOHOST_BUILD_EGRESS_ALLOW: ${err.message}`);
     throw err;
   }
+}
+
+/** `ALGOHOST_RUNNER_EGRESS_ALLOW` (host[:port], comma-separated). */
+function runnerEgressTargets(allow: string | undefined): EgressTarget[] {
+  try {
+    return splitList(allow).map((e) => parseEgressEntry(e));
+  } catch (err) {
+    if (err instanceof EgressConfigError) throw new ConfigError(`ALGOHOST_RUNNER_EGRESS_ALLOW: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Where this node's own services are: runners never reach these addresses. */
+function nodeServiceEndpoints(config: Config): string[] {
+  return [
+    config.databaseUrl,
+    config.natsUrl,
+    config.s3Endpoint,
+    config.metricsAddress,
+    ...splitList(config.sqsEndpointAllow),
+    ...splitList(config.serviceBusEndpointAllow),
+  ].filter((e): e is string => e !== undefined && e !== '');
 }
 
 const splitList = (v: string | undefined) =>

@@ -42,7 +42,13 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
  * Resolves once it listens and is ready (its /healthz answers 200).
  */
 export async function startChildServer(
-  opts: { dataDir?: string; adminKey?: string; env?: Record<string, string> } = {},
+  opts: {
+    dataDir?: string;
+    adminKey?: string;
+    env?: Record<string, string>;
+    /** A command the node runs under, e.g. `nsenter --net=…  --` for a network namespace of the test's making. */
+    prefix?: string[];
+  } = {},
 ): Promise<ChildServer> {
   const dataDir = opts.dataDir ?? (await makeTempDir('algohost-child-'));
   const adminKey = opts.adminKey ?? generateApiKey();
@@ -55,7 +61,8 @@ export async function startChildServer(
     ALGOHOST_BUILD_CACHE_SHARED: 'true',
     ...opts.env,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', START], {
+  const [command, ...args] = [...(opts.prefix ?? []), process.execPath, '--import', 'tsx', START];
+  const child = spawn(command!, args, {
     cwd: REPO_ROOT,
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,7 +73,7 @@ export async function startChildServer(
     const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), WAIT_LIMIT_MS);
     const onData = (d: Buffer) => {
       output += d.toString();
-      const m = /algohost listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      const m = /algohost listening on (http:\/\/[0-9.]+:\d+)/.exec(output);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);

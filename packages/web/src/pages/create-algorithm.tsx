@@ -323,7 +323,7 @@ export function CreateAlgorithmPage({ session }: { session: SignedIn }) {
               </label>
               <label class="check">
                 <input type="radio" name="network" value="full" checked={network === 'full'} onChange={() => setNetwork('full')} />
-                Full: the internet too
+                Full: public internet hosts too, through the node's proxy (HTTP_PROXY)
               </label>
             </fieldset>
             <label class="check">

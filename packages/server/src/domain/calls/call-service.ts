@@ -303,7 +303,7 @@ export class CallService {
         artifact: target.artifact,
         algorithmName: algorithm.name,
         environment,
-        network: algorithm.settings.networkAccess === 'full' ? 'host' : 'none',
+        network: algorithm.settings.networkAccess === 'full' ? 'internet' : 'none',
         // Insights reports reach the API over the same socket as a pipeline's calls.
         pipeline: algorithm.settings.pipelineEnabled || insights,
         owner: { id: algorithm.ownerId, name: algorithm.ownerName },

@@ -42,7 +42,8 @@ export interface RunTarget {
   artifact: string;
   algorithmName: string;
   environment: Environment;
-  network: 'none' | 'host';
+  /** `internet` (network_access "full"): outbound to public addresses through the node's egress proxy. */
+  network: 'none' | 'internet';
   /**
    * Whether the runner may reach the service's API (a Unix socket bound into the sandbox): for
    * pipeline_enabled algorithms and for versions with insights_enabled (their reports).

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Environment } from '../../domain/catalog/model.js';
 import type { SandboxBuilder } from '../build/sandbox-builder.js';
+import { egressProxyEnv, type EgressProxy } from '../sandbox/egress-proxy.js';
 import type { RunnerContext } from '../languages/adapter.js';
 import type { Mount, Supervisor } from '../sandbox/supervisor.js';
 import { RunnerProcess, type RunnerMounts } from './runner-process.js';
@@ -30,7 +31,8 @@ export interface RunnerRequest {
   artifact: string;
   algorithmName: string;
   environment: Environment;
-  network: 'none' | 'host';
+  /** `internet`: a namespace of its own whose only way out is the egress proxy (public addresses only). */
+  network: 'none' | 'internet';
   /** Bind an API socket of its own into the sandbox (pipeline_enabled algorithms, insights_enabled versions). */
   pipeline?: boolean;
   /** The account whose code runs (the algorithm's owner): its API socket's requests are charged to it. */
@@ -64,6 +66,8 @@ export class RunnerFactory {
     private readonly supervisor: Supervisor,
     private readonly builder: SandboxBuilder,
     private readonly limits: RunnerLimits,
+    /** The egress proxy with the `internet` policy: full-network runners' only way out. */
+    private readonly egress: EgressProxy,
     /** Cluster mode: brings an artifact built on another worker onto this node before its first start. */
     private readonly fetchArtifact?: (key: string) => Promise<void>,
     /** The API for pipeline runners; unset: they get no API socket. */
@@ -97,6 +101,8 @@ export class RunnerFactory {
     const adapter = this.builder.adapterFor(req.environment.language);
     if (!adapter?.runner) return undefined;
     const runner = adapter.runner.bind(adapter);
+    // Anything but `internet` (a value from an older node's message, say) gets no network at all.
+    const internet = req.network === 'internet';
     // Read when the runner starts (asynchronously, off the request's synchronous path).
     const load = async (): Promise<RunnerMounts> => {
       if (this.fetchArtifact) await this.fetchArtifact(req.artifact);
@@ -112,16 +118,26 @@ export class RunnerFactory {
         environment: { name: req.environment.name, runtimeVersion: req.environment.runtime.version },
         ...(harnessProtocol !== undefined ? { harnessProtocol } : {}),
       });
-      // Last: nothing after it can fail and leave the socket open (the runner closes it when it ends).
+      // Last, so that nothing above can fail and leave them open (the runner closes both when it
+      // ends). One egress channel per runner, so one runner's connections are capped on their own.
+      const egress = internet ? await this.egress.open() : undefined;
       const file = path.join(this.apiSocketDir, `${crypto.randomUUID()}.sock`);
-      const apiSocket = req.pipeline && req.owner && this.apiSockets ? await this.apiSockets.listen(file, req.owner) : undefined;
-      const extraMounts: Mount[] = apiSocket ? [{ host: file, inside: API_SOCKET_INSIDE, writable: true }] : [];
+      let apiSocket: Awaited<ReturnType<ApiSocketServer['listen']>> | undefined;
+      try {
+        apiSocket = req.pipeline && req.owner && this.apiSockets ? await this.apiSockets.listen(file, req.owner) : undefined;
+      } catch (err) {
+        await egress?.close();
+        throw err;
+      }
+      const opened = apiSocket;
+      const extraMounts: Mount[] = opened ? [{ host: file, inside: API_SOCKET_INSIDE, writable: true }] : [];
       return {
         artifactDir: artifact.tree,
         layerDir: artifact.layerDir,
         command,
         extraMounts,
-        ...(apiSocket ? { release: () => apiSocket.close() } : {}),
+        ...(opened ? { release: () => opened.close() } : {}),
+        ...(egress ? { egress } : {}),
       };
     };
     return new RunnerProcess(this.supervisor, {
@@ -131,9 +147,14 @@ export class RunnerFactory {
       env: {
         ...req.env,
         ...(req.pipeline ? { ALGORITHMIA_API: 'http://localhost', ALGOHOST_API_SOCKET: API_SOCKET_INSIDE } : {}),
+        // The proxy variables HTTP clients read (the JVM harness turns them into its properties).
+        // localhost stays direct: the in-algorithm clients address the API as http://localhost
+        // over the Unix socket, and those built on proxy-aware HTTP stacks (Ruby's Net::HTTP, R's
+        // libcurl) would otherwise send it to the proxy. Nothing else listens on loopback there.
+        ...(internet ? { ...egressProxyEnv(), NO_PROXY: 'localhost,127.0.0.1,::1', no_proxy: 'localhost,127.0.0.1,::1' } : {}),
       },
       extraMounts: [...(adapter.toolchainMounts?.() ?? []), ...(req.extraMounts ?? [])],
-      network: req.network,
+      network: internet ? 'internet' : 'none',
       memoryBytes: this.limits.memoryBytesByEnvironment?.get(req.environment.name) ?? this.limits.memoryBytes,
       pids: this.limits.pids,
       cpus: this.limits.cpus,

@@ -51,6 +51,11 @@ export interface RunnerMounts {
   extraMounts?: Mount[];
   /** Frees what load() opened for this runner (its API socket) once the runner is gone. */
   release?: () => Promise<void>;
+  /**
+   * With `network: 'internet'`: the runner's own channel of the egress proxy (public addresses
+   * only), closed when the runner ends.
+   */
+  egress?: { socket: string; close(): Promise<void> };
 }
 
 export interface RunnerSpec {
@@ -63,7 +68,8 @@ export interface RunnerSpec {
   /** Extra environment for the algorithm (ALGORITHMIA_API…), merged over the harness's. */
   env?: Record<string, string>;
   extraMounts?: Mount[];
-  network: 'none' | 'host';
+  /** `internet`: outbound to public addresses through the egress proxy (RunnerMounts.egress); never the host's network. */
+  network: 'none' | 'internet';
   memoryBytes: number;
   pids: number;
   cpus?: number;
@@ -147,6 +153,8 @@ export class RunnerProcess {
   /** What load() opened for this runner, freed by cleanup(). */
   private release: (() => Promise<void>) | undefined;
   private cleanedUp = false;
+  /** The egress proxy channel of a full-network runner, closed with it. */
+  private egress: RunnerMounts['egress'];
   private responseBuffer = '';
   /** Calls written and not settled, in the order written: one without output marks. */
   private calls: PendingCall[] = [];
@@ -194,10 +202,14 @@ export class RunnerProcess {
       throw new RunnerFailure('LoadingError', `the algorithm's build cannot be run: ${(err as Error).message}`);
     }
     this.release = loaded.release;
+    this.egress = loaded.egress;
     if (this.cleanedUp) {
       // Stopped while it loaded: what load() opened is freed, nothing starts.
       this.cleanup();
       throw new RunnerFailure('LoadingError', 'the runner was stopped while it started');
+    }
+    if (this.spec.network === 'internet' && !this.egress) {
+      throw new RunnerFailure('LoadingError', 'a full-network runner needs an egress proxy channel, and none was opened');
     }
     if (loaded.command.outputMarks) {
       // Random per runner: a caller cannot put it in the output (an input the algorithm echoes)
@@ -238,11 +250,15 @@ export class RunnerProcess {
         ],
         fds: [sandboxEnd],
         network: this.spec.network,
+        ...(this.egress ? { egressSocket: this.egress.socket } : {}),
         limits: { memoryBytes: this.spec.memoryBytes, pids: this.spec.pids, cpus: this.spec.cpus, cpuGroup: this.spec.cpuGroup },
         // Runners live until stopped; each call has its own timeout.
         wallTimeMs: 365 * 24 * 3600 * 1000,
         outputLimitBytes: Number.MAX_SAFE_INTEGER,
       });
+    } catch (err) {
+      this.cleanup();
+      throw err;
     } finally {
       // The child has its copy (or there is no child): the host keeps only its read-write end.
       fs.close(sandboxEnd, () => {});
@@ -571,6 +587,9 @@ export class RunnerProcess {
     const release = this.release;
     this.release = undefined;
     release?.().catch(() => {});
+    const egress = this.egress;
+    this.egress = undefined;
+    void egress?.close();
   }
 }
 

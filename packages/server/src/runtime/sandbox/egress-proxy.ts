@@ -1,6 +1,8 @@
 /**
- * The only way out of a build step's network namespace: a small HTTP proxy on the host that
- * opens connections to the cluster's package registries and to nothing else.
+ * The only way out of a sandbox's network namespace: a small HTTP proxy on the host. With the
+ * `registries` policy (build steps) it opens connections to the cluster's package registries and
+ * to nothing else; with the `internet` policy (runners of `network_access: "full"` algorithms) to
+ * public internet addresses only.
  *
  * A build step that needs the network runs with `network: 'registries'`: its own network
  * namespace (only its own loopback, so nothing of the host's loopback, abstract Unix sockets or
@@ -18,8 +20,17 @@
  * 100.64/10, fc00::/7) are reached only through names the operator configured (an internal
  * mirror), never through the built-in public registries.
  *
- * One channel (socket) per build step, so that each step's refusals and the hosts it reached are
- * written to that build's log.
+ * The `internet` policy lets any host and port through whose address is public, and refuses
+ * everything a tenant must not reach from the node's position in the network: loopback,
+ * link-local (the clouds' metadata services among them), unspecified, multicast, this host's own
+ * addresses, private and shared ranges (the cluster's), IPv6 forms embedding any of those
+ * (IPv4-mapped, -compatible, NAT64, 6to4), and the addresses of the node's own services (its
+ * database, NATS, S3 endpoint, metrics address, SQS and Service Bus test endpoints) whatever
+ * they are. Operators name private hosts runners may reach (ALGOHOST_RUNNER_EGRESS_ALLOW), as
+ * for builds; the metadata addresses and the node's services stay refused even then.
+ *
+ * One channel (socket) per build step or runner, so that a step's refusals and the hosts it
+ * reached are written to that build's log, and one sandbox's connections are capped on their own.
  */
 import crypto from 'node:crypto';
 import dns from 'node:dns';
@@ -217,6 +228,7 @@ const LOCAL = subnets([
   ['::1', 128, 'ipv6'],
   ['::', 128, 'ipv6'],
   ['fe80::', 10, 'ipv6'],
+  ['100::', 64, 'ipv6'],
   ['ff00::', 8, 'ipv6'],
 ]);
 const PRIVATE = subnets([
@@ -224,7 +236,11 @@ const PRIVATE = subnets([
   ['172.16.0.0', 12, 'ipv4'],
   ['192.168.0.0', 16, 'ipv4'],
   ['100.64.0.0', 10, 'ipv4'],
+  // IETF protocol assignments and the benchmarking range, used inside networks, not on the internet.
+  ['192.0.0.0', 24, 'ipv4'],
+  ['198.18.0.0', 15, 'ipv4'],
   ['fc00::', 7, 'ipv6'],
+  ['fec0::', 10, 'ipv6'],
 ]);
 
 function subnets(list: [string, number, 'ipv4' | 'ipv6'][]): net.BlockList {
@@ -233,21 +249,77 @@ function subnets(list: [string, number, 'ipv4' | 'ipv6'][]): net.BlockList {
   return b;
 }
 
-/** An IPv4-mapped IPv6 address as the IPv4 address it is. */
-function unmap(address: string): string {
-  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return m ? m[1]! : address;
+/**
+ * Addresses of the clouds' instance metadata and host services (AWS's IPv4 and IPv6 metadata,
+ * ECS's credentials, GCP's and Azure's at 169.254.169.254, Azure's WireServer, Alibaba's): they
+ * hand out the node's own credentials, so no sandbox reaches them even through an operator's
+ * allow entry.
+ */
+const METADATA = subnets([
+  ['169.254.0.0', 16, 'ipv4'],
+  ['168.63.129.16', 32, 'ipv4'],
+  ['100.100.100.200', 32, 'ipv4'],
+  ['fd00:ec2::', 32, 'ipv6'],
+]);
+
+/** The eight 16-bit words of an IPv6 address (a trailing dotted quad included), or undefined. */
+function ipv6Words(address: string): number[] | undefined {
+  if (!net.isIPv6(address)) return undefined;
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const part = (s: string) => (s === '' ? [] : s.split(':').map((w) => parseInt(w, 16)));
+  const first = part(head);
+  const last = tail === undefined ? [] : part(tail);
+  return [...first, ...Array<number>(8 - first.length - last.length).fill(0), ...last];
+}
+
+const quadOf = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+
+/**
+ * The address as the one a connection to it reaches: an IPv6 address that carries an IPv4 address
+ * (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16) is
+ * that IPv4 address, so that no IPv6 spelling of 127.0.0.1 or 10.0.0.1 passes as public.
+ */
+export function canonicalAddress(address: string): string {
+  const w = ipv6Words(address);
+  if (!w) return address;
+  const zero = (from: number, to: number) => w.slice(from, to).every((x) => x === 0);
+  if (zero(0, 5) && w[5] === 0xffff) return quadOf(w[6]!, w[7]!);
+  // ::a.b.c.d, but not :: and ::1 themselves.
+  if (zero(0, 6) && (w[6] !== 0 || w[7]! > 1)) return quadOf(w[6]!, w[7]!);
+  if (w[0] === 0x64 && w[1] === 0xff9b && zero(2, 6)) return quadOf(w[6]!, w[7]!);
+  if (w[0] === 0x2002) return quadOf(w[1]!, w[2]!);
+  return w.map((x) => x.toString(16)).join(':');
+}
+
+/** A cloud metadata or host-service address (METADATA), in any spelling. */
+export function isMetadataAddress(address: string): boolean {
+  const a = canonicalAddress(address);
+  return METADATA.check(a, net.isIPv6(a) ? 'ipv6' : 'ipv4');
+}
+
+/**
+ * A host name that the system resolver would read as an IPv4 address in another form (2130706433,
+ * 0x7f.1, 0177.0.0.1): refused as it stands, so that only canonical addresses are ever named.
+ */
+export function isNumericHostForm(host: string): boolean {
+  return !net.isIPv4(host) && /^(?:0x[0-9a-f]*|\d+)(?:\.(?:0x[0-9a-f]*|\d+)){0,3}\.?$/i.test(host);
 }
 
 export type AddressClass = 'public' | 'private' | 'local';
 
 /** `local`: loopback, link-local, unspecified, multicast or one of the host's own addresses. */
 export function classifyAddress(address: string): AddressClass {
-  const a = unmap(address);
+  const a = canonicalAddress(address);
   const type = net.isIPv6(a) ? 'ipv6' : 'ipv4';
   if (LOCAL.check(a, type)) return 'local';
   for (const list of Object.values(os.networkInterfaces())) {
-    for (const i of list ?? []) if (unmap(i.address).toLowerCase() === a.toLowerCase()) return 'local';
+    for (const i of list ?? []) if (canonicalAddress(i.address).toLowerCase() === a.toLowerCase()) return 'local';
   }
   if (PRIVATE.check(a, type)) return 'private';
   return 'public';
@@ -256,10 +328,30 @@ export function classifyAddress(address: string): AddressClass {
 export type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
 const systemLookup: Lookup = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
 
+/**
+ * `registries`: only the hosts of `allow` (build steps). `internet`: any host and port at a public
+ * address, and the hosts of `allow` at private ones too (runners of full-network algorithms).
+ */
+export type EgressPolicy = 'registries' | 'internet';
+
+/** Open connections (to the proxy) of one channel beyond which new ones are closed at once. */
+export const DEFAULT_CHANNEL_CONNECTIONS = 128;
+/** How long the resolved addresses of the node's services are used before they are looked up again. */
+const SERVICE_ADDRESSES_TTL_MS = 60_000;
+
 export interface EgressProxyOptions {
   /** Directory of the channel sockets (created 0711). */
   dir: string;
   allow: EgressTarget[];
+  /** Default `registries`. */
+  policy?: EgressPolicy;
+  /**
+   * The node's own services (URLs or host[:port]: database, NATS, S3, metrics…): their addresses
+   * are never reached, whatever the policy and the allow list say.
+   */
+  services?: string[];
+  /** Open connections per channel (default DEFAULT_CHANNEL_CONNECTIONS), so one sandbox cannot exhaust the node's sockets. */
+  maxConnectionsPerChannel?: number;
   /** Name resolution (tests replace it). */
   lookup?: Lookup;
   connectTimeoutMs?: number;
@@ -280,10 +372,13 @@ export class EgressProxy {
   private readonly allowed = new Map<string, EgressTarget>();
   private readonly lookup: Lookup;
   private readonly channels = new Set<EgressChannel>();
+  private readonly policy: EgressPolicy;
+  private serviceAddresses: { at: number; addresses: Promise<Set<string>> } | undefined;
 
   constructor(private readonly opts: EgressProxyOptions) {
     for (const t of opts.allow) this.allowed.set(`${t.host}:${t.port}`, t);
     this.lookup = opts.lookup ?? systemLookup;
+    this.policy = opts.policy ?? 'registries';
   }
 
   /** Creates the socket directory (emptied of sockets a stopped node left); called once at start-up. */
@@ -301,8 +396,39 @@ export class EgressProxy {
     return [...this.allowed.keys()].join(', ') || 'none';
   }
 
-  /** A new socket for one build step; `log` receives its refusals and, on close, what it reached. */
-  async open(log: (text: string) => void): Promise<EgressChannel> {
+  /**
+   * The canonical addresses of the node's services, looked up at most once a minute (a service
+   * that moves is refused at its new address within a minute). A name that does not resolve
+   * adds nothing: there is nothing there to reach.
+   */
+  private services(): Promise<Set<string>> {
+    const now = Date.now();
+    if (this.serviceAddresses && now - this.serviceAddresses.at < SERVICE_ADDRESSES_TTL_MS) return this.serviceAddresses.addresses;
+    const addresses = (async () => {
+      const out = new Set<string>();
+      await Promise.all(
+        (this.opts.services ?? []).map(async (entry) => {
+          const host = serviceHost(entry);
+          if (!host) return;
+          if (net.isIP(host)) {
+            out.add(canonicalAddress(host));
+            return;
+          }
+          try {
+            for (const { address } of await this.lookup(host)) out.add(canonicalAddress(address));
+          } catch {
+            // Not resolvable now: nothing to refuse there.
+          }
+        }),
+      );
+      return out;
+    })();
+    this.serviceAddresses = { at: now, addresses };
+    return addresses;
+  }
+
+  /** A new socket for one build step or runner; `log` receives its refusals and, on close, what it reached. */
+  async open(log: (text: string) => void = () => {}): Promise<EgressChannel> {
     const socket = path.join(this.opts.dir, `${crypto.randomBytes(9).toString('base64url')}.sock`);
     const reached = new Map<string, number>();
     let refused = 0;
@@ -322,6 +448,9 @@ export class EgressProxy {
       s.on('close', () => sockets.delete(s));
     });
     server.on('clientError', (_err, s: net.Socket) => s.destroy());
+    // Past this many open connections new ones are closed at once: each holds a socket (and a
+    // tunnel's upstream one) of this process, which serves every tenant.
+    server.maxConnections = this.opts.maxConnectionsPerChannel ?? DEFAULT_CHANNEL_CONNECTIONS;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(socket, () => resolve());
@@ -354,32 +483,36 @@ export class EgressProxy {
   }
 
   /** The address to connect to for an allowed destination, or a Refusal saying why not. */
-  private async resolve(hostText: string, port: number): Promise<{ address: string; target: EgressTarget }> {
+  private async resolve(hostText: string, port: number): Promise<{ address: string }> {
     const host = normalizeHost(hostText);
+    if (isNumericHostForm(host)) throw new Refusal(`${host} is an address in a non-canonical form: name it as a.b.c.d`);
     const target = this.allowed.get(`${host}:${port}`);
-    if (!target) throw new Refusal(`${host}:${port} is not a package registry of this cluster (allowed: ${this.describe()})`);
-    const literal = net.isIP(host) !== 0 || host === 'localhost';
-    // An address the operator named as such is reached whatever it is.
-    if (literal && target.configured) {
-      if (net.isIP(host)) return { address: host, target };
+    if (!target && this.policy === 'registries') {
+      throw new Refusal(`${host}:${port} is not a package registry of this cluster (allowed: ${this.describe()})`);
     }
+    const configured = target?.configured ?? false;
+    // An address the operator named as such is reached whatever it is (but see below).
+    const namedAddress = (net.isIP(host) !== 0 || host === 'localhost') && configured;
     let addresses: { address: string }[];
     try {
       addresses = net.isIP(host) ? [{ address: host }] : await this.lookup(host);
     } catch (err) {
       throw new Refusal(`cannot resolve ${host}: ${(err as Error).message}`);
     }
+    const services = this.policy === 'internet' ? await this.services() : new Set<string>();
     const usable = addresses.find(({ address }) => {
-      if (literal && target.configured) return true;
+      // Never: the metadata services hand out the node's credentials; the node's services are its own.
+      if (isMetadataAddress(address) || services.has(canonicalAddress(address))) return false;
+      if (namedAddress) return true;
       const cls = classifyAddress(address);
-      return cls === 'public' || (cls === 'private' && target.configured);
+      return cls === 'public' || (cls === 'private' && configured);
     });
     if (!usable) {
       throw new Refusal(
-        `${host} resolves to ${addresses.map((a) => a.address).join(', ') || 'nothing'}: loopback, link-local, private and this host's own addresses are not reached`,
+        `${host} resolves to ${addresses.map((a) => a.address).join(', ') || 'nothing'}: loopback, link-local, metadata, private, this host's own addresses and the node's services are not reached`,
       );
     }
-    return { address: usable.address, target };
+    return { address: usable.address };
   }
 
   private async tunnel(
@@ -405,7 +538,7 @@ export class EgressProxy {
     } catch (err) {
       if (!(err instanceof Refusal)) throw err;
       refuse(`CONNECT ${authority}`, err.message);
-      client.end(statusLine(403, 'Not a package registry (algohost build egress)', err.message));
+      client.end(statusLine(403, this.refusedReason(), err.message));
       return;
     }
     if (client.destroyed) return;
@@ -435,6 +568,10 @@ export class EgressProxy {
     });
   }
 
+  private refusedReason(): string {
+    return this.policy === 'registries' ? 'Not a package registry (algohost build egress)' : 'Not a public address (algohost egress)';
+  }
+
   /** Plain HTTP through the proxy (an absolute http:// URI), for registries served over http. */
   private async forward(
     req: http.IncomingMessage,
@@ -461,7 +598,7 @@ export class EgressProxy {
     } catch (err) {
       if (!(err instanceof Refusal)) throw err;
       refuse(`${req.method} ${url.origin}`, err.message);
-      res.writeHead(403, 'Not a package registry (algohost build egress)', { 'content-type': 'text/plain' }).end(`${err.message}\n`);
+      res.writeHead(403, this.refusedReason(), { 'content-type': 'text/plain' }).end(`${err.message}\n`);
       return;
     }
     const headers: http.OutgoingHttpHeaders = {};
@@ -493,6 +630,25 @@ export class EgressProxy {
       else res.destroy();
     });
     req.pipe(upstream);
+  }
+}
+
+/** The host of a service setting: a URL (postgres://…, nats://…, http://…) or host[:port]. */
+function serviceHost(entry: string): string | undefined {
+  const text = entry.trim();
+  if (text === '') return undefined;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+    try {
+      const host = new URL(text).hostname;
+      return host === '' ? undefined : normalizeHost(host);
+    } catch {
+      return undefined;
+    }
+  }
+  try {
+    return parseEgressEntry(text).host;
+  } catch {
+    return undefined;
   }
 }
 

@@ -46,12 +46,15 @@ export interface SandboxSpec {
   /** Size cap of each tmpfs in bytes (it also counts against the memory limit). */
   tmpfsBytes?: number;
   /**
-   * `none`: own network namespace with loopback only; `host`: the host's network;
-   * `registries`: own namespace whose only way out is the egress proxy's socket `egressSocket`
-   * (package registries only), reached through a forwarder on 127.0.0.1:EGRESS_PROXY_PORT.
+   * Always a network namespace of its own with loopback only (never the host's: nothing of the
+   * host's loopback, interfaces, abstract sockets or ports is reachable, and nothing it binds is
+   * seen outside). `none`: nothing more. `registries` (build steps) and `internet` (runners of
+   * full-network algorithms): the only way out is the egress proxy's channel `egressSocket`,
+   * whose policy says where (package registries; public addresses), reached through a forwarder
+   * on 127.0.0.1:EGRESS_PROXY_PORT.
    */
-  network: 'none' | 'host' | 'registries';
-  /** Host path of the egress proxy channel, with `network: 'registries'`. */
+  network: 'none' | 'registries' | 'internet';
+  /** Host path of the egress proxy channel, with `network: 'registries'` or `'internet'`. */
   egressSocket?: string;
   limits: Limits;
   wallTimeMs: number;
@@ -279,7 +282,6 @@ export class Supervisor {
     // Own user namespace, and none below it: user code cannot make nested user namespaces
     // (and with them mount, network… namespaces of its own) to widen the kernel's surface.
     const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session'];
-    if (spec.network === 'host') args.push('--share-net');
     args.push(...this.hostLayout);
     args.push('--proc', '/proc', '--dev', '/dev');
     for (const t of spec.tmpfs ?? ['/tmp']) {
@@ -289,8 +291,8 @@ export class Supervisor {
     for (const m of spec.mounts) args.push(m.writable ? '--bind' : '--ro-bind', m.host, m.inside);
     for (const l of spec.symlinks ?? []) args.push('--symlink', l.target, l.inside);
     let argv = spec.argv;
-    if (spec.network === 'registries') {
-      if (!spec.egressSocket) throw new Error("network 'registries' needs an egress proxy socket");
+    if (spec.network !== 'none') {
+      if (!spec.egressSocket) throw new Error(`network '${spec.network}' needs an egress proxy socket`);
       args.push('--bind', spec.egressSocket, EGRESS_SOCKET_INSIDE);
       argv = withForwarder(argv);
     }

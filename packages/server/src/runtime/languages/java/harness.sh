@@ -76,12 +76,19 @@ case $step in
     mark=()
     if [ -n "${ALGOHOST_OUTPUT_MARK:-}" ]; then mark=(-Dalgohost.runner.mark="$ALGOHOST_OUTPUT_MARK"); fi
     unset ALGOHOST_OUTPUT_MARK
+    # A full-network runner reaches the internet only through the node's egress proxy, which the
+    # JVM's HTTP clients take from system properties rather than from HTTPS_PROXY.
+    proxy=()
+    if [[ "${HTTPS_PROXY:-}" =~ ^http://([^:/]+):([0-9]+)/?$ ]]; then
+      proxy=(-Dhttp.proxyHost="${BASH_REMATCH[1]}" -Dhttp.proxyPort="${BASH_REMATCH[2]}"
+        -Dhttps.proxyHost="${BASH_REMATCH[1]}" -Dhttps.proxyPort="${BASH_REMATCH[2]}" -Dhttp.nonProxyHosts=)
+    fi
     # C2 stays on (a warm runner serves many calls; the harness starts in ~0.1 s either way), the
     # serial collector (one GC thread, least memory), the JDK's class data archive, no
     # hsperfdata files in /tmp.
     exec "$java_bin/java" -XX:+UseSerialGC -Xshare:auto -XX:-UsePerfData -Dfile.encoding=UTF-8 -Dsun.stdout.encoding=UTF-8 \
       -Dsun.stderr.encoding=UTF-8 -Djava.io.tmpdir=/tmp \
-      --add-opens java.base/java.io=ALL-UNNAMED -Dalgohost.runner.fds="$requests,$stdout,$stderr" "${mark[@]}" \
+      --add-opens java.base/java.io=ALL-UNNAMED -Dalgohost.runner.fds="$requests,$stdout,$stderr" "${mark[@]}" "${proxy[@]}" \
       -cp "$h:$app/$4:$app/target/algorithm.jar:$app/target/lib/*" algohost.runner.Main "$name"
     ;;
   *)
