@@ -25,7 +25,7 @@ import { BuildFailure, type Builder, type BuildRequest } from '../../domain/buil
 import { type Clock, isoNow, systemClock } from '../../domain/clock.js';
 import { RemovableLayers } from '../../lib/removable-layers.js';
 import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, type StepContext } from '../languages/adapter.js';
-import { type Mount, type Outcome, SANDBOX_UID, type Supervisor } from '../sandbox/supervisor.js';
+import { type Mount, type Outcome, type Supervisor } from '../sandbox/supervisor.js';
 import { egressProxyEnv, type EgressProxy } from '../sandbox/egress-proxy.js';
 
 export interface BuilderSettings {
@@ -85,6 +85,8 @@ export class SandboxBuilder implements Builder {
   readonly dirs: { work: string; artifacts: string; layers: string; cache: string };
   /** Layers fetched by the cluster's artifact store, which it may remove again unless a build here uses them. */
   readonly removableLayers = new RemovableLayers();
+  /** Download caches a running build of this node writes (one build at a time per cache). */
+  private readonly cachesInUse = new Set<string>();
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -183,10 +185,10 @@ export class SandboxBuilder implements Builder {
 
     const work = await fs.promises.mkdtemp(path.join(this.dirs.work, 'b-'));
     const src = path.join(work, 'src');
+    let leasedCache: string | undefined;
     try {
       await fs.promises.chmod(work, 0o711);
       await fs.promises.mkdir(src);
-      await fs.promises.chown(src, SANDBOX_UID, SANDBOX_UID);
       log('$ checkout\n');
       await this.checkout(req, src, log, signal);
       const reserved = [...RESERVED, ...adapter.dependencyFiles];
@@ -217,9 +219,18 @@ export class SandboxBuilder implements Builder {
       );
 
       // Build steps can write the download cache, so tenants do not share one unless told to.
-      const cache = path.join(this.dirs.cache, adapter.languages[0]!, this.settings.sharedCache ? 'shared' : req.ownerId);
+      let cache = path.join(this.dirs.cache, adapter.languages[0]!, this.settings.sharedCache ? 'shared' : req.ownerId);
+      if (this.cachesInUse.has(cache)) {
+        // Each step owns the directories it writes (its own uid, handed back after it), so two
+        // builds cannot write one cache at once: the second downloads into an empty one.
+        log('The download cache is in use by another build; this build downloads into an empty one\n');
+        cache = path.join(work, 'cache');
+      } else {
+        this.cachesInUse.add(cache);
+        leasedCache = cache;
+      }
       await fs.promises.mkdir(path.dirname(cache), { recursive: true, mode: 0o711 });
-      await ensureSandboxDir(cache);
+      await fs.promises.mkdir(cache, { recursive: true });
 
       const layer = await this.dependencyLayer(
         adapter,
@@ -239,8 +250,8 @@ export class SandboxBuilder implements Builder {
           step,
           adapter,
           [
-            { host: src, inside: INSIDE.src, writable: true },
-            { host: cache, inside: INSIDE.cache, writable: true },
+            { host: src, inside: INSIDE.src, owned: true },
+            { host: cache, inside: INSIDE.cache, owned: true },
             ...layerMount,
             ...toolMounts,
           ],
@@ -278,6 +289,7 @@ export class SandboxBuilder implements Builder {
       }
       return { artifact: key };
     } finally {
+      if (leasedCache !== undefined) this.cachesInUse.delete(leasedCache);
       // A failed build's work directory goes too, off the event loop (it can be large).
       await fs.promises.rm(work, { recursive: true, force: true });
     }
@@ -289,7 +301,7 @@ export class SandboxBuilder implements Builder {
       argv: ['/usr/bin/tar', '-x', '--no-same-owner', '-C', INSIDE.src],
       env: { PATH: '/usr/bin:/bin' },
       cwd: '/',
-      mounts: [{ host: src, inside: INSIDE.src, writable: true }],
+      mounts: [{ host: src, inside: INSIDE.src, owned: true }],
       network: 'none',
       limits: { memoryBytes: 512 * 1024 * 1024, pids: 16 },
       wallTimeMs: 10 * 60 * 1000,
@@ -353,13 +365,12 @@ export class SandboxBuilder implements Builder {
     const tmp = await fs.promises.mkdtemp(`${final}.tmp-`);
     try {
       await fs.promises.chmod(tmp, 0o755);
-      await fs.promises.chown(tmp, SANDBOX_UID, SANDBOX_UID);
       for (const step of steps) {
         const mounts: Mount[] = [
           { host: where.src, inside: INSIDE.src },
           // Mounted at its final inside path so that absolute paths baked in (venv scripts) hold.
-          { host: tmp, inside: INSIDE.deps, writable: true },
-          { host: where.cache, inside: INSIDE.cache, writable: true },
+          { host: tmp, inside: INSIDE.deps, owned: true },
+          { host: where.cache, inside: INSIDE.cache, owned: true },
           ...where.mounts,
         ];
         await this.step(step, adapter, mounts, log, signal, { stage: step.title, dirs: [tmp], fixedBytes: where.treeBytes });
@@ -664,13 +675,7 @@ async function readHostFile(file: string, maxBytes: number): Promise<string> {
   }
 }
 
-/** A directory the sandbox user owns (made fresh or kept); never follows a link to chown. */
-async function ensureSandboxDir(dir: string): Promise<void> {
-  await fs.promises.mkdir(dir, { recursive: true });
-  await fs.promises.lchown(dir, SANDBOX_UID, SANDBOX_UID);
-}
-
-/** The sandbox user must be able to pass through every parent of the directory (start-up only, from prepare()). */
+/** The sandbox users must be able to pass through every parent of the directory (start-up only, from prepare()). */
 function assertTraversable(dir: string): void {
   let current = path.resolve(dir);
   for (;;) {
@@ -678,7 +683,7 @@ function assertTraversable(dir: string): void {
     const mode = fs.statSync(current).mode;
     if ((mode & 0o001) === 0) {
       throw new Error(
-        `the build directory ${dir} is not reachable by the sandbox user (uid ${SANDBOX_UID}): ${current} lacks o+x; choose ALGOHOST_DATA_DIR elsewhere or chmod o+x ${current}`,
+        `the build directory ${dir} is not reachable by the sandbox users (uids of ALGOHOST_SANDBOX_UID_RANGE): ${current} lacks o+x; choose ALGOHOST_DATA_DIR elsewhere or chmod o+x ${current}`,
       );
     }
     const parent = path.dirname(current);
