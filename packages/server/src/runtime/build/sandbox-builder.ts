@@ -27,6 +27,7 @@ import { RemovableLayers } from '../../lib/removable-layers.js';
 import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, type StepContext } from '../languages/adapter.js';
 import { type Mount, type Outcome, type Supervisor } from '../sandbox/supervisor.js';
 import { egressProxyEnv, type EgressProxy } from '../sandbox/egress-proxy.js';
+import { takeLease } from '../sandbox/uids.js';
 
 export interface BuilderSettings {
   /** Root for work dirs, artifacts, dependency layers and (by default) download caches. */
@@ -85,8 +86,6 @@ export class SandboxBuilder implements Builder {
   readonly dirs: { work: string; artifacts: string; layers: string; cache: string };
   /** Layers fetched by the cluster's artifact store, which it may remove again unless a build here uses them. */
   readonly removableLayers = new RemovableLayers();
-  /** Download caches a running build of this node writes (one build at a time per cache). */
-  private readonly cachesInUse = new Set<string>();
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -185,7 +184,7 @@ export class SandboxBuilder implements Builder {
 
     const work = await fs.promises.mkdtemp(path.join(this.dirs.work, 'b-'));
     const src = path.join(work, 'src');
-    let leasedCache: string | undefined;
+    let releaseCache: (() => Promise<void>) | undefined;
     try {
       await fs.promises.chmod(work, 0o711);
       await fs.promises.mkdir(src);
@@ -220,16 +219,15 @@ export class SandboxBuilder implements Builder {
 
       // Build steps can write the download cache, so tenants do not share one unless told to.
       let cache = path.join(this.dirs.cache, adapter.languages[0]!, this.settings.sharedCache ? 'shared' : req.ownerId);
-      if (this.cachesInUse.has(cache)) {
-        // Each step owns the directories it writes (its own uid, handed back after it), so two
-        // builds cannot write one cache at once: the second downloads into an empty one.
+      await fs.promises.mkdir(path.dirname(cache), { recursive: true, mode: 0o711 });
+      // Each step owns the directories it writes (its own uid, handed back after it), so two
+      // builds (of this node or another on the host) cannot write one cache at once: while
+      // another build holds the cache's lease, this one downloads into an empty cache of its own.
+      releaseCache = await takeLease(`${cache}.lease`);
+      if (!releaseCache) {
         log('The download cache is in use by another build; this build downloads into an empty one\n');
         cache = path.join(work, 'cache');
-      } else {
-        this.cachesInUse.add(cache);
-        leasedCache = cache;
       }
-      await fs.promises.mkdir(path.dirname(cache), { recursive: true, mode: 0o711 });
       await fs.promises.mkdir(cache, { recursive: true });
 
       const layer = await this.dependencyLayer(
@@ -289,7 +287,7 @@ export class SandboxBuilder implements Builder {
       }
       return { artifact: key };
     } finally {
-      if (leasedCache !== undefined) this.cachesInUse.delete(leasedCache);
+      await releaseCache?.();
       // A failed build's work directory goes too, off the event loop (it can be large).
       await fs.promises.rm(work, { recursive: true, force: true });
     }

@@ -195,8 +195,7 @@ export class SandboxUids {
       const uid = Number(name);
       if (!/^\d+$/.test(name) || uid < this.range.first || uid > this.range.last) continue;
       const text = await fs.promises.readFile(this.entry(uid), 'utf8').catch(() => undefined);
-      const [pid, start] = (text ?? '').trim().split(' ');
-      if (text === undefined || (pid && processStart(Number(pid)) === start && start !== undefined)) continue;
+      if (text === undefined || ownerRuns(text)) continue;
       // Its node is gone (its sandboxes died with it: bubblewrap's --die-with-parent). Moved
       // aside first, so that of two nodes starting at once only one takes it back.
       const aside = `${this.entry(uid)}.stale-${process.pid}`;
@@ -234,6 +233,43 @@ export async function handBack(dirs: readonly string[]): Promise<void> {
 export async function handOver(dirs: readonly string[], uid: number): Promise<void> {
   if (dirs.length === 0) return;
   await execFileAsync('chown', ['-R', '-P', '-h', '--', `${uid}:${uid}`, ...dirs]);
+}
+
+/**
+ * Takes the lease `file` for this process (a file made with O_EXCL naming the process, as the
+ * uid entries are): the function that gives it up, or undefined while a running process holds
+ * it. A lease left by a process that is gone is taken over.
+ */
+export async function takeLease(file: string): Promise<(() => Promise<void>) | undefined> {
+  const owner = `${process.pid} ${processStart(process.pid) ?? '?'}\n`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await fs.promises.writeFile(file, owner, { flag: 'wx', mode: 0o600 });
+      return () => fs.promises.rm(file, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const text = await fs.promises.readFile(file, 'utf8').catch(() => undefined);
+    if (text === undefined || ownerRuns(text)) return undefined;
+    // Moved aside, then checked: of two processes taking it over at once only one removes it.
+    const aside = `${file}.stale-${process.pid}`;
+    if (
+      !(await fs.promises.rename(file, aside).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
+    if ((await fs.promises.readFile(aside, 'utf8').catch(() => undefined)) !== text) await fs.promises.link(aside, file).catch(() => {});
+    await fs.promises.rm(aside, { force: true });
+  }
+  return undefined;
+}
+
+/** Whether the process an entry names ("pid start-time") still runs. */
+function ownerRuns(text: string): boolean {
+  const [pid, start] = text.trim().split(' ');
+  return pid !== undefined && start !== undefined && /^\d+$/.test(pid) && processStart(Number(pid)) === start;
 }
 
 /** The pids of the host whose real, effective, saved or file-system uid is `uid`. */
