@@ -210,6 +210,10 @@ export class Supervisor {
     } catch (err) {
       throw new SandboxUnavailableError((err as Error).message);
     }
+    // Once only, whichever of the child's events comes: a second release could free the uid
+    // while another sandbox holds it again.
+    let retired: Promise<void> | undefined;
+    const retire = () => (retired ??= this.retire(uid, owned));
     // Named with this node's pid: another node's sweep leaves it alone while this node runs.
     const name = sandboxGroupName(process.pid, crypto.randomUUID());
     this.liveGroups.add(name);
@@ -220,7 +224,7 @@ export class Supervisor {
       group = await this.cgroups.create(name, spec.limits);
     } catch (err) {
       this.liveGroups.delete(name);
-      await this.retire(uid, owned);
+      await retire();
       throw err;
     }
     // bubblewrap reads its options (host paths of the mounts included) from a pipe, so that the
@@ -276,7 +280,7 @@ export class Supervisor {
         const oom = (await group?.oomKilled()) ?? false;
         await group?.remove();
         this.liveGroups.delete(name);
-        await this.retire(uid, owned);
+        await retire();
         if (killReason) resolve({ kind: 'killed', reason: killReason });
         else if (oom) resolve({ kind: 'killed', reason: 'memory' });
         else if (signal) resolve({ kind: 'killed', reason: 'signal', signal });
@@ -285,7 +289,7 @@ export class Supervisor {
       child.on('error', async () => {
         // Never started: its empty groups are the sweep's.
         this.liveGroups.delete(name);
-        await this.retire(uid, owned);
+        await retire();
         resolve({ kind: 'exited', code: 127 });
       });
     });
