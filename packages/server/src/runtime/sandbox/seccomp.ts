@@ -46,7 +46,7 @@ const CLONE_NAMESPACE_FLAGS = 0x7e020000;
 const SAFE_PERSONAS = [0x0, 0x8, 0x20000, 0x20008, 0xffffffff];
 
 /** The calls refused with EPERM. */
-export const REFUSED_CALLS = [
+const REFUSED_CALLS = [
   // kernel surface of its own
   'perf_event_open',
   'bpf',
@@ -124,7 +124,7 @@ export const REFUSED_CALLS = [
 ] as const;
 
 /** The calls that answer ENOSYS, so that runtimes fall back to what they did before them. */
-export const ABSENT_CALLS = ['io_uring_setup', 'io_uring_enter', 'io_uring_register', 'clone3'] as const;
+const ABSENT_CALLS = ['io_uring_setup', 'io_uring_enter', 'io_uring_register', 'clone3'] as const;
 
 type CallName = (typeof REFUSED_CALLS)[number] | (typeof ABSENT_CALLS)[number] | 'clone' | 'personality';
 
@@ -269,11 +269,6 @@ const ARCHES: Record<string, { audit: number; numbers: Partial<Record<CallName, 
   x64: { audit: 0xc000003e, numbers: X64, x32: true },
   arm64: { audit: 0xc00000b7, numbers: ARM64 },
 };
-
-/** The number of a call on `arch` (this process's by default), for tests; undefined where it does not exist. */
-export function syscallNumber(name: CallName, arch: string = process.arch): number | undefined {
-  return ARCHES[arch]?.numbers[name];
-}
 
 /**
  * A BPF program under construction: instructions whose jumps name labels, resolved to the

@@ -90,7 +90,7 @@ export interface SandboxProcess {
  * that tools looking themselves up in /etc/passwd find an entry). On the host each sandbox
  * runs as a uid of its own (SandboxProcess.uid).
  */
-export const SANDBOX_INSIDE_UID = 65534;
+const SANDBOX_INSIDE_UID = 65534;
 const KILL_GRACE_MS = 2000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

@@ -39,11 +39,11 @@ export interface UidRange {
  */
 export const DEFAULT_SANDBOX_UID_RANGE: UidRange = { first: 70000, last: 99999 };
 /** Host-wide (every node on the host must use the same): on tmpfs, so entries go with a reboot. */
-export const DEFAULT_UID_LOCK_DIR = '/run/algohost-sandbox-uids';
+const DEFAULT_UID_LOCK_DIR = '/run/algohost-sandbox-uids';
 /** How long the processes of an ended sandbox may take to go before its uid is kept out of the pool. */
 const REAP_WAIT_MS = 30_000;
 
-export class SandboxUidsExhausted extends Error {}
+class SandboxUidsExhausted extends Error {}
 
 /** Parses `first-last` (ALGOHOST_SANDBOX_UID_RANGE); throws a message naming what is wrong. */
 export function parseUidRange(text: string): UidRange {
