@@ -109,6 +109,11 @@ export class SandboxBuilder implements Builder {
       fs.mkdirSync(dir, { recursive: true });
       fs.chmodSync(dir, 0o711);
     }
+    // Work directories of builds this node ran when it was killed: their files may still belong
+    // to the sandbox uids of those builds, which are given to other sandboxes again.
+    for (const e of fs.readdirSync(this.dirs.work)) {
+      if (e.startsWith('b-')) fs.rmSync(path.join(this.dirs.work, e), { recursive: true, force: true });
+    }
     assertTraversable(this.settings.root);
     /* eslint-enable no-restricted-syntax */
   }

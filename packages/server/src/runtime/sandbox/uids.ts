@@ -19,7 +19,10 @@
  * Several nodes on one host (docs/cluster.md starts two workers) share the range: a uid is
  * held by an entry in a root-only directory, made with O_EXCL, naming the node's pid and its
  * start time. An entry whose node is gone (killed) is taken back at start-up, after the
- * processes of its uid were killed.
+ * processes of its uid were killed; that node's build work directories are removed when it
+ * starts again (SandboxBuilder.prepare), and a download cache it left handed over is handed to
+ * the next build that uses it before that build's steps start, so no other sandbox can reach
+ * files of the uid (a sandbox sees no host path but its own mounts).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
