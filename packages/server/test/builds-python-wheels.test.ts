@@ -73,7 +73,7 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
   return wheels;
 }
 
-/** Builds run as uid 65534: directories 0755, files 0644, from `root` down. */
+/** Build steps run as unprivileged uids of their own: directories 0755, files 0644, from `root` down. */
 function makeReadable(root: string): void {
   fs.chmodSync(root, 0o755);
   for (const entry of fs.readdirSync(root, { withFileTypes: true })) {

@@ -243,15 +243,16 @@ describe('sandbox escapes: hostile probes as algorithms and as build steps', () 
 
   // ---- privileges -----------------------------------------------------------------------------
 
-  // mount: no capability in the sandbox's user namespace. ptrace of the service's pid: no such
-  // process in the sandbox's pid namespace (its own pid 1 is a copy of bwrap with no rights).
-  // setuid(0): uid 0 is not mapped in the sandbox's user namespace. unshare(CLONE_NEWUSER):
-  // bwrap --disable-userns sets the namespace's user-namespace count to zero.
+  // mount, ptrace and unshare are refused by the seccomp filter first (EPERM) before what also
+  // refuses them: no capability in the sandbox's user namespace (mount); no such process in the
+  // sandbox's pid namespace, whose own pid 1 is a copy of bwrap with no rights (ptrace of the
+  // service's pid); bwrap --disable-userns, which sets the namespace's user-namespace count to
+  // zero (unshare(CLONE_NEWUSER)). setuid(0): uid 0 is not mapped in the sandbox's user namespace.
   for (const [n, probe, errno] of [
     ['7', 'mount', 'EPERM'],
-    ['8', 'ptrace', 'ESRCH'],
+    ['8', 'ptrace', 'EPERM'],
     ['9', 'setuid', 'EINVAL'],
-    ['10', 'userns', 'ENOSPC'],
+    ['10', 'userns', 'EPERM'],
   ] as const) {
     test(`${n}. ${probe}: refused with ${errno} in a runner and in a build step`, async () => {
       const args = { pid: process.pid };

@@ -342,6 +342,13 @@ export const ConfigSchema = Type.Object({
     describe:
       'true: refuse to run builds and runners where the memory and pids cgroup limits do not hold (the start-up log says why). false: run them without those limits (only where every algorithm is trusted).',
   }),
+  sandboxUidRange: setting(Type.String({ pattern: '^[0-9]{1,10}-[0-9]{1,10}$' }), {
+    env: 'ALGOHOST_SANDBOX_UID_RANGE',
+    flag: '--sandbox-uid-range',
+    default: '70000-99999',
+    describe:
+      'Host uids (first-last; each also a gid) given to sandboxes, one per runner and per build step for its life, so that no per-uid kernel limit (inotify, processes, message queues) is shared between tenants. No account, group or subordinate id range of the host may lie in it; every node on one host uses the same range. It must hold at least twice ALGOHOST_MAX_RUNNERS plus ALGOHOST_BUILD_CONCURRENCY.',
+  }),
   maxArtifactBytes: setting(Type.Integer({ minimum: 0 }), {
     env: 'ALGOHOST_MAX_ARTIFACT_BYTES',
     flag: '--max-artifact-bytes',
@@ -797,6 +804,17 @@ function crossChecked(config: Config): Config {
     throw new ConfigError(
       `ALGOHOST_METRICS_ADDRESS=${config.metricsAddress} is not a loopback address: set ALGOHOST_METRICS_TOKEN (16 characters or more) for the scraper to send, or serve /metrics on 127.0.0.1`,
     );
+  }
+  {
+    // A runner's uid returns to the pool only once its processes are gone, so stopping and
+    // starting runners overlap: room for twice the runners, plus one per running build step.
+    const [first, last] = config.sandboxUidRange.split('-').map(Number) as [number, number];
+    const need = 2 * Math.max(1, config.maxRunners) + Math.max(1, config.buildConcurrency);
+    if (first < 1 || last >= 2 ** 31 - 1 || last < first || last - first + 1 < need) {
+      throw new ConfigError(
+        `ALGOHOST_SANDBOX_UID_RANGE (${config.sandboxUidRange}) must lie within 1-2147483646 and hold at least ${need} uids (twice ALGOHOST_MAX_RUNNERS plus ALGOHOST_BUILD_CONCURRENCY)`,
+      );
+    }
   }
   if (config.buildConcurrency > 0 && config.buildsPerAccount > config.buildConcurrency) {
     throw new ConfigError(

@@ -26,6 +26,7 @@ import { LANGUAGE_ADAPTERS } from '../runtime/languages/index.js';
 import { Supervisor } from '../runtime/sandbox/supervisor.js';
 import type { CgroupReport } from '../runtime/sandbox/cgroups.js';
 import { EgressConfigError, EgressProxy, type EgressTarget, parseEgressEntry, registryTargets } from '../runtime/sandbox/egress-proxy.js';
+import { parseUidRange } from '../runtime/sandbox/uids.js';
 import type { RegistrySettings } from '../runtime/languages/adapter.js';
 import { type ApiSocketServer, RunnerFactory } from '../runtime/runner/runner-factory.js';
 import { RunnerPool } from '../runtime/runner/runner-pool.js';
@@ -278,6 +279,7 @@ export async function buildServices(
     maxOpenFiles: Math.max(16, config.sandboxOpenFiles),
     cgroups: runsWork ? {} : false,
     requireCgroups: config.requireCgroups,
+    uidRange: parseUidRange(config.sandboxUidRange),
   });
   if (runsWork) logCgroups(log, supervisor.cgroupReport, config.requireCgroups);
   const builder = new SandboxBuilder(supervisor, LANGUAGE_ADAPTERS, {

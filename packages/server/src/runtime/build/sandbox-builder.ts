@@ -25,8 +25,9 @@ import { BuildFailure, type Builder, type BuildRequest } from '../../domain/buil
 import { type Clock, isoNow, systemClock } from '../../domain/clock.js';
 import { RemovableLayers } from '../../lib/removable-layers.js';
 import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, type StepContext } from '../languages/adapter.js';
-import { type Mount, type Outcome, SANDBOX_UID, type Supervisor } from '../sandbox/supervisor.js';
+import { type Mount, type Outcome, type Supervisor } from '../sandbox/supervisor.js';
 import { egressProxyEnv, type EgressProxy } from '../sandbox/egress-proxy.js';
+import { takeLease } from '../sandbox/uids.js';
 
 export interface BuilderSettings {
   /** Root for work dirs, artifacts, dependency layers and (by default) download caches. */
@@ -108,6 +109,11 @@ export class SandboxBuilder implements Builder {
       fs.mkdirSync(dir, { recursive: true });
       fs.chmodSync(dir, 0o711);
     }
+    // Work directories of builds this node ran when it was killed: their files may still belong
+    // to the sandbox uids of those builds, which are given to other sandboxes again.
+    for (const e of fs.readdirSync(this.dirs.work)) {
+      if (e.startsWith('b-')) fs.rmSync(path.join(this.dirs.work, e), { recursive: true, force: true });
+    }
     assertTraversable(this.settings.root);
     /* eslint-enable no-restricted-syntax */
   }
@@ -183,10 +189,10 @@ export class SandboxBuilder implements Builder {
 
     const work = await fs.promises.mkdtemp(path.join(this.dirs.work, 'b-'));
     const src = path.join(work, 'src');
+    let releaseCache: (() => Promise<void>) | undefined;
     try {
       await fs.promises.chmod(work, 0o711);
       await fs.promises.mkdir(src);
-      await fs.promises.chown(src, SANDBOX_UID, SANDBOX_UID);
       log('$ checkout\n');
       await this.checkout(req, src, log, signal);
       const reserved = [...RESERVED, ...adapter.dependencyFiles];
@@ -217,9 +223,17 @@ export class SandboxBuilder implements Builder {
       );
 
       // Build steps can write the download cache, so tenants do not share one unless told to.
-      const cache = path.join(this.dirs.cache, adapter.languages[0]!, this.settings.sharedCache ? 'shared' : req.ownerId);
+      let cache = path.join(this.dirs.cache, adapter.languages[0]!, this.settings.sharedCache ? 'shared' : req.ownerId);
       await fs.promises.mkdir(path.dirname(cache), { recursive: true, mode: 0o711 });
-      await ensureSandboxDir(cache);
+      // Each step owns the directories it writes (its own uid, handed back after it), so two
+      // builds (of this node or another on the host) cannot write one cache at once: while
+      // another build holds the cache's lease, this one downloads into an empty cache of its own.
+      releaseCache = await takeLease(`${cache}.lease`);
+      if (!releaseCache) {
+        log('The download cache is in use by another build; this build downloads into an empty one\n');
+        cache = path.join(work, 'cache');
+      }
+      await fs.promises.mkdir(cache, { recursive: true });
 
       const layer = await this.dependencyLayer(
         adapter,
@@ -239,8 +253,8 @@ export class SandboxBuilder implements Builder {
           step,
           adapter,
           [
-            { host: src, inside: INSIDE.src, writable: true },
-            { host: cache, inside: INSIDE.cache, writable: true },
+            { host: src, inside: INSIDE.src, owned: true },
+            { host: cache, inside: INSIDE.cache, owned: true },
             ...layerMount,
             ...toolMounts,
           ],
@@ -278,6 +292,7 @@ export class SandboxBuilder implements Builder {
       }
       return { artifact: key };
     } finally {
+      await releaseCache?.();
       // A failed build's work directory goes too, off the event loop (it can be large).
       await fs.promises.rm(work, { recursive: true, force: true });
     }
@@ -289,7 +304,7 @@ export class SandboxBuilder implements Builder {
       argv: ['/usr/bin/tar', '-x', '--no-same-owner', '-C', INSIDE.src],
       env: { PATH: '/usr/bin:/bin' },
       cwd: '/',
-      mounts: [{ host: src, inside: INSIDE.src, writable: true }],
+      mounts: [{ host: src, inside: INSIDE.src, owned: true }],
       network: 'none',
       limits: { memoryBytes: 512 * 1024 * 1024, pids: 16 },
       wallTimeMs: 10 * 60 * 1000,
@@ -353,13 +368,12 @@ export class SandboxBuilder implements Builder {
     const tmp = await fs.promises.mkdtemp(`${final}.tmp-`);
     try {
       await fs.promises.chmod(tmp, 0o755);
-      await fs.promises.chown(tmp, SANDBOX_UID, SANDBOX_UID);
       for (const step of steps) {
         const mounts: Mount[] = [
           { host: where.src, inside: INSIDE.src },
           // Mounted at its final inside path so that absolute paths baked in (venv scripts) hold.
-          { host: tmp, inside: INSIDE.deps, writable: true },
-          { host: where.cache, inside: INSIDE.cache, writable: true },
+          { host: tmp, inside: INSIDE.deps, owned: true },
+          { host: where.cache, inside: INSIDE.cache, owned: true },
           ...where.mounts,
         ];
         await this.step(step, adapter, mounts, log, signal, { stage: step.title, dirs: [tmp], fixedBytes: where.treeBytes });
@@ -664,13 +678,7 @@ async function readHostFile(file: string, maxBytes: number): Promise<string> {
   }
 }
 
-/** A directory the sandbox user owns (made fresh or kept); never follows a link to chown. */
-async function ensureSandboxDir(dir: string): Promise<void> {
-  await fs.promises.mkdir(dir, { recursive: true });
-  await fs.promises.lchown(dir, SANDBOX_UID, SANDBOX_UID);
-}
-
-/** The sandbox user must be able to pass through every parent of the directory (start-up only, from prepare()). */
+/** The sandbox users must be able to pass through every parent of the directory (start-up only, from prepare()). */
 function assertTraversable(dir: string): void {
   let current = path.resolve(dir);
   for (;;) {
@@ -678,7 +686,7 @@ function assertTraversable(dir: string): void {
     const mode = fs.statSync(current).mode;
     if ((mode & 0o001) === 0) {
       throw new Error(
-        `the build directory ${dir} is not reachable by the sandbox user (uid ${SANDBOX_UID}): ${current} lacks o+x; choose ALGOHOST_DATA_DIR elsewhere or chmod o+x ${current}`,
+        `the build directory ${dir} is not reachable by the sandbox users (uids of ALGOHOST_SANDBOX_UID_RANGE): ${current} lacks o+x; choose ALGOHOST_DATA_DIR elsewhere or chmod o+x ${current}`,
       );
     }
     const parent = path.dirname(current);

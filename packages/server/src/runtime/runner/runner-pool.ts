@@ -34,6 +34,7 @@ import type { Logger } from '../../domain/logger.js';
 import { type AlgorithmRuntime, type Execution, type PipeRequest, type RunTarget, RuntimeFailure } from '../../domain/calls/ports.js';
 import type { RunnerRequest } from './runner-factory.js';
 import { CallNotStarted, type CallOutcome, RunnerFailure } from './runner-process.js';
+import { SandboxUnavailableError } from '../sandbox/supervisor.js';
 
 export interface PoolSettings {
   maxPerArtifact: number;
@@ -470,6 +471,8 @@ export class RunnerPool implements AlgorithmRuntime {
       this.wakeWaiter(pool);
       if (this.stopped) throw stopping();
       if (err instanceof RunnerFailure) throw new RuntimeFailure(err.errorType, err.message, err.output);
+      // No sandbox uid free (all held by running or ending sandboxes): the node is full for now.
+      if (err instanceof SandboxUnavailableError) throw Errors.unavailable(err.message, { retryAfterSeconds: 5 });
       throw err;
     }
     pool.starting--;

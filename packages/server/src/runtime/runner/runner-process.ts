@@ -20,8 +20,9 @@
  * /tmp/algoout) are symbolic links to /proc/self/fd/3 inside. Its writable directories
  * (/run/algohost and /tmp) are tmpfs of its own mount namespace, sized, and counted against its
  * memory. So nothing a runner can write or answer through lives in a host directory that
- * another runner (every runner runs as the same uid) could reach by path; separate uids per
- * runner would add nothing here and would need every artifact and layer readable by each.
+ * another runner could reach by path. Each runner also runs as a host uid of its own
+ * (sandbox/uids.ts), so the kernel's per-uid limits are its own; artifacts and layers are
+ * readable by all (the builder hands them back to the service with plain modes).
  */
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -34,7 +35,7 @@ import { pipeRequestChunks } from '../../domain/calls/pipe-request.js';
 import { textNestsDeeperThan } from '../../lib/json-scan.js';
 import { RUNNER_INSIDE, type RunnerCommand } from '../languages/adapter.js';
 import { OutputMarks } from './output-marks.js';
-import { type KillReason, type Mount, type Outcome, SANDBOX_UID, type SandboxProcess, type Supervisor } from '../sandbox/supervisor.js';
+import { type KillReason, type Mount, type Outcome, type SandboxProcess, type Supervisor } from '../sandbox/supervisor.js';
 
 const execFileAsync = promisify(execFile);
 const openAsync = promisify(fs.open);
@@ -560,10 +561,9 @@ export class RunnerProcess {
     const fifoPath = path.join(this.spec.fifoDir, this.id);
     let hostEnd: number | undefined;
     try {
+      // The supervisor gives it to the runner's uid (the harness reopens it through
+      // /proc/self/fd/3, which checks the FIFO's own permissions).
       await execFileAsync('mkfifo', ['-m', '0600', fifoPath]);
-      // Owned by the sandbox uid: the harness reopens it through /proc/self/fd/3, which checks
-      // the FIFO's own permissions.
-      await fs.promises.lchown(fifoPath, SANDBOX_UID, SANDBOX_UID);
       hostEnd = await openAsync(fifoPath, fs.constants.O_RDWR | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
       // Blocking for the sandbox (its writes wait rather than fail); open returns at once: a reader exists.
       const sandboxEnd = await openAsync(fifoPath, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW);

@@ -1,6 +1,7 @@
 /**
  * The one supervisor for every sandboxed process (build steps and runners): it puts the
- * process tree into its own cgroups, drops to an unprivileged uid, wraps it in bubblewrap with
+ * process tree into its own cgroups, drops to an unprivileged host uid of its own (./uids.ts),
+ * wraps it in bubblewrap with
  * only the mounts it is given, enforces wall time and an output cap with kill escalation, and
  * reports a typed outcome. Language code never spawns user code itself.
  */
@@ -21,11 +22,18 @@ import {
 } from './cgroups.js';
 import { EGRESS_SOCKET_INSIDE, withForwarder } from './egress-proxy.js';
 import { seccompFilter } from './seccomp.js';
+import { handBack, handOver, SandboxUids, type UidRange, uidRangeProblem } from './uids.js';
 
 export interface Mount {
   host: string;
   inside: string;
   writable?: boolean;
+  /**
+   * A host directory the sandbox writes (implies `writable`): handed to the sandbox's uid
+   * before it starts, and back to the service (owner and plain modes, uids.ts `handBack`) once
+   * every process of that uid is gone, before `done` resolves and before the uid is given again.
+   */
+  owned?: boolean;
 }
 
 export interface SandboxSpec {
@@ -40,7 +48,8 @@ export interface SandboxSpec {
   symlinks?: { target: string; inside: string }[];
   /**
    * Host file descriptors handed to the sandboxed process as fds 3, 4, … (in order), e.g. the
-   * write end of a runner's response FIFO, which then needs no path on the host.
+   * write end of a runner's response FIFO, which then needs no path on the host. Their files
+   * are given to the sandbox's uid (fchown): reopening one through /proc/self/fd checks its owner.
    */
   fds?: number[];
   /** Size cap of each tmpfs in bytes (it also counts against the memory limit). */
@@ -69,6 +78,8 @@ export type Outcome = { kind: 'exited'; code: number } | { kind: 'killed'; reaso
 export interface SandboxProcess {
   /** Host pid of the sandbox's outermost process (its tree holds the user code). */
   pid: number | undefined;
+  /** The host uid (and gid) every process of this sandbox runs as, its own while it lives. */
+  uid: number;
   stdin: Writable;
   stdout: Readable;
   stderr: Readable;
@@ -77,8 +88,12 @@ export interface SandboxProcess {
   kill(reason: KillReason): void;
 }
 
-/** The unprivileged identity every sandboxed process runs as. */
-export const SANDBOX_UID = 65534;
+/**
+ * The uid and gid a sandboxed process sees itself as, inside its user namespace ("nobody", so
+ * that tools looking themselves up in /etc/passwd find an entry). On the host each sandbox
+ * runs as a uid of its own (SandboxProcess.uid).
+ */
+const SANDBOX_INSIDE_UID = 65534;
 const KILL_GRACE_MS = 2000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -115,6 +130,10 @@ export interface SupervisorOptions {
    * them one algorithm can exhaust the host's memory or process table for every tenant.
    */
   requireCgroups?: boolean;
+  /** Host uids for sandboxes, one each (ALGOHOST_SANDBOX_UID_RANGE; default uids.ts DEFAULT_SANDBOX_UID_RANGE). */
+  uidRange?: UidRange;
+  /** Where the host's nodes record which of those uids they hold (tests: a directory of their own). */
+  uidLockDir?: string;
 }
 
 export const DEFAULT_MAX_OPEN_FILES = 1024;
@@ -131,6 +150,8 @@ export class Supervisor {
   private readonly seccomp = seccompFilter();
   /** This node's sandbox groups from their making until their removal (the sweep leaves them). */
   private readonly liveGroups = new Set<string>();
+  readonly uids: SandboxUids;
+  private readonly uidProblem: string | undefined;
 
   constructor(options: SupervisorOptions = {}) {
     this.bwrap = options.bwrap ?? '/usr/bin/bwrap';
@@ -138,10 +159,18 @@ export class Supervisor {
     this.requireCgroups = options.requireCgroups ?? true;
     this.cgroups = options.cgroups === false ? noCgroups() : detectCgroups(options.cgroups);
     this.hostLayout = hostLayout();
+    this.uids = new SandboxUids(options.uidRange, options.uidLockDir);
+    this.uidProblem = options.cgroups === false ? undefined : uidRangeProblem(this.uids.range);
   }
 
   /** Throws a clear error when user code cannot be contained on this host (looked up until found once). */
   check(): void {
+    if (this.uidProblem) {
+      const { first, last } = this.uids.range;
+      throw new SandboxUnavailableError(
+        `the sandbox uid range ${first}-${last} (ALGOHOST_SANDBOX_UID_RANGE) cannot be used on this host: ${this.uidProblem}`,
+      );
+    }
     const { limits, problem } = this.cgroups;
     if (this.requireCgroups && !(limits.memory && limits.pids)) {
       throw new SandboxUnavailableError(
@@ -176,17 +205,31 @@ export class Supervisor {
   async start(spec: SandboxSpec): Promise<SandboxProcess> {
     this.check();
     const { options, argv } = this.command(spec);
+    const owned = spec.mounts.filter((m) => m.owned).map((m) => m.host);
+    const fds = spec.fds ?? [];
+    let uid: number;
+    try {
+      uid = await this.uids.acquire();
+    } catch (err) {
+      throw new SandboxUnavailableError((err as Error).message);
+    }
+    // Once only, whichever of the child's events comes: a second release could free the uid
+    // while another sandbox holds it again.
+    let retired: Promise<void> | undefined;
+    const retire = () => (retired ??= this.retire(uid, owned));
     // Named with this node's pid: another node's sweep leaves it alone while this node runs.
     const name = sandboxGroupName(process.pid, crypto.randomUUID());
     this.liveGroups.add(name);
     let group: CgroupGroup | undefined;
     try {
+      await handOver(owned, uid);
+      for (const fd of fds) await fchown(fd, uid);
       group = await this.cgroups.create(name, spec.limits);
     } catch (err) {
       this.liveGroups.delete(name);
+      await retire();
       throw err;
     }
-    const fds = spec.fds ?? [];
     // bubblewrap reads its options (host paths of the mounts included) from a pipe, so that the
     // sandbox's pid 1, a copy of bwrap, shows `bwrap --args N -- <command>` in /proc/1/cmdline
     // and nothing of the host's layout. The spawn's cwd is `/` for the same reason.
@@ -196,7 +239,7 @@ export class Supervisor {
     if (seccompFd !== undefined) options.push('--seccomp', String(seccompFd));
     const child = spawn(
       '/bin/sh',
-      ['-c', prelude(group, this.maxOpenFiles), 'sandbox', ...this.wrapper(), '--args', String(argsFd), '--', ...argv],
+      ['-c', prelude(group, this.maxOpenFiles), 'sandbox', ...this.wrapper(uid), '--args', String(argsFd), '--', ...argv],
       {
         cwd: '/',
         env: spec.env,
@@ -240,18 +283,20 @@ export class Supervisor {
         const oom = (await group?.oomKilled()) ?? false;
         await group?.remove();
         this.liveGroups.delete(name);
+        await retire();
         if (killReason) resolve({ kind: 'killed', reason: killReason });
         else if (oom) resolve({ kind: 'killed', reason: 'memory' });
         else if (signal) resolve({ kind: 'killed', reason: 'signal', signal });
         else resolve({ kind: 'exited', code: code ?? 1 });
       });
-      child.on('error', () => {
+      child.on('error', async () => {
         // Never started: its empty groups are the sweep's.
         this.liveGroups.delete(name);
+        await retire();
         resolve({ kind: 'exited', code: 127 });
       });
     });
-    return { pid: child.pid, stdin: child.stdin!, stdout: child.stdout!, stderr: child.stderr!, done, kill };
+    return { pid: child.pid, uid, stdin: child.stdin!, stdout: child.stdout!, stderr: child.stderr!, done, kill };
   }
 
   /** Runs to completion, passing output on as it comes. */
@@ -269,9 +314,25 @@ export class Supervisor {
     }
   }
 
-  /** setpriv drops to the sandbox uid, then bubblewrap (arguments from `--args`). */
-  private wrapper(): string[] {
-    return ['/usr/bin/setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--', this.bwrap];
+  /**
+   * The end of a sandbox: every process of its uid is killed and gone, then what it wrote in
+   * its owned directories is handed back to the service, then the uid is free again. A uid
+   * whose processes outlive the wait stays held: never given to another sandbox.
+   */
+  private async retire(uid: number, owned: string[]): Promise<void> {
+    if (!(await this.uids.reap(uid))) return;
+    try {
+      await handBack(owned);
+    } catch {
+      // Not given back (removed meanwhile?): the uid's files may remain, so it is not given again.
+      return;
+    }
+    await this.uids.release(uid);
+  }
+
+  /** setpriv drops to the sandbox's host uid, then bubblewrap (arguments from `--args`). */
+  private wrapper(uid: number): string[] {
+    return ['/usr/bin/setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', this.bwrap];
   }
 
   /**
@@ -282,13 +343,15 @@ export class Supervisor {
     // Own user namespace, and none below it: user code cannot make nested user namespaces
     // (and with them mount, network… namespaces of its own) to widen the kernel's surface.
     const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session'];
+    // Seen inside as SANDBOX_INSIDE_UID, whatever its host uid.
+    args.push('--uid', String(SANDBOX_INSIDE_UID), '--gid', String(SANDBOX_INSIDE_UID));
     args.push(...this.hostLayout);
     args.push('--proc', '/proc', '--dev', '/dev');
     for (const t of spec.tmpfs ?? ['/tmp']) {
       if (spec.tmpfsBytes) args.push('--size', String(spec.tmpfsBytes));
       args.push('--tmpfs', t);
     }
-    for (const m of spec.mounts) args.push(m.writable ? '--bind' : '--ro-bind', m.host, m.inside);
+    for (const m of spec.mounts) args.push(m.writable || m.owned ? '--bind' : '--ro-bind', m.host, m.inside);
     for (const l of spec.symlinks ?? []) args.push('--symlink', l.target, l.inside);
     let argv = spec.argv;
     if (spec.network !== 'none') {
@@ -337,6 +400,10 @@ function processRuns(pid: number): boolean {
 function prelude(group: CgroupGroup | undefined, maxOpenFiles: number): string {
   const joins = (group?.procsFiles ?? []).map((f) => `echo $$ > '${f}' || exit 125;`).join(' ');
   return `${joins} ulimit -n ${Math.floor(maxOpenFiles)} || exit 125; exec "$@"`;
+}
+
+function fchown(fd: number, uid: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.fchown(fd, uid, uid, (err) => (err ? reject(err) : resolve())));
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
