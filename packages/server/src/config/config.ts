@@ -560,7 +560,7 @@ export const ConfigSchema = Type.Object({
     env: 'ALGOHOST_CLUSTER_KEY',
     flag: '--cluster-key',
     describe:
-      'Key (32 bytes, base64) sealing broker credentials and SCM OAuth secrets and tokens at rest; give every node of a cluster the same. Unset = generated on first start into <data dir>/cluster-key (mode 0600).',
+      'Key (32 bytes, base64) sealing broker credentials and SCM OAuth secrets and tokens at rest, and signing every cluster message; give every node of a cluster the same (required in cluster mode). Unset on a node alone = generated on first start into <data dir>/cluster-key (mode 0600).',
   }),
   sqsEndpointAllow: optional(Type.String(), {
     env: 'ALGOHOST_SQS_ENDPOINT_ALLOW',
@@ -746,6 +746,13 @@ function crossChecked(config: Config): Config {
   }
   if (config.natsUrl && !/^(nats|tls):\/\/[^/\s]+$/.test(config.natsUrl)) {
     throw new ConfigError(`ALGOHOST_NATS_URL must be nats://host:port (or tls://…); got "${config.natsUrl}"`);
+  }
+  if (config.natsUrl && !config.clusterKey) {
+    // Each node would make a key of its own: none would believe another's messages (and the
+    // sealed credentials would open on one node only).
+    throw new ConfigError(
+      'ALGOHOST_NATS_URL (cluster mode) needs ALGOHOST_CLUSTER_KEY, the same on every node: 32 random bytes in base64 (openssl rand -base64 32); it signs every cluster message and seals credentials at rest',
+    );
   }
   if (config.natsUrl && !config.databaseUrl) {
     throw new ConfigError('ALGOHOST_NATS_URL (cluster mode) needs ALGOHOST_DATABASE_URL: every node must see the same PostgreSQL database');
