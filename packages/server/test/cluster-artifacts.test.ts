@@ -469,7 +469,8 @@ for (const kind of DATABASES) {
       return { builder, store: new BlobArtifactStore(blobs, digests, builder, { cacheBytes: 0, warm: () => new Set() }, silent) };
     };
     const indexBody = async (k: string) => bytes((await blobs.get(`artifacts/index/${k}`))!.body);
-    const source = (builder: SandboxBuilder, k: string) => fs.readFileSync(path.join(builder.artifactPath(k), 'tree', 'src', 'Algo.py'), 'utf8');
+    const source = (builder: SandboxBuilder, k: string) =>
+      fs.readFileSync(path.join(builder.artifactPath(k), 'tree', 'src', 'Algo.py'), 'utf8');
 
     before(async () => {
       root = await makeTempDir('algohost-artifact-digests-');

@@ -298,7 +298,11 @@ export class NatsRuntime implements AlgorithmRuntime {
     }
     let payload: Buffer;
     try {
-      payload = this.cluster.signer.open('answer', msg.subject, '', msg.data, { boundTo: p.nonce, windowMs: MESSAGE_WINDOW_MS, once: true }).payload;
+      payload = this.cluster.signer.open('answer', msg.subject, '', msg.data, {
+        boundTo: p.nonce,
+        windowMs: MESSAGE_WINDOW_MS,
+        once: true,
+      }).payload;
     } catch {
       // Not the worker's (the signer logged it): the call keeps waiting for the real answer.
       return;
@@ -317,7 +321,10 @@ export class NatsRuntime implements AlgorithmRuntime {
 export function relayBuildEvent(cluster: NatsCluster): (buildId: string, event: BuildEvent) => void {
   return (buildId, event) => {
     const subject = cluster.names.subjects.buildEvents(buildId);
-    cluster.nc.publish(subject, cluster.signer.sign('build-event', subject, '', Buffer.from(JSON.stringify({ from: cluster.nodeId, event }))).data);
+    cluster.nc.publish(
+      subject,
+      cluster.signer.sign('build-event', subject, '', Buffer.from(JSON.stringify({ from: cluster.nodeId, event }))).data,
+    );
   };
 }
 

@@ -61,7 +61,8 @@ export class RunTargets {
     const build = algorithm && (await this.deps.builds.findSucceededArtifact(algorithmId, artifact));
     // Not run: the API node resolved it from the same database, so only a message that did not
     // come from one names it (or the algorithm was deleted since).
-    if (!algorithm || !build) throw Errors.unavailable('this worker finds no succeeded build of that algorithm with this artifact; call again');
+    if (!algorithm || !build)
+      throw Errors.unavailable('this worker finds no succeeded build of that algorithm with this artifact; call again');
     const environment = this.deps.catalog.environmentByName(build.environmentName);
     // A node of another release that knows an environment this one does not: refused, not run wrong.
     if (!environment) throw Errors.unavailable(`this worker does not know the environment ${build.environmentName}; call again`);

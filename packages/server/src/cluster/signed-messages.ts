@@ -61,7 +61,8 @@ export interface SignerLog {
  * every subscription of the node.
  */
 export class MessageSigner {
-  private readonly key: crypto.KeyObject;
+  /** A plain buffer: createHmac sets up faster from one than from a KeyObject. */
+  private readonly key: Buffer;
   /** This process's nonces: a random prefix and a counter, unique across nodes without a syscall per message. */
   private readonly noncePrefix = crypto.randomBytes(8);
   private counter = 0;
@@ -71,8 +72,8 @@ export class MessageSigner {
    */
   private generations: Set<string>[] = [new Set(), new Set(), new Set()];
   private rotatedAt: number;
-  private refusedSinceLog = 0;
-  private lastLogAt = -Infinity;
+  /** Refusals not yet logged, and when one was last logged, per purpose. */
+  private readonly refusals = new Map<MessagePurpose, { since: number; lastLogAt: number }>();
 
   constructor(
     clusterKey: Buffer,
@@ -81,8 +82,8 @@ export class MessageSigner {
   ) {
     if (clusterKey.length < 32) throw new RangeError('the cluster key must be at least 32 bytes');
     // A key of its own for messages (the cluster key also seals secrets at rest, domain/events/secret-box.ts).
-    const derived = Buffer.from(crypto.hkdfSync('sha256', clusterKey, Buffer.alloc(0), 'algohost cluster messages v1', 32));
-    this.key = crypto.createSecretKey(derived);
+    // eslint-disable-next-line no-restricted-syntax -- start-up only: one derivation when the node opens NATS
+    this.key = Buffer.from(crypto.hkdfSync('sha256', clusterKey, Buffer.alloc(0), 'algohost cluster messages v1', 32));
     this.rotatedAt = this.now();
   }
 
@@ -90,7 +91,13 @@ export class MessageSigner {
    * The message to publish on `subject` (with `reply` as its reply subject, '' for none): the
    * signed head, then `payload`. `nonce` is what an answer to it is bound to.
    */
-  sign(purpose: MessagePurpose, subject: string, reply: string, payload: Uint8Array, boundTo?: Uint8Array): { data: Buffer; nonce: Buffer } {
+  sign(
+    purpose: MessagePurpose,
+    subject: string,
+    reply: string,
+    payload: Uint8Array,
+    boundTo?: Uint8Array,
+  ): { data: Buffer; nonce: Buffer } {
     const data = Buffer.allocUnsafe(SIGNED_HEAD_BYTES + payload.length);
     data[0] = VERSION;
     data.writeDoubleBE(this.now(), AT);
@@ -149,18 +156,20 @@ export class MessageSigner {
     return true;
   }
 
-  /** The refusal to throw; logged at most every ten seconds with how many were dropped meanwhile. */
+  /** The refusal to throw; logged at most every ten seconds per purpose, with how many were dropped meanwhile. */
   private refused(purpose: MessagePurpose, subject: string, why: string): MessageRefused {
     const err = new MessageRefused(`a ${purpose} message on ${subject} was dropped: ${why}`);
-    this.refusedSinceLog++;
+    let r = this.refusals.get(purpose);
+    if (!r) this.refusals.set(purpose, (r = { since: 0, lastLogAt: -Infinity }));
+    r.since++;
     const now = this.now();
-    if (this.log && now - this.lastLogAt >= 10_000) {
+    if (this.log && now - r.lastLogAt >= 10_000) {
       this.log.warn(
-        { subject, purpose, dropped: this.refusedSinceLog },
+        { subject, purpose, dropped: r.since },
         `${err.message} (messages not made by a node of this cluster, or sent again, are ignored)`,
       );
-      this.lastLogAt = now;
-      this.refusedSinceLog = 0;
+      r.lastLogAt = now;
+      r.since = 0;
     }
     return err;
   }

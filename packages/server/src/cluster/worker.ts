@@ -25,7 +25,9 @@ import { encodeFrame } from './frames.js';
 import { artifactToken, type NatsCluster } from './nats-cluster.js';
 import { MESSAGE_WINDOW_MS, MessageRefused } from './signed-messages.js';
 
-type DeepReadonlyRef = Readonly<Omit<CallKeyRef, 'capabilities'>> & { readonly capabilities: readonly CallKeyRef['capabilities'][number][] };
+type DeepReadonlyRef = Readonly<Omit<CallKeyRef, 'capabilities'>> & {
+  readonly capabilities: readonly CallKeyRef['capabilities'][number][];
+};
 
 export interface WorkerLog {
   info(obj: object, msg: string): void;
@@ -274,4 +276,3 @@ export class ClusterWorker {
     return encodeFrame(reply);
   }
 }
-
