@@ -556,7 +556,8 @@ export const ConfigSchema = Type.Object({
     describe:
       'Address the bucket in the path (http://host/bucket/key), as self-hosted stores need; default true with ALGOHOST_S3_ENDPOINT.',
   }),
-  clusterKey: optional(Type.String({ pattern: '^[A-Za-z0-9+/_-]{43}=?$' }), {
+  // Checked in loadConfig (CLUSTER_KEY), whose refusal never repeats the value: it is a secret.
+  clusterKey: optional(Type.String(), {
     env: 'ALGOHOST_CLUSTER_KEY',
     flag: '--cluster-key',
     describe:
@@ -747,6 +748,11 @@ function crossChecked(config: Config): Config {
   if (config.natsUrl && !/^(nats|tls):\/\/[^/\s]+$/.test(config.natsUrl)) {
     throw new ConfigError(`ALGOHOST_NATS_URL must be nats://host:port (or tls://…); got "${config.natsUrl}"`);
   }
+  if (config.clusterKey !== undefined && !CLUSTER_KEY.test(config.clusterKey)) {
+    throw new ConfigError(
+      `ALGOHOST_CLUSTER_KEY must be 32 bytes in base64 (43 characters, or 44 with the final "="; openssl rand -base64 32); got ${config.clusterKey.length} characters`,
+    );
+  }
   if (config.natsUrl && !config.clusterKey) {
     // Each node would make a key of its own: none would believe another's messages (and the
     // sealed credentials would open on one node only).
@@ -784,6 +790,9 @@ function crossChecked(config: Config): Config {
   }
   return config;
 }
+
+/** 32 bytes in base64 (or base64url). */
+const CLUSTER_KEY = /^[A-Za-z0-9+/_-]{43}=?$/;
 
 function isHttpUrl(text: string): boolean {
   try {
