@@ -16,6 +16,7 @@
  * After each, alice's next call returns alice's own result.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -374,14 +375,31 @@ describe('cluster messages are not believed on their own', { skip: clusterSkip()
     };
     try {
       const original = await read(`artifacts/index/${secret.artifact}`);
-      // Alice's index now names mallory's tree (a valid blob of its own hash).
-      await blobs.put(`artifacts/index/${secret.artifact}`, Readable.from([await read(`artifacts/index/${thief.artifact}`)]));
+      // Mallory's own artifact, repacked as alice's (her code under alice's path and name), stored
+      // under its hash, and alice's index pointed at it: every check of the tar holds.
+      const thiefIndex = JSON.parse((await read(`artifacts/index/${thief.artifact}`)).toString('utf8')) as { tree: string };
+      const work = await makeTempDir('algohost-cm-forge-');
+      trees.push(work);
+      fs.writeFileSync(path.join(work, 'thief.tar'), await read(`artifacts/sha256/${thiefIndex.tree}`));
+      const tar = (...args: string[]) => execFileSync('/usr/bin/tar', args, { cwd: work });
+      tar('-x', '-f', 'thief.tar');
+      const forged = path.join(work, 'artifacts', secret.artifact);
+      fs.mkdirSync(path.dirname(forged), { recursive: true });
+      fs.renameSync(path.join(work, 'artifacts', thief.artifact), forged);
+      fs.writeFileSync(path.join(forged, 'tree', 'src', 'Secret.py'), 'def apply(input):\n    return {"owner": "mallory", "got": input}\n');
+      const manifest = JSON.parse(fs.readFileSync(path.join(forged, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+      fs.writeFileSync(path.join(forged, 'manifest.json'), JSON.stringify({ ...manifest, algorithmId: secret.id, commit: secret.sha }));
+      tar('-c', '-f', 'forged.tar', '--', `artifacts/${secret.artifact}`);
+      const forgedTar = fs.readFileSync(path.join(work, 'forged.tar'));
+      const tree = crypto.createHash('sha256').update(forgedTar).digest('hex');
+      await blobs.put(`artifacts/sha256/${tree}`, Readable.from([forgedTar]));
+      await blobs.put(`artifacts/index/${secret.artifact}`, Readable.from([Buffer.from(JSON.stringify({ ...thiefIndex, tree }))]));
       // A worker that does not have alice's artifact fetches it on her next call.
       const [old] = cluster.workers;
       await cluster.startWorker('fresh');
       await cluster.stop(old!);
       const refused = await api.post(`/v1/algo/alice/Secret/${secret.sha}`, { key: alice.key, body: { n: 3 } });
-      assert.doesNotMatch(refused.text, /Thief|mallory|"status"/, refused.text);
+      assert.doesNotMatch(refused.text, /mallory/, refused.text);
       assert.match(refused.text, /does not match the digest recorded in the database/, refused.text);
       await blobs.put(`artifacts/index/${secret.artifact}`, Readable.from([original]));
       await aliceCalls({ n: 4 });
