@@ -7,7 +7,10 @@
  * warm runners or needed by a kept artifact, and a fetched layer a build here used stays for
  * good; an older node's index (one tar with artifact and layer) still fetches; and what another
  * node wrote is refused before anything moves when it does not hold exactly what it should (a
- * blob not matching its hash, links, extra entries, a layer name that is a path).
+ * blob not matching its hash, links, extra entries, a layer name that is a path). An index
+ * changed in the bucket (not matching the digest recorded in the database when it was written),
+ * or one the database has no digest of, is refused before anything is read from it, on SQLite
+ * and PostgreSQL; a layer index changed in the bucket is never reused by the next upload.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -27,7 +30,10 @@ import { Supervisor } from '../src/runtime/sandbox/supervisor.js';
 import { DiskBlobStore } from '../src/storage/blobs/disk-blob-store.js';
 import { S3BlobStore } from '../src/storage/blobs/s3-blob-store.js';
 import { readCatalog } from '../src/storage/catalog-files.js';
-import { makeTempDir } from './support/server.js';
+import { SqlBlobIndexDigestStore } from '../src/storage/blob-index-digest-store.js';
+import { migrateToLatest } from '../src/storage/database.js';
+import { emptyDatabase, type OpenedDb } from './support/database.js';
+import { DATABASES, type DatabaseKind, makeTempDir } from './support/server.js';
 
 const silent = { warn: () => {} };
 const GIT = '/usr/bin/git';
@@ -114,9 +120,20 @@ async function putBlob(blobs: BlobStore, prefix: string, file: string): Promise<
   return hash;
 }
 
+/** A migrated database of `kind` and the digest store over it. */
+async function digestStore(kind: DatabaseKind): Promise<{ opened: OpenedDb; digests: SqlBlobIndexDigestStore }> {
+  const opened = await emptyDatabase(kind);
+  await migrateToLatest(opened.db);
+  return { opened, digests: new SqlBlobIndexDigestStore(opened.db) };
+}
+
+const sha256Of = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
+
 describe('artifacts in the blob store (cluster mode)', () => {
   let root: string;
   let blobs: BlobStore;
+  let database: OpenedDb;
+  let digests: SqlBlobIndexDigestStore;
   let built: SandboxBuilder;
   let upload: BlobArtifactStore;
   let keys: string[];
@@ -127,6 +144,7 @@ describe('artifacts in the blob store (cluster mode)', () => {
     const counted = new CountingBlobs(blobs);
     const store = new BlobArtifactStore(
       counted,
+      digests,
       builder,
       { cacheBytes: settings.cacheBytes ?? 0, warm: () => settings.warm ?? new Set() },
       silent,
@@ -140,15 +158,27 @@ describe('artifacts in the blob store (cluster mode)', () => {
     root = await makeTempDir('algohost-artifacts-');
     fs.chmodSync(root, 0o711); // the sandbox user passes through to build directories
     blobs = await openBlobs(root);
+    ({ opened: database, digests } = await digestStore('sqlite'));
     built = builderAt(path.join(root, 'a'));
-    upload = new BlobArtifactStore(blobs, built, { cacheBytes: 0, warm: () => new Set() }, silent);
+    upload = new BlobArtifactStore(blobs, digests, built, { cacheBytes: 0, warm: () => new Set() }, silent);
     keys = ['one', 'two', 'three'].map((t) => makeArtifact(built, `def apply(x): return "${t}"\n`));
     for (const k of keys) await upload.upload(k);
   });
   after(async () => {
     await blobs.close();
+    await database.close();
     fs.rmSync(root, { recursive: true, force: true });
   });
+
+  /**
+   * Writes an index as a node of the cluster does (its digest recorded): the checks below are
+   * those that hold even for an index the database vouches for (a node of another release, a
+   * bug, a forger who could also write the database).
+   */
+  const plantIndex = async (key: string, body: string) => {
+    await digests.set(`artifacts/index/${key}`, sha256Of(Buffer.from(body)));
+    await blobs.put(`artifacts/index/${key}`, Readable.from([Buffer.from(body)]));
+  };
 
   const layerOf = (k: string) =>
     (JSON.parse(fs.readFileSync(path.join(built.artifactPath(k), 'manifest.json'), 'utf8')) as { layer: string }).layer;
@@ -282,7 +312,7 @@ describe('artifacts in the blob store (cluster mode)', () => {
     const tar = path.join(root, 'old.tar');
     execFileSync('/usr/bin/tar', ['-c', '-f', tar, '-C', builtRoot, path.relative(builtRoot, built.artifactPath(key)), `layers/${layer}`]);
     const hash = await putBlob(blobs, 'artifacts/sha256/', tar);
-    await blobs.put(`artifacts/index/${key}`, Readable.from([Buffer.from(hash)]));
+    await plantIndex(key, hash);
     const { builder, store, has, hasLayer } = node({ cacheBytes: 1 });
     await store.ensure(key);
     assert.equal(
@@ -325,7 +355,7 @@ describe('artifacts in the blob store (cluster mode)', () => {
     const tar = path.join(root, 'linked.tar');
     execFileSync('/usr/bin/tar', ['-c', '-f', tar, '-C', staging, 'artifacts']);
     const tree = await putBlob(blobs, 'artifacts/sha256/', tar);
-    await blobs.put(`artifacts/index/${key}`, Readable.from([Buffer.from(JSON.stringify({ tree, layer: null }))]));
+    await plantIndex(key, JSON.stringify({ tree, layer: null }));
     const { builder, store } = node();
     await assert.rejects(store.ensure(key), /is not a directory/);
     assert.equal(fs.existsSync(builder.artifactPath(key)), false);
@@ -345,7 +375,7 @@ describe('artifacts in the blob store (cluster mode)', () => {
       const tar = path.join(root, 'evil.tar');
       execFileSync('/usr/bin/tar', ['-c', '-f', tar, ...extra, '-C', builtRoot, rel]);
       const tree = await putBlob(blobs, 'artifacts/sha256/', tar);
-      await blobs.put(`artifacts/index/${key}`, Readable.from([Buffer.from(JSON.stringify({ tree, layer: null }))]));
+      await plantIndex(key, JSON.stringify({ tree, layer: null }));
       const { builder, store } = node();
       await assert.rejects(store.ensure(key), /holds more than itself/);
       assert.equal(fs.existsSync(builder.artifactPath(key)), false);
@@ -360,10 +390,7 @@ describe('artifacts in the blob store (cluster mode)', () => {
     const index = await indexOf(key);
     const decoy = makeArtifact(built, 'def apply(x): return "decoy"\n');
     await upload.upload(decoy);
-    await blobs.put(
-      `artifacts/index/${key}`,
-      Readable.from([Buffer.from(JSON.stringify({ ...index, layer: (await indexOf(decoy)).layer }))]),
-    );
+    await plantIndex(key, JSON.stringify({ ...index, layer: (await indexOf(decoy)).layer }));
     const { builder, store } = node();
     await assert.rejects(store.ensure(key), /does not name the layer its index names/);
     assert.equal(fs.existsSync(builder.artifactPath(key)), false);
@@ -382,10 +409,7 @@ describe('artifacts in the blob store (cluster mode)', () => {
       '../python/' + 'a'.repeat(32),
       `python/${'a'.repeat(32)}/..`,
     ]) {
-      await blobs.put(
-        `artifacts/index/${key}`,
-        Readable.from([Buffer.from(JSON.stringify({ ...index, layer: { ...index.layer, name } }))]),
-      );
+      await plantIndex(key, JSON.stringify({ ...index, layer: { ...index.layer, name } }));
       await assert.rejects(store.ensure(key), /names an invalid dependency layer/, name);
     }
     for (const damaged of [
@@ -395,7 +419,7 @@ describe('artifacts in the blob store (cluster mode)', () => {
       'not json',
       `{"tree":"${index.tree}","layer":"python"}`,
     ]) {
-      await blobs.put(`artifacts/index/${key}`, Readable.from([Buffer.from(damaged)]));
+      await plantIndex(key, damaged);
       await assert.rejects(store.ensure(key), /index of artifact .* is (damaged|names an invalid)/, damaged);
     }
     assert.equal(fs.existsSync(builder.artifactPath(key)), false);
@@ -422,7 +446,7 @@ describe('artifacts in the blob store (cluster mode)', () => {
       const tar = path.join(root, 'evil-layer.tar');
       execFileSync('/usr/bin/tar', ['-c', '-f', tar, ...members]);
       const sha256 = await putBlob(blobs, 'layers/sha256/', tar);
-      await blobs.put(`artifacts/index/${key}`, Readable.from([Buffer.from(JSON.stringify({ ...index, layer: { name, sha256 } }))]));
+      await plantIndex(key, JSON.stringify({ ...index, layer: { name, sha256 } }));
       const { builder, store } = node();
       await assert.rejects(store.ensure(key), refusal);
       assert.deepEqual(fs.readdirSync(builder.dirs.layers), [], 'nothing moved into the layers');
@@ -430,6 +454,85 @@ describe('artifacts in the blob store (cluster mode)', () => {
     }
   });
 });
+
+for (const kind of DATABASES) {
+  describe(`an index changed in the bucket is refused by the digest in the database (${kind})`, () => {
+    let root: string;
+    let blobs: BlobStore;
+    let database: OpenedDb;
+    let digests: SqlBlobIndexDigestStore;
+    let built: SandboxBuilder;
+    let upload: BlobArtifactStore;
+    let n = 0;
+    const fresh = () => {
+      const builder = builderAt(path.join(root, `node-${n++}`));
+      return { builder, store: new BlobArtifactStore(blobs, digests, builder, { cacheBytes: 0, warm: () => new Set() }, silent) };
+    };
+    const indexBody = async (k: string) => bytes((await blobs.get(`artifacts/index/${k}`))!.body);
+    const source = (builder: SandboxBuilder, k: string) =>
+      fs.readFileSync(path.join(builder.artifactPath(k), 'tree', 'src', 'Algo.py'), 'utf8');
+
+    before(async () => {
+      root = await makeTempDir('algohost-artifact-digests-');
+      fs.chmodSync(root, 0o711);
+      blobs = await openBlobs(root);
+      ({ opened: database, digests } = await digestStore(kind));
+      built = builderAt(path.join(root, 'built'));
+      upload = new BlobArtifactStore(blobs, digests, built, { cacheBytes: 0, warm: () => new Set() }, silent);
+    });
+    after(async () => {
+      await blobs.close();
+      await database.close();
+      fs.rmSync(root, { recursive: true, force: true });
+    });
+
+    test("mallory's index written over alice's is refused with the reason and nothing is unpacked; the node that built it stores it again", async () => {
+      const alice = makeArtifact(built, 'def apply(x): return "alice"\n', null);
+      const mallory = makeArtifact(built, 'def apply(x): return "mallory"\n', null);
+      await upload.upload(alice);
+      await upload.upload(mallory);
+      // With the bucket's credentials: alice's index now names mallory's tree (a valid blob of its hash).
+      await blobs.put(`artifacts/index/${alice}`, Readable.from([await indexBody(mallory)]));
+      const victim = fresh();
+      await assert.rejects(victim.store.ensure(alice), /index of artifact .* does not match the digest recorded in the database/);
+      assert.equal(fs.existsSync(victim.builder.artifactPath(alice)), false, 'nothing of the forged index was unpacked');
+      // Uploading again (a rebuild of alice's algorithm) finds the index changed and stores alice's own.
+      await upload.upload(alice);
+      const next = fresh();
+      await next.store.ensure(alice);
+      assert.match(source(next.builder, alice), /"alice"/);
+    });
+
+    test('an index the database has no digest of (not written by a node of this cluster) is refused', async () => {
+      const alice = makeArtifact(built, 'def apply(x): return "alice"\n', null);
+      const mallory = makeArtifact(built, 'def apply(x): return "mallory"\n', null);
+      await upload.upload(mallory);
+      await blobs.put(`artifacts/index/${alice}`, Readable.from([await indexBody(mallory)]));
+      const victim = fresh();
+      await assert.rejects(victim.store.ensure(alice), /no digest recorded in the database/);
+      assert.equal(fs.existsSync(victim.builder.artifactPath(alice)), false);
+    });
+
+    test("a layer index changed in the bucket is not reused: the next artifact needing the layer names the node's own", async () => {
+      const layer = newLayer();
+      const first = makeArtifact(built, 'def apply(x): return "first"\n', layer);
+      await upload.upload(first);
+      // Mallory's own layer blob, and the layer's index pointed at it.
+      const planted = path.join(root, 'planted.tar');
+      fs.writeFileSync(planted, 'not a layer of this cluster');
+      const forged = await putBlob(blobs, 'layers/sha256/', planted);
+      await blobs.put(`layers/index/${layer}`, Readable.from([Buffer.from(forged)]));
+      const second = makeArtifact(built, 'def apply(x): return "second"\n', layer);
+      await upload.upload(second);
+      const index = JSON.parse((await indexBody(second)).toString('utf8')) as { layer: { sha256: string } };
+      assert.notEqual(index.layer.sha256, forged);
+      const next = fresh();
+      await next.store.ensure(second);
+      assert.match(source(next.builder, second), /"second"/);
+      assert.ok(fs.existsSync(path.join(next.builder.dirs.layers, layer, 'dep.py')), 'the layer fetched is the node-built one');
+    });
+  });
+}
 
 /** A Git repository of a Python algorithm with a requirement (pip itself: a layer, no network) and two commits. */
 async function makeRepository(root: string): Promise<{ dir: string; commits: string[] }> {

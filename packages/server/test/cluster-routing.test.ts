@@ -22,7 +22,16 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { createAndBuild } from './support/algorithms.js';
-import { type Cluster, CLUSTER_SERVICES, clusterSkip, type Node, startCluster, until, warmRunnersOf } from './support/cluster.js';
+import {
+  type Cluster,
+  CLUSTER_SERVICES,
+  clusterSkip,
+  type Node,
+  presenceOf,
+  startCluster,
+  until,
+  warmRunnersOf,
+} from './support/cluster.js';
 import { publishedPython, sqsMessagesLeft } from './support/events.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
@@ -89,7 +98,7 @@ describe('cluster mode: routing work to workers', { skip: clusterSkip('sqs') }, 
       for await (const k of await kv.keys()) {
         const e = await kv.get(k);
         if (e?.operation === 'PUT') {
-          const v = e.json<Presence>();
+          const v = presenceOf<Presence>(cluster, NATS_PREFIX, e);
           out.set(v.pid, v);
         }
       }

@@ -37,6 +37,7 @@ import {
   type Node,
   startCluster,
   startNode,
+  presenceOf,
   stopNode,
   until,
   warmRunnersOf,
@@ -113,7 +114,8 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
         return keys.length >= 2 ? keys : undefined;
       });
       assert.equal(ids.length, 2);
-      const entry = (await kv.get(ids[0]!))!.json<{ id: string; warmRunners: number }>();
+      // Signed under the cluster key for its key in the bucket (cluster/signed-messages.ts).
+      const entry = presenceOf<{ id: string; warmRunners: number }>(cluster, NATS_PREFIX, (await kv.get(ids[0]!))!);
       assert.equal(entry.id, ids[0]);
       assert.equal(typeof entry.warmRunners, 'number');
     } finally {
@@ -386,7 +388,7 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
       const entryOf = async () => {
         for await (const k of await kv.keys()) {
           const e = await kv.get(k);
-          const v = e?.json<{ pid: number; callsInFlight: number }>();
+          const v = e?.operation === 'PUT' ? presenceOf<{ pid: number; callsInFlight: number }>(cluster, NATS_PREFIX, e) : undefined;
           if (e && v && v.pid === only!.child.pid) return { revision: e.revision, callsInFlight: v.callsInFlight };
         }
         return undefined;

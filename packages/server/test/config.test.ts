@@ -77,6 +77,12 @@ test('settings that contradict each other are refused before anything starts, ea
   refused({ ALGOHOST_BUILD_CONCURRENCY: '2', ALGOHOST_BUILDS_PER_ACCOUNT: '3' }, /ALGOHOST_BUILDS_PER_ACCOUNT \(3\) must not exceed/);
   refused({ ALGOHOST_PUBLIC_URL: 'not a url' }, /ALGOHOST_PUBLIC_URL must be an absolute URL/);
   refused({ ALGOHOST_DATABASE_URL: 'mysql://x' }, /must start with postgres:\/\//);
+  // Cluster mode signs every message under the cluster key: each node making its own would
+  // believe no other's. A short key is refused without repeating it (it is a secret).
+  const cluster = { ALGOHOST_NATS_URL: 'nats://nats:4222', ALGOHOST_DATABASE_URL: 'postgres://db/algohost' };
+  refused(cluster, /ALGOHOST_NATS_URL \(cluster mode\) needs ALGOHOST_CLUSTER_KEY, the same on every node/);
+  refused({ ...cluster, ALGOHOST_CLUSTER_KEY: 'c2hvcnQta2V5' }, /^ALGOHOST_CLUSTER_KEY must be 32 bytes in base64 .*; got 12 characters$/);
+  assert.doesNotThrow(() => loadConfig({ ...cluster, ALGOHOST_CLUSTER_KEY: 'A'.repeat(43) + '=' }, []));
   // Seconds: "30" (days meant) would empty the audit log within the hour.
   refused(
     { ALGOHOST_AUDIT_RETENTION: '30' },

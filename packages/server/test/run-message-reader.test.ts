@@ -8,14 +8,8 @@ import { describe, test } from 'node:test';
 import { type RunMessage, RunMessageReader } from '../src/cluster/dispatch.js';
 import { encodeFrame } from '../src/cluster/frames.js';
 
-const target = {
-  artifact: 'a1/python311/abc',
-  algorithmName: 'Noop',
-  environment: 'python311',
-  network: 'none' as const,
-  pipeline: false,
-  owner: { id: 'o1', name: 'alice' },
-};
+// Which build of which algorithm: all a call names of what runs (the worker reads the rest from the database).
+const target = { algorithmId: 'a1', artifact: 'a1/python311/abc' };
 
 function message(overrides: Partial<RunMessage> = {}): RunMessage {
   return { target, timeoutMs: 300_000, request: { content_type: 'json' }, hasJson: true, ...overrides } as RunMessage;

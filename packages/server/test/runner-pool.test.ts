@@ -115,7 +115,15 @@ class FakeFactory {
 const environment = { name: 'python311', language: 'python3' } as Environment;
 
 function target(owner: string, artifact: string): RunTarget {
-  return { artifact, algorithmName: artifact, environment, network: 'none', pipeline: false, owner: { id: `id-${owner}`, name: owner } };
+  return {
+    algorithmId: `algo-${artifact}`,
+    artifact,
+    algorithmName: artifact,
+    environment,
+    network: 'none',
+    pipeline: false,
+    owner: { id: `id-${owner}`, name: owner },
+  };
 }
 
 function makePool(settings: Partial<PoolSettings> = {}, pipelines = false): { pool: RunnerPool; factory: FakeFactory } {

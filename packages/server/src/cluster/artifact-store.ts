@@ -14,6 +14,12 @@
  * An index written by an older node (the plain hash of one tar holding artifact and layer) is
  * still read.
  *
+ * Whoever can write to the bucket is not thereby trusted: each index a node writes (an
+ * artifact's, a layer's) has its SHA-256 recorded in the database (blob_index_digests), and an
+ * index that does not match its record, or has none, is refused with the reason, never used.
+ * The index names the tree's and the layer's blobs by their hashes, which are checked in turn;
+ * so what a worker runs is what the node that built it stored.
+ *
  * Everything read from the blob store was written by another node and is checked as untrusted:
  * the index by pattern (a layer name is `<language>/<hash>` before it is used as a path), each
  * tar made and unpacked by GNU tar as root (it stores links as links, refuses absolute and `..`
@@ -42,6 +48,12 @@ export interface ArtifactLog {
   warn(obj: object, msg: string): void;
 }
 
+/** The digests of index objects recorded in the database (storage/blob-index-digest-store.ts). */
+export interface IndexDigests {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, sha256: string): Promise<void>;
+}
+
 const HASH = /^[0-9a-f]{64}$/;
 /** The builder's layer names (runtime/build/sandbox-builder.ts), checked before one is used as a path. */
 const LAYER_NAME = /^[a-z0-9][a-z0-9-]{0,31}\/[0-9a-f]{32}$/;
@@ -68,6 +80,7 @@ export class BlobArtifactStore {
 
   constructor(
     private readonly blobs: BlobStore,
+    private readonly digests: IndexDigests,
     private readonly builder: ArtifactDirs,
     private readonly settings: { cacheBytes: number; warm: () => Set<string>; tar?: string },
     private readonly log: ArtifactLog,
@@ -75,7 +88,11 @@ export class BlobArtifactStore {
 
   /** After a successful build: stores the artifact (and its layer) unless the store has them already. */
   async upload(key: string): Promise<void> {
-    if (await this.blobs.stat(indexKey(key))) return;
+    // Stored already, and its index intact: nothing to do. Otherwise (never stored, stored by a
+    // release that recorded no digest, or changed since) this node, which holds the artifact,
+    // stores it again.
+    const recorded = await this.digests.get(indexKey(key));
+    if (recorded !== undefined && (await this.digestOf(indexKey(key))) === recorded) return;
     const { manifest, layerDir } = await this.builder.readArtifact(key);
     const root = path.dirname(this.builder.dirs.artifacts);
     const temp = await fs.promises.mkdtemp(path.join(this.builder.dirs.work, 'up-'));
@@ -86,8 +103,8 @@ export class BlobArtifactStore {
       await this.tar(['-c', '-f', file, '-C', root, '--', path.relative(root, this.builder.artifactPath(key))]);
       const tree = await sha256(file);
       if (!(await this.blobs.stat(blobKey(tree)))) await this.blobs.put(blobKey(tree), fs.createReadStream(file));
-      // The index last: a node that finds it finds everything it names.
-      await this.blobs.put(indexKey(key), Readable.from([Buffer.from(JSON.stringify({ tree, layer }))]));
+      // The index last: a node that finds it finds everything it names, and its digest.
+      await this.putIndex(indexKey(key), Buffer.from(JSON.stringify({ tree, layer })));
     } finally {
       await fs.promises.rm(temp, { recursive: true, force: true });
     }
@@ -99,18 +116,34 @@ export class BlobArtifactStore {
    * is), so the blob already indexed under the name serves every artifact that needs it.
    */
   private async uploadLayer(name: string, dir: string, temp: string): Promise<string> {
-    const known = await this.blobs.get(layerIndexKey(name));
+    // Only an index matching its recorded digest names the layer: one written by anyone else
+    // would have this artifact's index name their layer, and every worker mount it.
+    const recorded = await this.digests.get(layerIndexKey(name));
+    const known = recorded !== undefined ? await this.blobs.get(layerIndexKey(name)) : undefined;
     if (known) {
-      const hash = (await text(known.body)).trim();
-      if (HASH.test(hash) && (await this.blobs.stat(layerBlobKey(hash)))) return hash;
+      const body = await small(known.body);
+      const hash = body.toString('utf8').trim();
+      if (digest(body) === recorded && HASH.test(hash) && (await this.blobs.stat(layerBlobKey(hash)))) return hash;
     }
     const file = path.join(temp, 'layer.tar');
     // One top-level entry, the layer's own directory (its hash).
     await this.tar(['-c', '-f', file, '-C', path.dirname(dir), '--', path.basename(dir)]);
     const hash = await sha256(file);
     if (!(await this.blobs.stat(layerBlobKey(hash)))) await this.blobs.put(layerBlobKey(hash), fs.createReadStream(file));
-    await this.blobs.put(layerIndexKey(name), Readable.from([Buffer.from(hash)]));
+    await this.putIndex(layerIndexKey(name), Buffer.from(hash));
     return hash;
+  }
+
+  /** Writes an index object, its digest recorded first: a node that finds the index finds its record. */
+  private async putIndex(key: string, body: Buffer): Promise<void> {
+    await this.digests.set(key, digest(body));
+    await this.blobs.put(key, Readable.from([body]));
+  }
+
+  /** The SHA-256 of the object under `key` (an index: small), or undefined when there is none. */
+  private async digestOf(key: string): Promise<string | undefined> {
+    const blob = await this.blobs.get(key);
+    return blob && digest(await small(blob.body));
   }
 
   /** Before a cold start: makes sure the artifact is on this node, fetching it when missing. */
@@ -162,7 +195,19 @@ export class BlobArtifactStore {
   private async readIndex(key: string): Promise<Index | undefined> {
     const blob = await this.blobs.get(indexKey(key));
     if (!blob) return undefined;
-    const body = (await text(blob.body)).trim();
+    const raw = await small(blob.body);
+    const recorded = await this.digests.get(indexKey(key));
+    if (recorded === undefined) {
+      throw new Error(
+        `artifact ${key} has an index in the blob store but no digest recorded in the database (it was not stored by a node of this cluster, or by a release before digests were recorded): it is not run; build the algorithm again to store it`,
+      );
+    }
+    if (digest(raw) !== recorded) {
+      throw new Error(
+        `the blob store's index of artifact ${key} does not match the digest recorded in the database (it was changed outside algohost): it is not run; build the algorithm again to store it`,
+      );
+    }
+    const body = raw.toString('utf8').trim();
     const damaged = new Error(`the blob store's index of artifact ${key} is damaged`);
     if (HASH.test(body)) return { tree: body, layer: null, whole: true }; // written by an older node
     let index: unknown;
@@ -352,16 +397,23 @@ async function sha256(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-async function text(body: Readable): Promise<string> {
+/** An index object's bytes. An index is small: more than a few hundred bytes is not one (and is not read whole). */
+async function small(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let length = 0;
-  // An index is small: more than a few hundred bytes is not one (and is not read whole).
   for await (const c of body) {
     chunks.push(c as Buffer);
     length += (c as Buffer).length;
-    if (length > 4096) break;
+    if (length > 4096) {
+      body.destroy();
+      break;
+    }
   }
-  return Buffer.concat(chunks).toString('utf8').slice(0, 4096);
+  return Buffer.concat(chunks).subarray(0, 4097);
+}
+
+function digest(bytes: Buffer): string {
+  return crypto.createHash('sha256').update(bytes).digest('hex');
 }
 
 async function exists(p: string): Promise<boolean> {

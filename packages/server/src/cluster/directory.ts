@@ -10,10 +10,24 @@
  * falls out of the view within the TTL, even though its NATS connection and subscriptions live
  * on until nats-server's ping timeout (minutes). A worker that left cleanly deletes its entry.
  * The bucket's own expiry of an entry (max age) sends no notification, hence the clock here.
+ *
+ * An entry counts only when it is signed under the cluster key for its own key in the bucket
+ * (cluster/signed-messages.ts) and was issued within the TTL: an entry of anyone else's making
+ * (a fake worker that would receive calls) or a worker's entry copied under another name is
+ * ignored as if it were not there.
  */
 import type { KvEntry } from '@nats-io/kv';
 import type { ConsumerStatus } from '../domain/events/model.js';
 import { type NatsCluster, PRESENCE_TTL_MS } from './nats-cluster.js';
+import { MESSAGE_WINDOW_MS } from './signed-messages.js';
+
+/** What the MAC of a presence entry binds it to: its key in this cluster's bucket. */
+const presenceSubject = (cluster: NatsCluster, key: string) => `${cluster.names.workersBucket}.${key}`;
+
+/** A worker's presence entry as written to the bucket under its id: signed. */
+export function signPresence(cluster: NatsCluster, entry: PresenceEntry): Uint8Array {
+  return cluster.signer.sign('presence', presenceSubject(cluster, entry.id), '', Buffer.from(JSON.stringify(entry))).data;
+}
 
 /** A worker's presence entry (cluster/worker.ts writes it). */
 export interface PresenceEntry {
@@ -104,7 +118,12 @@ export class WorkerDirectory {
     }
     let entry: PresenceEntry;
     try {
-      entry = e.json<PresenceEntry>();
+      const { payload } = this.cluster.signer.open('presence', presenceSubject(this.cluster, e.key), '', e.value, {
+        windowMs: PRESENCE_TTL_MS + MESSAGE_WINDOW_MS,
+      });
+      entry = JSON.parse(payload.toString('utf8')) as PresenceEntry;
+      // Signed for this key; its id is what calls are sent to, so it must be the key.
+      if (entry.id !== e.key) return;
     } catch {
       return;
     }

@@ -17,6 +17,7 @@ import type { LoadReport, WorkerDirectory } from './directory.js';
 import { Slots } from '../lib/slots.js';
 import { decodeFrame, encodeFrame, splitFrame } from './frames.js';
 import { artifactToken, type NatsCluster } from './nats-cluster.js';
+import { MESSAGE_WINDOW_MS } from './signed-messages.js';
 
 /** What a build or call that needs a GPU is told while no live worker declares one. */
 const NO_GPU_WORKER = 'no live worker of this cluster declares a GPU (ALGOHOST_WORKER_GPU=true)';
@@ -33,7 +34,9 @@ export function natsBuildDispatch(
   return {
     queued: async (build: Build) => {
       const gpu = gpuEnvironment(build.environmentName);
-      await cluster.js.publish(gpu ? cluster.names.subjects.gpuBuild : cluster.names.subjects.build, build.id, { msgID: build.id });
+      const subject = gpu ? cluster.names.subjects.gpuBuild : cluster.names.subjects.build;
+      const { data } = cluster.signer.sign('work', subject, '', Buffer.from(build.id));
+      await cluster.js.publish(subject, data, { msgID: build.id });
       if (gpu && !directory.hasGpuWorker()) {
         return `${build.environmentName} needs a GPU and ${NO_GPU_WORKER}: the build waits in the queue until one joins`;
       }
@@ -47,21 +50,36 @@ export function natsAsyncDispatch(cluster: NatsCluster): AsyncDispatch {
     submitted: async ({ requestId, caller, input, gpu }: AsyncJob) => {
       const { body, ...rest } = input;
       const subject = gpu ? cluster.names.subjects.gpuAsync : cluster.names.subjects.async;
-      await cluster.js.publish(subject, encodeFrame({ requestId, caller, input: rest }, body), { msgID: requestId });
+      const { data } = cluster.signer.sign('work', subject, '', encodeFrame({ requestId, caller, input: rest }, body));
+      await cluster.js.publish(subject, data, { msgID: requestId });
     },
   };
 }
 
-/** An async job as a worker reads it back. */
-export function decodeAsyncJob(data: Uint8Array): AsyncJob {
-  const { meta, bytes } = decodeFrame<Omit<AsyncJob, 'input'> & { input: Omit<AsyncJob['input'], 'body'> }>(data);
+/**
+ * A queued build's id as a worker reads it back, once its MAC verifies (throws MessageRefused
+ * otherwise). The build then runs only if the database has it queued (BuildService.runDispatched).
+ */
+export function openBuildWork(cluster: NatsCluster, subject: string, data: Uint8Array): string {
+  return cluster.signer.open('work', subject, '', data).payload.toString('utf8');
+}
+
+/**
+ * An async job as a worker reads it back, once its MAC verifies (throws MessageRefused
+ * otherwise). It runs only while its stored request runs, and only as the request's account
+ * (AsyncCallService.runDispatched).
+ */
+export function openAsyncJob(cluster: NatsCluster, subject: string, data: Uint8Array): AsyncJob {
+  const { payload } = cluster.signer.open('work', subject, '', data);
+  const { meta, bytes } = decodeFrame<Omit<AsyncJob, 'input'> & { input: Omit<AsyncJob['input'], 'body'> }>(payload);
   return { ...meta, input: { ...meta.input, body: bytes } };
 }
 
 /**
  * A sync call as it travels: the request without its JSON input, which is the frame's bytes,
- * and the target with its environment by name (every node has the same catalog; the whole
- * environment would be most of the message, parsed again on every call).
+ * and which build of which algorithm to run. Only that: the worker reads everything else (the
+ * algorithm's settings, its network access, the build's environment, whether the build is the
+ * algorithm's at all) from the database (cluster/run-targets.ts), never from a message.
  */
 export interface RunMessage {
   target: WireTarget;
@@ -72,7 +90,7 @@ export interface RunMessage {
   callKey?: CallKeyRef;
 }
 
-export type WireTarget = Omit<RunTarget, 'environment'> & { environment: string };
+export type WireTarget = Pick<RunTarget, 'algorithmId' | 'artifact'>;
 
 /**
  * Reads the sync calls a worker hears. The JSON part of a warm call is mostly the same text call
@@ -86,6 +104,7 @@ export type WireTarget = Omit<RunTarget, 'environment'> & { environment: string 
 export class RunMessageReader {
   private readonly parsed = new LRUCache<string, DeepReadonly<RunMessage>>({ max: 256 });
 
+  /** `data` is the payload of a message whose MAC verified (MessageSigner.open). */
   read(data: Uint8Array): { meta: DeepReadonly<RunMessage>; bytes: Buffer } {
     const { json, bytes } = splitFrame(data);
     let meta = this.parsed.get(json);
@@ -110,7 +129,10 @@ function holdsNothingOfOneCall(m: RunMessage): boolean {
   return keys.length === 1 && keys[0] === 'content_type';
 }
 
-/** A call key's principal by reference (the worker reads the account itself). */
+/**
+ * A call key's principal by reference (the worker reads the account itself). Believed because
+ * the message carrying it is signed by an API node, which minted the key for this call.
+ */
 export interface CallKeyRef {
   accountId: string;
   capabilities: readonly Capability[];
@@ -133,11 +155,16 @@ export const HEARTBEAT_MS = 2000;
 const SILENCE_MS = 3 * HEARTBEAT_MS;
 /** How often the API node looks for calls whose worker went silent. */
 const SWEEP_MS = 1000;
+/** A pending call's nonce until its request is signed (a moment later, before anything can answer). */
+const EMPTY_NONCE = Buffer.alloc(0);
 
 interface Pending {
   /** Which call this is: its slot is reused by later calls, and a late answer must not reach them. */
   seq: number;
-  resolve(msg: Msg | undefined): void;
+  /** The request's nonce: only answers signed for it are heard (a first reply of anyone else's is dropped). */
+  nonce: Buffer;
+  /** The answer's payload, once it verified; undefined when nobody listens on the worker's subject. */
+  resolve(payload: Buffer | undefined): void;
   reject(err: Error): void;
   /** When the worker was last heard from (the call sent, or its last heartbeat). */
   heard: number;
@@ -179,7 +206,7 @@ export class NatsRuntime implements AlgorithmRuntime {
   async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
     const { json, ...rest } = request;
     const message: RunMessage = {
-      target: { ...target, environment: target.environment.name },
+      target: { algorithmId: target.algorithmId, artifact: target.artifact },
       timeoutMs,
       request: rest,
       hasJson: json !== undefined,
@@ -212,7 +239,7 @@ export class NatsRuntime implements AlgorithmRuntime {
       }
       tried.add(worker.id);
       this.directory.sending(worker.id);
-      let answer: Msg | undefined;
+      let answer: Buffer | undefined;
       try {
         answer = await this.ask(this.cluster.names.subjects.runOn(worker.id), data);
       } catch (err) {
@@ -225,7 +252,7 @@ export class NatsRuntime implements AlgorithmRuntime {
         this.directory.silent(worker.id);
         continue;
       }
-      meta = decodeFrame<RunReply>(answer.data).meta;
+      meta = decodeFrame<RunReply>(answer).meta;
       this.directory.answered(worker.id, token, meta.report);
     }
     if ('ok' in meta) return meta.ok;
@@ -235,12 +262,16 @@ export class NatsRuntime implements AlgorithmRuntime {
   }
 
   /** The final answer, or undefined when nobody listens on the subject. */
-  private ask(subject: string, data: Uint8Array): Promise<Msg | undefined> {
+  private ask(subject: string, payload: Uint8Array): Promise<Buffer | undefined> {
     const seq = this.next++;
     return new Promise((resolve, reject) => {
-      const slot = this.pending.put({ seq, resolve, reject, heard: this.now() });
+      const pending: Pending = { seq, nonce: EMPTY_NONCE, resolve, reject, heard: this.now() };
+      const slot = this.pending.put(pending);
       // The reply subject names the slot and the call (one subject token: `<slot>_<seq>`).
-      this.cluster.nc.publish(subject, data, { reply: `${this.inbox}.${slot}_${seq}` });
+      const reply = `${this.inbox}.${slot}_${seq}`;
+      const { data, nonce } = this.cluster.signer.sign('run', subject, reply, payload);
+      pending.nonce = nonce;
+      this.cluster.nc.publish(subject, data, { reply });
     });
   }
 
@@ -265,20 +296,35 @@ export class NatsRuntime implements AlgorithmRuntime {
       this.pending.take(slot);
       return p.resolve(undefined);
     }
+    let payload: Buffer;
+    try {
+      payload = this.cluster.signer.open('answer', msg.subject, '', msg.data, {
+        boundTo: p.nonce,
+        windowMs: MESSAGE_WINDOW_MS,
+        once: true,
+      }).payload;
+    } catch {
+      // Not the worker's (the signer logged it): the call keeps waiting for the real answer.
+      return;
+    }
     // A heartbeat: the worker is still at it.
-    if (msg.data.length === 0) {
+    if (payload.length === 0) {
       p.heard = this.now();
       return;
     }
     this.pending.take(slot);
-    p.resolve(msg);
+    p.resolve(payload);
   }
 }
 
 /** Worker side of the relay: each build event of this node also goes to the other nodes. */
 export function relayBuildEvent(cluster: NatsCluster): (buildId: string, event: BuildEvent) => void {
   return (buildId, event) => {
-    cluster.nc.publish(cluster.names.subjects.buildEvents(buildId), JSON.stringify({ from: cluster.nodeId, event }));
+    const subject = cluster.names.subjects.buildEvents(buildId);
+    cluster.nc.publish(
+      subject,
+      cluster.signer.sign('build-event', subject, '', Buffer.from(JSON.stringify({ from: cluster.nodeId, event }))).data,
+    );
   };
 }
 
@@ -288,7 +334,13 @@ export function receiveBuildEvents(cluster: NatsCluster, events: BuildEvents): v
     callback: (err, msg) => {
       if (err) return;
       const buildId = msg.subject.slice(cluster.names.subjects.allBuildEvents.length - 1);
-      const { from, event } = msg.json<{ from: string; event: BuildEvent }>();
+      let payload: Buffer;
+      try {
+        payload = cluster.signer.open('build-event', msg.subject, '', msg.data, { windowMs: MESSAGE_WINDOW_MS, once: true }).payload;
+      } catch {
+        return; // not a worker's: its followers never see it
+      }
+      const { from, event } = JSON.parse(payload.toString('utf8')) as { from: string; event: BuildEvent };
       if (from !== cluster.nodeId) events.deliver(buildId, event);
     },
   });

@@ -30,6 +30,7 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { LRUCache } from 'lru-cache';
+import { MessageSigner, type SignerLog } from './signed-messages.js';
 
 /** The subjects, stream, consumers and bucket of one cluster, all under its prefix. */
 export interface NatsNames {
@@ -92,6 +93,8 @@ export interface NatsCluster {
   workers: KV;
   /** This process, in presence entries and to skip its own relayed build output. */
   nodeId: string;
+  /** Signs what this node sends and checks what it hears (cluster/signed-messages.ts). */
+  signer: MessageSigner;
   close(): Promise<void>;
 }
 
@@ -102,7 +105,13 @@ export class NatsSetupError extends Error {}
  * makes sure the stream, the consumers and the KV bucket exist. Every node does this at start;
  * creating what already exists with the same settings is a no-op.
  */
-export async function openNatsCluster(url: string, opts: { ackWaitMs: number; name: string; prefix: string }): Promise<NatsCluster> {
+export async function openNatsCluster(
+  url: string,
+  opts: { ackWaitMs: number; name: string; prefix: string },
+  /** The cluster key (the same on every node) and where dropped messages are reported. */
+  trust: { clusterKey: Buffer; log?: SignerLog },
+): Promise<NatsCluster> {
+  const signer = new MessageSigner(trust.clusterKey, trust.log);
   const names = natsNames(opts.prefix);
   const { stream: STREAM, subjects: SUBJECTS, consumers: CONSUMERS } = names;
   const nc = await connect({ servers: url, name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
@@ -148,6 +157,7 @@ export async function openNatsCluster(url: string, opts: { ackWaitMs: number; na
       js,
       workers,
       nodeId: crypto.randomUUID(),
+      signer,
       close: async () => {
         if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
       },

@@ -15,15 +15,19 @@ import type { JsMsg, Consumer } from '@nats-io/jetstream';
 import { Empty, type Msg, type Subscription } from '@nats-io/transport-node';
 import type { BuildService, DispatchOutcome } from '../domain/builds/build-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
-import { type AlgorithmRuntime, type PipeRequest, RuntimeFailure } from '../domain/calls/ports.js';
+import { type AlgorithmRuntime, type PipeRequest, type RunTarget, RuntimeFailure } from '../domain/calls/ports.js';
 import { DomainError, Errors } from '../domain/errors.js';
-import type { Environment } from '../domain/catalog/model.js';
 import type { ConsumerStatus } from '../domain/events/model.js';
-import { type CallKeyRef, decodeAsyncJob, HEARTBEAT_MS, type RunReply, RunMessageReader } from './dispatch.js';
-import type { PresenceEntry } from './directory.js';
+import { type CallKeyRef, HEARTBEAT_MS, openAsyncJob, openBuildWork, type RunReply, RunMessageReader } from './dispatch.js';
+import { signPresence, type PresenceEntry } from './directory.js';
 import { Slots } from '../lib/slots.js';
 import { encodeFrame } from './frames.js';
 import { artifactToken, type NatsCluster } from './nats-cluster.js';
+import { MESSAGE_WINDOW_MS, MessageRefused } from './signed-messages.js';
+
+type DeepReadonlyRef = Readonly<Omit<CallKeyRef, 'capabilities'>> & {
+  readonly capabilities: readonly CallKeyRef['capabilities'][number][];
+};
 
 export interface WorkerLog {
   info(obj: object, msg: string): void;
@@ -39,8 +43,11 @@ export interface ClusterWorkerDeps {
   runtime: AlgorithmRuntime;
   /** Makes an API node's call key valid here for one call (KeyService.adoptCallKey); undefined when its account is gone. */
   adoptCallKey: (secret: string, ref: CallKeyRef, ttlMs: number) => Promise<(() => void) | undefined>;
-  /** The catalog's environment of that name (sync calls name it, cluster/dispatch.ts RunMessage). */
-  environmentByName: (name: string) => Environment | undefined;
+  /**
+   * Where a sync call of this build of this algorithm runs, from the database
+   * (cluster/run-targets.ts); a DomainError when the build is not a succeeded build of it.
+   */
+  runTarget: (algorithmId: string, artifact: string, insights: boolean) => Promise<RunTarget>;
   /** The artifacts this node has warm runners of (the pool's), for routing sync calls here. */
   warmArtifacts: () => Set<string>;
   /** This node's warm runners (busy or idle). */
@@ -62,8 +69,8 @@ export class ClusterWorker {
   private subscription: Subscription | undefined;
   private readonly startedAt = new Date().toISOString();
   private callsInFlight = 0;
-  /** The sync calls running here, each heartbeaten until its answer goes. */
-  private readonly running = new Slots<Msg>();
+  /** The sync calls running here (the message and its nonce, which answers are bound to), each heartbeaten until its answer goes. */
+  private readonly running = new Slots<{ msg: Msg; nonce: Buffer }>();
   private readonly reader = new RunMessageReader();
   /** Numbers this worker's reports (entries and call answers), so a reader keeps the newest. */
   private seq = 0;
@@ -104,7 +111,7 @@ export class ClusterWorker {
       flows: this.deps.flows(),
       seq: ++this.seq,
     };
-    await cluster.workers.put(cluster.nodeId, JSON.stringify(entry));
+    await cluster.workers.put(cluster.nodeId, signPresence(cluster, entry));
   }
 
   /**
@@ -153,29 +160,59 @@ export class ClusterWorker {
     }
   }
 
-  private build(m: JsMsg): Promise<DispatchOutcome> {
-    return this.deps.builds.runDispatched(m.string(), m.info.redelivered);
+  private async build(m: JsMsg): Promise<DispatchOutcome> {
+    let buildId: string;
+    try {
+      buildId = openBuildWork(this.deps.cluster, m.subject, m.data);
+    } catch (err) {
+      return this.unsigned(err);
+    }
+    return this.deps.builds.runDispatched(buildId, m.info.redelivered);
   }
 
   private async asyncCall(m: JsMsg): Promise<DispatchOutcome> {
+    let job;
+    try {
+      job = openAsyncJob(this.deps.cluster, m.subject, m.data);
+    } catch (err) {
+      return this.unsigned(err);
+    }
     this.callsInFlight++;
     try {
-      await this.deps.asyncCalls.runDispatched(decodeAsyncJob(m.data), m.info.deliveryCount);
+      await this.deps.asyncCalls.runDispatched(job, m.info.deliveryCount);
       return 'done';
     } finally {
       this.callsInFlight--;
     }
   }
 
-  /** Answers the sync calls API nodes send to this worker. */
+  /**
+   * Work whose MAC does not verify (made or changed without the cluster key): acknowledged, so
+   * it leaves the stream, and never run. The signer logged it.
+   */
+  private unsigned(err: unknown): DispatchOutcome {
+    if (err instanceof MessageRefused) return 'done';
+    throw err;
+  }
+
+  /** Answers the sync calls API nodes send to this worker: only those signed for this worker's subject and their reply subject. */
   private serve(): void {
-    this.subscription = this.deps.cluster.nc.subscribe(this.deps.cluster.names.subjects.runOn(this.deps.cluster.nodeId), {
+    const { cluster } = this.deps;
+    this.subscription = cluster.nc.subscribe(cluster.names.subjects.runOn(cluster.nodeId), {
       callback: (err, msg) => {
-        if (err) return;
-        const slot = this.running.put(msg);
-        void this.run(msg.data).then((reply) => {
+        if (err || !msg.reply) return;
+        let opened;
+        try {
+          opened = cluster.signer.open('run', msg.subject, msg.reply, msg.data, { windowMs: MESSAGE_WINDOW_MS, once: true });
+        } catch {
+          return; // not an API node's, or sent before: no answer at all
+        }
+        const { payload, nonce } = opened;
+        const running = { msg, nonce: Buffer.from(nonce) };
+        const slot = this.running.put(running);
+        void this.run(payload).then((reply) => {
           this.running.take(slot);
-          msg.respond(reply);
+          msg.respond(this.answer(running, reply));
         });
       },
     });
@@ -183,10 +220,28 @@ export class ClusterWorker {
     // timer for all of them, since a timer armed and cleared per call is a cost on every call.
     // Once stopping, calls still running (until the runners stop) keep their heartbeats.
     const heartbeat = setInterval(() => {
-      for (const [, msg] of this.running.entries()) msg.respond(Empty);
+      for (const [, running] of this.running.entries()) running.msg.respond(this.answer(running, Empty));
       if (this.stopping && this.running.size === 0) clearInterval(heartbeat);
     }, HEARTBEAT_MS);
     heartbeat.unref();
+  }
+
+  /**
+   * Makes the call's key valid on this worker for the call: only for an algorithm that may call
+   * the API (pipeline), and only when the key's call context names the algorithm this call runs.
+   * The reference itself is believed because the message is signed by an API node, which minted
+   * the key for this very call.
+   */
+  private async adopt(target: RunTarget, secret: string, ref: DeepReadonlyRef, timeoutMs: number): Promise<(() => void) | undefined> {
+    if (!target.pipeline || ref.call?.algorithmId !== target.algorithmId) {
+      throw Errors.forbidden('this call carries a call key that is not for the algorithm it runs');
+    }
+    return this.deps.adoptCallKey(secret, { ...ref, capabilities: [...ref.capabilities] }, timeoutMs + 60_000);
+  }
+
+  /** An answer (or an empty heartbeat) signed for the call's reply subject and bound to its request. */
+  private answer(running: { msg: Msg; nonce: Buffer }, payload: Uint8Array): Uint8Array {
+    return this.deps.cluster.signer.sign('answer', running.msg.reply!, '', payload, running.nonce).data;
   }
 
   private async run(data: Uint8Array): Promise<Uint8Array> {
@@ -195,13 +250,11 @@ export class ClusterWorker {
     try {
       const { meta, bytes } = this.reader.read(data);
       const request: PipeRequest = meta.hasJson ? { ...meta.request, json: bytes } : meta.request;
-      const forget =
-        meta.callKey && request.api_key ? await this.deps.adoptCallKey(request.api_key, meta.callKey, meta.timeoutMs + 60_000) : undefined;
+      // What runs, with which network and which owner, comes from the database, not the message.
+      const target = await this.deps.runTarget(meta.target.algorithmId, meta.target.artifact, request.insights_token !== undefined);
+      const forget = meta.callKey && request.api_key ? await this.adopt(target, request.api_key, meta.callKey, meta.timeoutMs) : undefined;
       try {
-        const environment = this.deps.environmentByName(meta.target.environment);
-        // A node of another release that knows an environment this one does not: refused, not run wrong.
-        if (!environment) throw Errors.unavailable(`this worker does not know the environment ${meta.target.environment}; call again`);
-        reply = { ok: await this.deps.runtime.execute({ ...meta.target, environment }, request, meta.timeoutMs) };
+        reply = { ok: await this.deps.runtime.execute(target, request, meta.timeoutMs) };
       } finally {
         forget?.();
       }
@@ -218,6 +271,7 @@ export class ClusterWorker {
       this.callsInFlight--;
     }
     // The caller's node routes its next calls by this (fresher than the presence entry).
+    // Signed with the rest of the answer (serve()).
     reply.report = { id: this.deps.cluster.nodeId, seq: ++this.seq, load: this.deps.warmRunners() + this.callsInFlight };
     return encodeFrame(reply);
   }

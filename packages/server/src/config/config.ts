@@ -577,11 +577,12 @@ export const ConfigSchema = Type.Object({
     describe:
       'Address the bucket in the path (http://host/bucket/key), as self-hosted stores need; default true with ALGOHOST_S3_ENDPOINT.',
   }),
-  clusterKey: optional(Type.String({ pattern: '^[A-Za-z0-9+/_-]{43}=?$' }), {
+  // Checked in loadConfig (CLUSTER_KEY), whose refusal never repeats the value: it is a secret.
+  clusterKey: optional(Type.String(), {
     env: 'ALGOHOST_CLUSTER_KEY',
     flag: '--cluster-key',
     describe:
-      'Key (32 bytes, base64) sealing broker credentials and SCM OAuth secrets and tokens at rest; give every node of a cluster the same. Unset = generated on first start into <data dir>/cluster-key (mode 0600).',
+      'Key (32 bytes, base64) sealing broker credentials and SCM OAuth secrets and tokens at rest, and signing every cluster message; give every node of a cluster the same (required in cluster mode). Unset on a node alone = generated on first start into <data dir>/cluster-key (mode 0600).',
   }),
   sqsEndpointAllow: optional(Type.String(), {
     env: 'ALGOHOST_SQS_ENDPOINT_ALLOW',
@@ -774,6 +775,18 @@ function crossChecked(config: Config): Config {
   if (config.natsUrl && !/^(nats|tls):\/\/[^/\s]+$/.test(config.natsUrl)) {
     throw new ConfigError(`ALGOHOST_NATS_URL must be nats://host:port (or tls://…); got "${config.natsUrl}"`);
   }
+  if (config.clusterKey !== undefined && !CLUSTER_KEY.test(config.clusterKey)) {
+    throw new ConfigError(
+      `ALGOHOST_CLUSTER_KEY must be 32 bytes in base64 (43 characters, or 44 with the final "="; openssl rand -base64 32); got ${config.clusterKey.length} characters`,
+    );
+  }
+  if (config.natsUrl && !config.clusterKey) {
+    // Each node would make a key of its own: none would believe another's messages (and the
+    // sealed credentials would open on one node only).
+    throw new ConfigError(
+      'ALGOHOST_NATS_URL (cluster mode) needs ALGOHOST_CLUSTER_KEY, the same on every node: 32 random bytes in base64 (openssl rand -base64 32); it signs every cluster message and seals credentials at rest',
+    );
+  }
   if (config.natsUrl && !config.databaseUrl) {
     throw new ConfigError('ALGOHOST_NATS_URL (cluster mode) needs ALGOHOST_DATABASE_URL: every node must see the same PostgreSQL database');
   }
@@ -835,6 +848,9 @@ export function isLoopbackAddress(address: string): boolean {
   const family = net.isIP(host);
   return family !== 0 && loopback.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }
+
+/** 32 bytes in base64 (or base64url). */
+const CLUSTER_KEY = /^[A-Za-z0-9+/_-]{43}=?$/;
 
 function isHttpUrl(text: string): boolean {
   try {

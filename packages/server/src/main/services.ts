@@ -76,6 +76,8 @@ import { NatsRuntime, natsAsyncDispatch, natsBuildDispatch, receiveBuildEvents, 
 import { ClusterWorker } from '../cluster/worker.js';
 import { BlobArtifactStore } from '../cluster/artifact-store.js';
 import { WorkerDirectory } from '../cluster/directory.js';
+import { RunTargets } from '../cluster/run-targets.js';
+import { SqlBlobIndexDigestStore } from '../storage/blob-index-digest-store.js';
 
 /** This server's release, from its package.json. */
 export const VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -168,7 +170,7 @@ export async function buildServices(
   const db = openDatabase({ url: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'algohost.sqlite') });
   await migrateToLatest(db);
   // Cluster mode: every node reaches the others through NATS (ARCHITECTURE.md "Cluster mode").
-  const nats = config.natsUrl ? await openCluster(config) : undefined;
+  const nats = config.natsUrl ? await openCluster(config, log) : undefined;
   const runsWork = config.role !== 'api';
   // A node alone makes every change that a cached key or resolution depends on, and forgets
   // the entries a change touches at once: its cache TTL is only a bound on a forgotten case.
@@ -300,6 +302,7 @@ export async function buildServices(
   const artifacts: BlobArtifactStore | undefined = nats
     ? new BlobArtifactStore(
         blobs,
+        new SqlBlobIndexDigestStore(db),
         builder,
         { cacheBytes: config.artifactCacheMiB * 1024 * 1024, warm: (): Set<string> => pool.warmArtifacts() },
         log,
@@ -469,6 +472,14 @@ export async function buildServices(
     log,
     ...(nats ? { dispatch: natsAsyncDispatch(nats), accounts } : {}),
   });
+  // What a worker runs for a sync call, read from the database (cluster/run-targets.ts).
+  const runTargets = new RunTargets({
+    algorithms: algorithmStore,
+    builds: buildStore,
+    versions: versionStore,
+    catalog,
+    ttlMs: cacheTtlMs ?? 2000,
+  });
   const clusterWorker =
     nats && runsWork
       ? new ClusterWorker({
@@ -486,7 +497,7 @@ export async function buildServices(
               ttlMs,
             );
           },
-          environmentByName: (name) => catalog.environmentByName(name),
+          runTarget: (algorithmId, artifact, insights) => runTargets.get(algorithmId, artifact, insights),
           warmArtifacts: () => pool.warmArtifacts(),
           warmRunners: () => pool.warmRunners(),
           flows: () => Object.fromEntries(flowWorkers.statuses().map(({ flow, status }) => [flow.id, status])),
@@ -604,13 +615,18 @@ export async function buildServices(
 }
 
 /** NATS for cluster mode; a server that cannot carry the call limits is a settings error (exit 2). */
-async function openCluster(config: Config): Promise<NatsCluster> {
+async function openCluster(config: Config, log: Logger): Promise<NatsCluster> {
   try {
-    return await openNatsCluster(config.natsUrl!, {
-      ackWaitMs: config.workAckWaitSeconds * 1000,
-      name: `algohost-${config.role}`,
-      prefix: config.natsPrefix,
-    });
+    return await openNatsCluster(
+      config.natsUrl!,
+      {
+        ackWaitMs: config.workAckWaitSeconds * 1000,
+        name: `algohost-${config.role}`,
+        prefix: config.natsPrefix,
+      },
+      // Messages are signed under the cluster key (required in cluster mode, config.ts).
+      { clusterKey: clusterKey(config), log },
+    );
   } catch (err) {
     if (err instanceof NatsSetupError) throw new ConfigError(`ALGOHOST_NATS_URL: ${err.message}`);
     throw err;

@@ -74,6 +74,18 @@ export class SqlBuildStore implements BuildStore {
     return row && fromRow(row);
   }
 
+  async findSucceededArtifact(algorithmId: string, artifact: string): Promise<Build | undefined> {
+    const row = await this.db
+      .selectFrom('builds')
+      .selectAll()
+      .where('algorithm_id', '=', algorithmId)
+      .where('artifact', '=', artifact)
+      .where('status', '=', 'succeeded')
+      .orderBy('created_at', 'desc')
+      .executeTakeFirst();
+    return row && fromRow(row);
+  }
+
   async queuedAccounts(): Promise<{ ownerId: string; oldestAt: string }[]> {
     const rows = await this.db
       .selectFrom('builds')

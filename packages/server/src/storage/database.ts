@@ -21,6 +21,7 @@ import * as m0009 from './migrations/0009-audit-log.js';
 import * as m0010 from './migrations/0010-leases.js';
 import * as m0011 from './migrations/0011-insights.js';
 import * as m0012 from './migrations/0012-data-reservations.js';
+import * as m0013 from './migrations/0013-blob-index-digests.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-leases': m0010,
   '0011-insights': m0011,
   '0012-data-reservations': m0012,
+  '0013-blob-index-digests': m0013,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

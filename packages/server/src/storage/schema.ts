@@ -317,4 +317,12 @@ export interface Database {
   audit_log: AuditLogTable;
   leases: LeasesTable;
   insights_connection: InsightsConnectionTable;
+  blob_index_digests: BlobIndexDigestsTable;
+}
+
+/** The SHA-256 of an index object a node wrote to the blob store (cluster/artifact-store.ts), by its key there. */
+export interface BlobIndexDigestsTable {
+  key: string;
+  sha256: string;
+  recorded_at: string;
 }

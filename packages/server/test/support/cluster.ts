@@ -8,7 +8,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { KvEntry } from '@nats-io/kv';
 import { generateApiKey } from '../../src/domain/accounts/secrets.js';
+import { natsNames } from '../../src/cluster/nats-cluster.js';
+import { MessageSigner } from '../../src/cluster/signed-messages.js';
 import { client, type Client } from './http.js';
 import { available as netnsAvailable, createLan, type Lan } from './netns.js';
 import { clusterSettings, createPostgresDatabase, makeTempDir } from './server.js';
@@ -237,4 +240,14 @@ export async function warmRunnersOf(node: Node, adminKey: string): Promise<numbe
   const m = /^algohost_runners (\d+)$/m.exec(text);
   if (!m) throw new Error(`${node.name} /metrics has no algohost_runners`);
   return Number(m[1]);
+}
+
+/**
+ * A worker's presence entry as a node reads it: verified under the cluster's key (the tests hold
+ * it, as every node does) for its key in the bucket. Throws when it does not verify.
+ */
+export function presenceOf<T>(cluster: Pick<Cluster, 'env'>, prefix: string, e: KvEntry): T {
+  const signer = new MessageSigner(Buffer.from(cluster.env.ALGOHOST_CLUSTER_KEY!, 'base64'));
+  const { payload } = signer.open('presence', `${natsNames(prefix).workersBucket}.${e.key}`, '', e.value);
+  return JSON.parse(payload.toString('utf8')) as T;
 }

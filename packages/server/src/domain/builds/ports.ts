@@ -10,6 +10,8 @@ export interface BuildStore {
   latestSucceeded(algorithmId: string): Promise<Build | undefined>;
   /** The newest successful build of a commit. */
   findSucceeded(algorithmId: string, commitSha: string): Promise<Build | undefined>;
+  /** A successful build of the algorithm that made this artifact (cluster workers check what a call names). */
+  findSucceededArtifact(algorithmId: string, artifact: string): Promise<Build | undefined>;
   /**
    * The accounts (algorithm owners; '' for builds of deleted algorithms) with queued builds,
    * each with the creation time of its oldest queued build.

@@ -151,11 +151,18 @@ export class AsyncCallService {
    * Cluster mode, on a worker: runs one call taken from the work queue and resolves once its
    * result is stored (the worker acknowledges the work only then). A request already completed
    * (by a worker that stored its result and died before acknowledging) is not run again; one
-   * delivered MAX_DELIVERIES times is given up as SystemExit.
+   * delivered MAX_DELIVERIES times is given up as SystemExit. A job whose caller is not the
+   * request's account is dropped without touching the request.
    */
   async runDispatched(job: AsyncJob, delivery: number): Promise<void> {
     const request = await this.store.get(job.requestId);
     if (!request || request.status === 'completed') return;
+    // The job runs as the account that made the request, never as another one it names: the
+    // request's record is the API node's, written before the job was sent.
+    if (job.caller.accountId !== request.accountId) {
+      this.log.warn({ requestId: job.requestId }, 'an async job naming another caller than its request was dropped, not run');
+      return;
+    }
     const account = await this.accounts?.findById(job.caller.accountId);
     let envelope: Record<string, unknown>;
     if (!account) {

@@ -300,6 +300,7 @@ export class CallService {
       semanticVersion: target.semanticVersion,
       insights,
       target: {
+        algorithmId: algorithm.id,
         artifact: target.artifact,
         algorithmName: algorithm.name,
         environment,

@@ -38,6 +38,8 @@ export interface PipeResponse {
  * never changed once made.
  */
 export interface RunTarget {
+  /** The algorithm whose build runs (a cluster worker reads its settings by this, cluster/run-targets.ts). */
+  algorithmId: string;
   /** Which runners can serve it: one warm pool per artifact. */
   artifact: string;
   algorithmName: string;
