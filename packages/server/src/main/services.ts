@@ -160,7 +160,7 @@ export async function buildServices(
   const db = openDatabase({ url: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'algohost.sqlite') });
   await migrateToLatest(db);
   // Cluster mode: every node reaches the others through NATS (ARCHITECTURE.md "Cluster mode").
-  const nats = config.natsUrl ? await openCluster(config) : undefined;
+  const nats = config.natsUrl ? await openCluster(config, log) : undefined;
   const runsWork = config.role !== 'api';
   // A node alone makes every change that a cached key or resolution depends on, and forgets
   // the entries a change touches at once: its cache TTL is only a bound on a forgotten case.
@@ -575,12 +575,16 @@ export async function buildServices(
 }
 
 /** NATS for cluster mode; a server that cannot carry the call limits is a settings error (exit 2). */
-async function openCluster(config: Config): Promise<NatsCluster> {
+async function openCluster(config: Config, log: Logger): Promise<NatsCluster> {
   try {
     return await openNatsCluster(config.natsUrl!, {
       ackWaitMs: config.workAckWaitSeconds * 1000,
       name: `algohost-${config.role}`,
       prefix: config.natsPrefix,
+      role: config.role,
+      ...(config.natsUser ? { user: config.natsUser, password: config.natsPassword! } : {}),
+      allowAnonymous: config.natsAllowAnonymous,
+      warn: (message) => log.warn({ nats: config.natsUrl }, message),
     });
   } catch (err) {
     if (err instanceof NatsSetupError) throw new ConfigError(`ALGOHOST_NATS_URL: ${err.message}`);
