@@ -54,16 +54,15 @@ write_nats_auth() {
   users+=("api:$password")
   entries+=("{ user: api, password: \"$password\", permissions: {
       publish: { allow: [\"*.work.>\", \"*.run.node.>\", \"\$JS.API.>\", \"\$JS.FC.>\"] }
-      subscribe: { allow: [\"_INBOX.*.api.>\", \"*.build.*\"] } } }")
+      subscribe: { allow: [\"_INBOX.*.api.>\", \"*.reply.api.>\", \"*.build.*\"] } } }")
   for user in worker-1 worker-2 worker-3 worker-4; do
     password=$(openssl rand -hex 24)
     users+=("$user:$password")
     entries+=("{ user: $user, password: \"$password\", permissions: {
-      publish: { allow: [\"\$KV.*.$user.*\", \"*.build.*\", \"\$JS.ACK.*.>\", \"\$JS.API.INFO\", \"\$JS.API.STREAM.INFO.*\",
+      publish: { allow: [\"\$KV.*.$user.*\", \"*.reply.>\", \"*.build.*\", \"\$JS.ACK.*.>\", \"\$JS.API.INFO\", \"\$JS.API.STREAM.INFO.*\",
         \"\$JS.API.CONSUMER.INFO.*.*\", \"\$JS.API.CONSUMER.MSG.NEXT.*.*\", \"\$JS.API.CONSUMER.CREATE.*.>\",
         \"\$JS.API.CONSUMER.DELETE.*.*\", \"\$JS.API.DIRECT.GET.*.>\", \"\$JS.API.STREAM.MSG.GET.*\", \"\$JS.FC.*.>\"] }
-      subscribe: { allow: [\"*.run.node.$user.*\", \"_INBOX.*.$user.>\"] }
-      allow_responses: { max: -1, expires: \"1h\" } } }")
+      subscribe: { allow: [\"*.run.node.$user.*\", \"_INBOX.*.$user.>\"] } } }")
   done
   password=$(openssl rand -hex 24)
   users+=("test:$password")

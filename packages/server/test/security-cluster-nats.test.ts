@@ -10,7 +10,7 @@
  *
  * mallory holds worker-b's credentials (what a runner that reached a worker's settings would
  * have): she cannot listen to the other worker's calls, the API node's answers or the work
- * queue, cannot publish work, sync calls, answers or another user's presence entry; a client
+ * queue, cannot publish work, sync calls, into the API node's inbox or another user's presence entry; a client
  * with no credentials is refused; a node refuses a nats-server that lets anonymous clients in
  * unless ALGOHOST_NATS_ALLOW_ANONYMOUS says it is a lab. alice's calls still return her results.
  */
@@ -221,6 +221,8 @@ describe('cluster NATS: every client logs in, and each role is held to its subje
         '>',
         '_INBOX.>',
         '_INBOX.algohost.api.>',
+        'algohost.reply.>',
+        'algohost.reply.api.>',
         'algohost.work.>',
         '$KV.algohost_workers.>',
         'algohost.build.*',
@@ -237,7 +239,7 @@ describe('cluster NATS: every client logs in, and each role is held to its subje
     }
   });
 
-  test('worker credentials cannot publish work, sync calls, answers or another presence entry', async () => {
+  test("worker credentials cannot publish work, sync calls, into an API node's inbox or another presence entry", async () => {
     const mallory = await Watched.open(nats.url, 'worker-b', malloryPassword);
     try {
       const forged = JSON.stringify({
@@ -282,7 +284,7 @@ describe('cluster NATS: every client logs in, and each role is held to its subje
     }
   });
 
-  test('the real worker is held to its subjects too: it answers only the calls it was sent', async () => {
+  test("the real worker's user is held to its subjects too: no work, no calls, nothing into an API node's inbox", async () => {
     const pw = envFile(path.join(dir, 'algohost', 'nats-worker.env')).ALGOHOST_NATS_PASSWORD!;
     const w = await Watched.open(nats.url, 'worker', pw);
     try {

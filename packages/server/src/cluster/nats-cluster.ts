@@ -17,15 +17,19 @@
  *   the presence entries (cluster/directory.ts: warm there, else the least loaded).
  * - `algohost.build.<build id>`: live build output from the worker to every node's followers.
  *
+ * - `algohost.reply.<node id>.<call>`: a worker's heartbeats and answer to one sync call.
+ *
  * Every node connects with the credentials of its role (ALGOHOST_NATS_USER, docs/cluster.md §3),
  * and the nats-server's subject permissions hold each role to its part: only API nodes publish
- * work and sync calls and read answers; a worker reads only its own subjects and answers only
- * the calls it was sent (allow_responses). A node's name (nodeId), its run subject, its presence
- * key and its reply subjects all start with its NATS user, so the permissions of one worker user
- * can name exactly its own subjects, and a node's inbox (`_INBOX.<prefix>.<user>`, for JetStream
- * and KV answers too) is not readable with another role's credentials. A node refuses to start
- * against a nats-server that lets clients in without credentials (ALGOHOST_NATS_ALLOW_ANONYMOUS
- * allows it for a lab).
+ * work and sync calls and read answers; a worker reads only its own subjects and publishes only
+ * its presence, build output, acknowledgements and answers. A node's id, its run subject, its
+ * presence key and its reply subjects all start with its NATS user, so the permissions of one
+ * worker user can name exactly its own subjects, and a node's inbox (`_INBOX.<prefix>.<user>`,
+ * where JetStream and the KV bucket answer it) is not readable with another role's credentials.
+ * (Not nats-server's allow_responses for the answers: with the many answers of a long call it
+ * keeps every call's reply subject for the whole window and scans them all on each message.)
+ * A node refuses to start against a nats-server that lets clients in without credentials
+ * (ALGOHOST_NATS_ALLOW_ANONYMOUS allows it for a lab).
  */
 import crypto from 'node:crypto';
 import { AuthorizationError, connect, type NatsConnection } from '@nats-io/transport-node';
@@ -97,8 +101,10 @@ export function artifactToken(artifact: string): string {
 export interface NatsCluster {
   nc: NatsConnection;
   /**
-   * Where answers to this node go: `_INBOX.<prefix>.<node id>` (the node id starts with its NATS
-   * user), under the inbox prefix its user alone may subscribe to.
+   * Where workers' answers to this node's sync calls go: `<prefix>.reply.<node id>` (the node id
+   * starts with its NATS user, which alone may subscribe there). Not under the node's inbox, so
+   * a worker's user, which may publish answers, cannot publish into the inbox where JetStream and
+   * the KV bucket answer this node.
    */
   replyPrefix: string;
   /** This cluster's subjects, stream, consumers and bucket. */
@@ -234,7 +240,7 @@ export async function openNatsCluster(url: string, opts: NatsClusterOptions): Pr
     }
     return {
       nc,
-      replyPrefix: `_INBOX.${opts.prefix}.${nodeId}`,
+      replyPrefix: `${opts.prefix}.reply.${nodeId}`,
       names,
       js,
       workers,
