@@ -249,10 +249,12 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
     const dir = await makeTempDir('algohost-own-nats-');
     trees.push(dir);
     const port = await freePort();
+    // The same users and permissions as the tests' nats-server (the nodes refuse one without);
+    // nats-server reads an include relative to the configuration's directory, hence the copy.
+    fs.copyFileSync(NATS_AUTH_CONF!, path.join(dir, 'auth.conf'));
     fs.writeFileSync(
       path.join(dir, 'nats.conf'),
-      // The same users and permissions as the tests' nats-server (the nodes refuse one without).
-      `listen: 127.0.0.1:${port}\nmax_payload: 32MB\njetstream { store_dir: "${path.join(dir, 'js')}" }\ninclude "${NATS_AUTH_CONF!}"\n`,
+      `listen: 127.0.0.1:${port}\nmax_payload: 32MB\njetstream { store_dir: "${path.join(dir, 'js')}" }\ninclude "auth.conf"\n`,
     );
     const startNats = async () => {
       const child = spawn('nats-server', ['-c', path.join(dir, 'nats.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -343,6 +343,11 @@ describe('cluster NATS: every client logs in, and each role is held to its subje
       () => loadConfig({ ...anonymous }, []),
       (err: Error) => err instanceof ConfigError && /needs ALGOHOST_NATS_USER and ALGOHOST_NATS_PASSWORD/.test(err.message),
     );
+    // A guessable (short) password is refused, and the message does not repeat it.
+    assert.throws(
+      () => loadConfig({ ...apiEnv, ALGOHOST_NATS_PASSWORD: 'short-secret' }, []),
+      (err: Error) => err instanceof ConfigError && /16 characters or more/.test(err.message) && !err.message.includes('short-secret'),
+    );
     await aliceStillGetsHerResults('after the refusals');
   });
 });

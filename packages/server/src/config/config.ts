@@ -97,7 +97,7 @@ export const ConfigSchema = Type.Object({
     describe:
       "Cluster mode: this node's NATS user (letters, digits, - and _), one per role with the subject permissions of docs/cluster.md §3: API nodes share one, each worker (or all of them) another. A worker's subjects and presence entry carry this name.",
   }),
-  natsPassword: optional(Type.String({ minLength: 16 }), {
+  natsPassword: optional(Type.String(), {
     env: 'ALGOHOST_NATS_PASSWORD',
     flag: '--nats-password',
     describe: 'Cluster mode: the password of ALGOHOST_NATS_USER (16 characters or more; `openssl rand -hex 24`).',
@@ -767,6 +767,10 @@ function crossChecked(config: Config): Config {
   }
   if (!config.natsUser !== !config.natsPassword) {
     throw new ConfigError('ALGOHOST_NATS_USER and ALGOHOST_NATS_PASSWORD go together: set both (docs/cluster.md §3)');
+  }
+  // Checked here rather than by the schema, whose message would repeat the value.
+  if (config.natsPassword !== undefined && config.natsPassword.length < 16) {
+    throw new ConfigError('ALGOHOST_NATS_PASSWORD must be 16 characters or more (`openssl rand -hex 24`)');
   }
   if (config.natsUrl && !config.natsUser && !config.natsAllowAnonymous) {
     throw new ConfigError(
