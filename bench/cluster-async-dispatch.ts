@@ -15,7 +15,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { clusterEnv, clusterServices } from './cluster-support.js';
+import { clusterEnv, clusterServices, natsWorker } from './cluster-support.js';
 import { type Algohost, api, benchUser, deployPython, loadAverage, percentile, report, startAlgohost, tempDir } from './support.js';
 
 const CALLS = Number(process.argv[2] ?? 200);
@@ -79,7 +79,7 @@ try {
   }
   const env = await clusterEnv(shared);
   const apiNode = await startAlgohost({ ...env, ALGOHOST_ROLE: 'api' });
-  const worker = await startAlgohost({ ...env, ALGOHOST_ROLE: 'worker' });
+  const worker = await startAlgohost({ ...env, ...natsWorker(), ALGOHOST_ROLE: 'worker' });
   let c: Dispatch;
   try {
     c = await measure(apiNode, path.join(work, 'cluster'));

@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { connect } from '@nats-io/transport-node';
 import { Kvm } from '@nats-io/kv';
-import { clusterEnv, clusterServices } from './cluster-support.js';
+import { clusterEnv, clusterServices, natsWorker } from './cluster-support.js';
 import {
   type Algohost,
   benchUser,
@@ -100,12 +100,12 @@ const shared = tempDir('bench-scaling-shared-');
 try {
   const env = await clusterEnv(shared, { ALGOHOST_RUNNERS_PER_ALGORITHM: '1' });
   const apiNode = await startAlgohost({ ...env, ALGOHOST_ROLE: 'api' });
-  const w1 = await startAlgohost({ ...env, ALGOHOST_ROLE: 'worker' });
+  const w1 = await startAlgohost({ ...env, ...natsWorker(), ALGOHOST_ROLE: 'worker' });
   let w2: Algohost | undefined;
   try {
     const key = await benchUser(apiNode, 'bench');
     const a = await deployPython(apiNode, work, { key, name: 'Alpha', source: NOOP_PYTHON });
-    w2 = await startAlgohost({ ...env, ALGOHOST_ROLE: 'worker' });
+    w2 = await startAlgohost({ ...env, ...natsWorker(), ALGOHOST_ROLE: 'worker' });
     let b: string | undefined;
     for (let i = 0; i < 8 && !b; i++) {
       const candidate = await deployPython(apiNode, work, { key, name: `Beta${i}`, source: NOOP_PYTHON });

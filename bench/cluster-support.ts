@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
+import { natsCredentials, natsPassword } from '../packages/server/test/support/nats.js';
 
 /** The services' addresses; exits (2) when the bench does not run under scripts/with-services.sh. */
 export function clusterServices(): { postgres: string; nats: string; s3: string } {
@@ -40,11 +41,27 @@ export async function clusterEnv(shared: string, extra: Record<string, string> =
     ALGOHOST_BLOB_STORE: 's3',
     ALGOHOST_S3_ENDPOINT: s.s3,
     ALGOHOST_S3_BUCKET: `bench-${crypto.randomBytes(4).toString('hex')}`,
-    ALGOHOST_S3_ACCESS_KEY_ID: 'bench',
-    ALGOHOST_S3_SECRET_ACCESS_KEY: 'bench',
+    // moto checks no credentials; scripts/with-services.sh's random pair all the same.
+    ALGOHOST_S3_ACCESS_KEY_ID: process.env.ALGOHOST_TEST_S3_ACCESS_KEY_ID ?? '',
+    ALGOHOST_S3_SECRET_ACCESS_KEY: process.env.ALGOHOST_TEST_S3_SECRET_ACCESS_KEY ?? '',
+    // The API node's NATS user; a worker takes natsWorker()'s instead.
+    ...natsCredentials('api'),
     ALGOHOST_REPOSITORY_DIR: path.join(shared, 'repositories'),
     ALGOHOST_BUILD_LOG_DIR: path.join(shared, 'build-logs'),
     ALGOHOST_CLUSTER_KEY: crypto.randomBytes(32).toString('base64'),
     ...extra,
   };
+}
+
+/** A worker's NATS user (scripts/with-services.sh's worker-1), to spread over a worker's settings. */
+export function natsWorker(): Record<string, string> {
+  return natsCredentials('worker-1');
+}
+
+/** The NATS URL with the `test` user's credentials in it, for a process of the bench's own. */
+export function natsUrlAsTest(url: string): string {
+  const u = new URL(url);
+  u.username = 'test';
+  u.password = natsPassword('test');
+  return u.toString();
 }

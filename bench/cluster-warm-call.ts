@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { clusterEnv, clusterServices } from './cluster-support.js';
+import { clusterEnv, clusterServices, natsUrlAsTest, natsWorker } from './cluster-support.js';
 import { deployNoop, load, loadAverage, median, percentile, report, ROOT, sequentialLatency, startAlgohost, tempDir } from './support.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
@@ -22,7 +22,8 @@ const CONNECTIONS = Number(process.argv[3] ?? 16);
 const SEQUENTIAL = Number(process.argv[4] ?? 2000);
 /** Turns those calls are made in, alternating embedded and cluster. */
 const TURNS = Number(process.argv[5] ?? 5);
-const { nats: NATS } = clusterServices();
+// The stand-ins log in as the tests' `test` user (every permission), in the URL they are given.
+const NATS = natsUrlAsTest(clusterServices().nats);
 
 /**
  * One NATS request and its reply between two processes through the same nats-server (this
@@ -148,7 +149,7 @@ const floor = await topologyFloor(SEQUENTIAL);
 const embedded = await startAlgohost({ ALGOHOST_RUNNERS_PER_ALGORITHM: '1' });
 const env = await clusterEnv(shared, { ALGOHOST_RUNNERS_PER_ALGORITHM: '1' });
 const apiNode = await startAlgohost({ ...env, ALGOHOST_ROLE: 'api' });
-const worker = await startAlgohost({ ...env, ALGOHOST_ROLE: 'worker' });
+const worker = await startAlgohost({ ...env, ...natsWorker(), ALGOHOST_ROLE: 'worker' });
 try {
   const em = await deployNoop(embedded, path.join(work, 'embedded'));
   const cl = await deployNoop(apiNode, path.join(work, 'cluster'));

@@ -5,8 +5,9 @@
 # with two clusters connected at once) and ElasticMQ, an SQS server (ALGOHOST_TEST_SQS_ENDPOINT),
 # for the external-SCM tests one Gitea (ALGOHOST_TEST_GITEA_*, scripts/lib/start-gitea.sh), and
 # for the cluster-mode tests one nats-server with JetStream (ALGOHOST_TEST_NATS_URL; its payload
-# limit raised to carry 10 MiB inputs and 15 MB outputs whole) and one S3-compatible server
-# (ALGOHOST_TEST_S3_ENDPOINT, moto's server mode).
+# limit raised to carry 10 MiB inputs and 15 MB outputs whole; users and permissions per role,
+# ALGOHOST_TEST_NATS_USERS) and one S3-compatible server (ALGOHOST_TEST_S3_ENDPOINT, moto's
+# server mode, with random credentials ALGOHOST_TEST_S3_ACCESS_KEY_ID/_SECRET_ACCESS_KEY).
 # Usage: scripts/with-services.sh CMD…
 # ALGOHOST_TEST_SERVICES (default "postgres,kafka,sqs,gitea,nats,s3") picks fewer: the brokers' JVMs
 # take 3-6 s and a few hundred MB each. Their jars, the Gitea binary and moto come from
@@ -39,6 +40,38 @@ if (wants kafka || wants sqs) && ! brokers_fetched; then
   services=${services//,kafka,/,}
   services=${services//,sqs,/,}
 fi
+
+# The nats-server's users, as docs/cluster.md §3 gives them but for any ALGOHOST_NATS_PREFIX
+# (each test file runs its cluster under a prefix of its own, hence `*` for the prefix's token,
+# and for the stream and bucket names made from it): `api` for API nodes, `worker-1`…`worker-4`
+# (a worker's run subject, presence key and inbox carry its user) and `test`, with every
+# permission, for the tests' own look at the stream and the bucket. Passwords are new each run;
+# ALGOHOST_TEST_NATS_USERS gives them to the tests (user:password,…) and auth.conf, beside the
+# server's configuration, is what a test's own nats-server includes to require the same.
+write_nats_auth() {
+  local dir=$1 user password users=() entries=()
+  password=$(openssl rand -hex 24)
+  users+=("api:$password")
+  entries+=("{ user: api, password: \"$password\", permissions: {
+      publish: { allow: [\"*.work.>\", \"*.run.node.>\", \"\$JS.API.>\", \"\$JS.FC.>\"] }
+      subscribe: { allow: [\"_INBOX.*.api.>\", \"*.reply.api.>\", \"*.build.*\"] } } }")
+  for user in worker-1 worker-2 worker-3 worker-4; do
+    password=$(openssl rand -hex 24)
+    users+=("$user:$password")
+    entries+=("{ user: $user, password: \"$password\", permissions: {
+      publish: { allow: [\"\$KV.*.$user.*\", \"*.reply.>\", \"*.build.*\", \"\$JS.ACK.*.>\", \"\$JS.API.INFO\", \"\$JS.API.STREAM.INFO.*\",
+        \"\$JS.API.CONSUMER.INFO.*.*\", \"\$JS.API.CONSUMER.MSG.NEXT.*.*\", \"\$JS.API.CONSUMER.CREATE.*.>\",
+        \"\$JS.API.CONSUMER.DELETE.*.*\", \"\$JS.API.DIRECT.GET.*.>\", \"\$JS.API.STREAM.MSG.GET.*\", \"\$JS.FC.*.>\"] }
+      subscribe: { allow: [\"*.run.node.$user.*\", \"_INBOX.*.$user.>\"] } } }")
+  done
+  password=$(openssl rand -hex 24)
+  users+=("test:$password")
+  entries+=("{ user: test, password: \"$password\" }")
+  { echo 'authorization { users: ['; printf '  %s\n' "${entries[@]}"; echo '] }'; } >"$dir/auth.conf"
+  chmod 0600 "$dir/auth.conf"
+  ALGOHOST_TEST_NATS_USERS=$(IFS=,; echo "${users[*]}")
+  export ALGOHOST_TEST_NATS_USERS ALGOHOST_TEST_NATS_AUTH="$dir/auth.conf"
+}
 
 work=$(mktemp -d /tmp/algohost-services.XXXXXX)
 chmod 0755 "$work"
@@ -80,14 +113,20 @@ if wants nats; then
   mkdir "$work/nats"
   nats_port=$(free_port)
   nats_mon=$(free_port)
+  write_nats_auth "$work/nats"
   # max_payload: a call's 10 MiB input or 15 MB output travels as one message (plus headers).
   printf '%s\n' "listen: 127.0.0.1:$nats_port" "http: 127.0.0.1:$nats_mon" 'max_payload: 32MB' \
-    "jetstream { store_dir: \"$work/nats/js\" }" >"$work/nats/nats.conf"
+    "jetstream { store_dir: \"$work/nats/js\" }" "include \"auth.conf\"" >"$work/nats/nats.conf"
   nats-server -c "$work/nats/nats.conf" >"$work/nats/nats.log" 2>&1 &
   pids+=($!)
 fi
 if wants s3; then
   s3_port=$(free_port)
+  # moto accepts any credentials (it checks none): these are random only so that nothing in the
+  # tests or docs learns a guessable pair; the S3 refusals are the real store's to enforce.
+  ALGOHOST_TEST_S3_ACCESS_KEY_ID="AK$(openssl rand -hex 9 | tr a-f A-F)"
+  ALGOHOST_TEST_S3_SECRET_ACCESS_KEY=$(openssl rand -base64 30)
+  export ALGOHOST_TEST_S3_ACCESS_KEY_ID ALGOHOST_TEST_S3_SECRET_ACCESS_KEY
   "$moto_bin" -H 127.0.0.1 -p "$s3_port" >"$work/s3.log" 2>&1 &
   s3_pid=$!
   pids+=("$s3_pid")

@@ -18,7 +18,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { createAndBuild } from './support/algorithms.js';
@@ -32,6 +31,7 @@ import {
   until,
   warmRunnersOf,
 } from './support/cluster.js';
+import { connectAsTest } from './support/nats.js';
 import { publishedPython, sqsMessagesLeft } from './support/events.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './support/git.js';
@@ -91,7 +91,7 @@ describe('cluster mode: routing work to workers', { skip: clusterSkip('sqs') }, 
 
   /** Every presence entry in the KV bucket, by the worker's process id. */
   async function presence(): Promise<Map<number, Presence>> {
-    const nc = await connect({ servers: NATS_URL! });
+    const nc = await connectAsTest(NATS_URL!);
     try {
       const kv = await new Kvm(nc).open(natsNames(NATS_PREFIX).workersBucket);
       const out = new Map<number, Presence>();
@@ -109,7 +109,7 @@ describe('cluster mode: routing work to workers', { skip: clusterSkip('sqs') }, 
   }
 
   async function consumerInfo(name: string) {
-    const nc = await connect({ servers: NATS_URL! });
+    const nc = await connectAsTest(NATS_URL!);
     try {
       return await (await jetstreamManager(nc)).consumers.info(natsNames(NATS_PREFIX).stream, name);
     } finally {

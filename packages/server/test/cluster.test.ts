@@ -22,7 +22,6 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { createAndBuild } from './support/algorithms.js';
@@ -42,6 +41,7 @@ import {
   until,
   warmRunnersOf,
 } from './support/cluster.js';
+import { connectAsTest, NATS_AUTH_CONF, workerCredentials } from './support/nats.js';
 import { natsNames } from '../src/cluster/nats-cluster.js';
 
 /** This file's NATS names (ALGOHOST_NATS_PREFIX), apart from the clusters of other test files. */
@@ -105,7 +105,7 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
       assert.equal(addresses.size, 3);
       for (const a of addresses) assert.match(a, /^10\./);
     }
-    const nc = await connect({ servers: NATS_URL! });
+    const nc = await connectAsTest(NATS_URL!);
     try {
       const kv = await new Kvm(nc).open(natsNames(NATS_PREFIX).workersBucket);
       const ids = await until('two workers in the KV bucket', async () => {
@@ -251,9 +251,12 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
     const dir = await makeTempDir('algohost-own-nats-');
     trees.push(dir);
     const port = await freePort();
+    // The same users and permissions as the tests' nats-server (the nodes refuse one without);
+    // nats-server reads an include relative to the configuration's directory, hence the copy.
+    fs.copyFileSync(NATS_AUTH_CONF!, path.join(dir, 'auth.conf'));
     fs.writeFileSync(
       path.join(dir, 'nats.conf'),
-      `listen: 127.0.0.1:${port}\nmax_payload: 32MB\njetstream { store_dir: "${path.join(dir, 'js')}" }\n`,
+      `listen: 127.0.0.1:${port}\nmax_payload: 32MB\njetstream { store_dir: "${path.join(dir, 'js')}" }\ninclude "auth.conf"\n`,
     );
     const startNats = async () => {
       const child = spawn('nats-server', ['-c', path.join(dir, 'nats.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -291,7 +294,7 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
       assert.equal(cut.status, 200, cut.text);
       assert.equal(cut.body.error?.error_type, 'SystemExit', cut.text);
       nats = await startNats();
-      ownWorker = await startNode('worker-own', { ...own, ALGOHOST_ROLE: 'worker' });
+      ownWorker = await startNode('worker-own', { ...own, ...workerCredentials(), ALGOHOST_ROLE: 'worker' });
       const done = await until('the queued call to complete after the restart', async () => {
         const r = await ownClient.get(`/v1/algo/requests/${res.body.request_id}`, { key: alice.key });
         return r.body.status === 'completed' ? r.body : undefined;
@@ -361,7 +364,7 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
     );
     assert.deepEqual(done.result, { slept: 6 }, JSON.stringify(done));
     // Acknowledged once: nothing of it is left in the work queue.
-    const nc = await connect({ servers: NATS_URL! });
+    const nc = await connectAsTest(NATS_URL!);
     try {
       const info = await (await jetstreamManager(nc)).consumers.info(natsNames(NATS_PREFIX).stream, 'async-calls');
       assert.equal(info.num_pending, 0);
@@ -381,7 +384,7 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
     const [only] = cluster.workers;
     // The worker shows the call in its presence entry (renewed every few seconds): an entry
     // written after the call was sent, so not one left from an earlier call.
-    const nc = await connect({ servers: NATS_URL! });
+    const nc = await connectAsTest(NATS_URL!);
     let pending: ReturnType<typeof api.post>;
     try {
       const kv = await new Kvm(nc).open(natsNames(NATS_PREFIX).workersBucket);

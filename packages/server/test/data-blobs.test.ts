@@ -92,8 +92,8 @@ const SUBJECTS: Subject[] = [
         endpoint: s3!.endpoint,
         region: 'us-east-1',
         bucket: `contract-${crypto.randomBytes(4).toString('hex')}`,
-        accessKeyId: 'S3RVER',
-        secretAccessKey: 'S3RVER',
+        accessKeyId: s3!.env('').ALGOHOST_S3_ACCESS_KEY_ID!,
+        secretAccessKey: s3!.env('').ALGOHOST_S3_SECRET_ACCESS_KEY!,
         forcePathStyle: true,
         partSizeBytes: 5 * MiB,
       });

@@ -120,7 +120,13 @@ function containerEnv(container: Record<string, any>, byName: Map<string, Manife
     const source = byName.get(`${kind}/${ref?.name}`)?.object;
     Object.assign(env, source?.data ?? {}, source?.stringData ?? {});
   }
-  for (const e of container.env ?? []) if (typeof e.value === 'string') env[e.name] = e.value;
+  for (const e of container.env ?? []) {
+    if (typeof e.value === 'string') env[e.name] = e.value;
+    const ref = e.valueFrom?.secretKeyRef;
+    const secret = ref && byName.get(`Secret/${ref.name}`)?.object;
+    const value = secret && { ...secret.data, ...secret.stringData }[ref.key];
+    if (typeof value === 'string') env[e.name] = value;
+  }
   return env;
 }
 
@@ -128,7 +134,11 @@ function containerEnv(container: Record<string, any>, byName: Map<string, Manife
 function withPlaceholdersFilled(env: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
-    out[k] = !v.includes('CHANGE-ME') ? v : k === 'ALGOHOST_CLUSTER_KEY' ? 'A'.repeat(43) + '=' : v.replaceAll('CHANGE-ME', 'secret');
+    out[k] = !v.includes('CHANGE-ME')
+      ? v
+      : k === 'ALGOHOST_CLUSTER_KEY'
+        ? 'A'.repeat(43) + '='
+        : v.replaceAll('CHANGE-ME', 'a-secret-of-24-characters');
   }
   return out;
 }
@@ -137,8 +147,19 @@ function withPlaceholdersFilled(env: Record<string, string>): Record<string, str
 function crossProblems(manifests: Manifest[]): string[] {
   const problems: string[] = [];
   const byName = new Map(manifests.map((m) => [`${m.object.kind}/${m.object.metadata?.name}`, m]));
+  // What containers load whole (envFrom): every key of those is a setting. A Secret read key by
+  // key (secretKeyRef, the NATS passwords) has keys of its own.
+  const loadedWhole = new Set(
+    manifests.flatMap((m) =>
+      (m.object.spec?.template?.spec?.containers ?? []).flatMap((c: Record<string, any>) =>
+        (c.envFrom ?? []).map((f: Record<string, any>) =>
+          f.configMapRef ? `ConfigMap/${f.configMapRef.name}` : `Secret/${f.secretRef?.name}`,
+        ),
+      ),
+    ),
+  );
   for (const { source, object } of manifests) {
-    if (object.kind === 'ConfigMap' || object.kind === 'Secret') {
+    if ((object.kind === 'ConfigMap' || object.kind === 'Secret') && loadedWhole.has(`${object.kind}/${object.metadata?.name}`)) {
       for (const name of Object.keys({ ...object.data, ...object.stringData })) {
         if (!SETTING_NAMES.has(name)) problems.push(`${source}: ${name} is not an algohost setting (config.ts)`);
       }
@@ -159,6 +180,14 @@ function crossProblems(manifests: Manifest[]): string[] {
         for (const from of c.envFrom ?? []) {
           const [kind, ref] = from.configMapRef ? ['ConfigMap', from.configMapRef] : ['Secret', from.secretRef];
           if (!byName.has(`${kind}/${ref?.name}`)) problems.push(`${source}: no ${kind} ${ref?.name}`);
+        }
+        for (const e of c.env ?? []) {
+          const ref = e.valueFrom?.secretKeyRef;
+          if (!ref) continue;
+          const secret = byName.get(`Secret/${ref.name}`)?.object;
+          if (!secret) problems.push(`${source}: no Secret ${ref.name}`);
+          else if (!(ref.key in { ...secret.data, ...secret.stringData }))
+            problems.push(`${source}: no key ${ref.key} in the Secret ${ref.name}`);
         }
         for (const m of c.volumeMounts ?? []) if (!volumes.has(m.name)) problems.push(`${source}: no volume ${m.name}`);
         const ports = new Set((c.ports ?? []).map((p: { name?: string }) => p.name));
@@ -406,6 +435,32 @@ describe('Kubernetes manifests (deploy/kubernetes/)', () => {
       .map((m) => m.object.spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === 'ALGOHOST_ROLE')?.value)
       .sort();
     assert.deepEqual(roles, ['api', 'worker']);
+  });
+
+  test("each role logs in to NATS as its own user, and a worker never holds the API nodes' password", () => {
+    const byName = new Map(manifests.map((m) => [`${m.object.kind}/${m.object.metadata?.name}`, m]));
+    const nats = byName.get('Secret/algohost-nats')!.object;
+    const passwords = { ...nats.data, ...nats.stringData } as Record<string, string>;
+    for (const role of ['api', 'worker']) {
+      const deployment = byName.get(`Deployment/algohost-${role}`)!.object;
+      const container = deployment.spec.template.spec.containers[0];
+      const env = containerEnv(container, byName);
+      assert.equal(env.ALGOHOST_NATS_USER, role);
+      const ref = container.env.find((e: { name: string }) => e.name === 'ALGOHOST_NATS_PASSWORD')?.valueFrom?.secretKeyRef;
+      assert.deepEqual(ref, { name: 'algohost-nats', key: `${role}-password` }, `${role}: the password of its own role, by key`);
+      // Nothing the container loads whole (envFrom) holds a NATS password.
+      for (const from of container.envFrom ?? []) assert.notEqual(from.secretRef?.name, 'algohost-nats');
+      assert.equal(loadConfig(withPlaceholdersFilled(env), []).natsAllowAnonymous, false);
+    }
+    assert.deepEqual(Object.keys(passwords).sort(), ['api-password', 'worker-password']);
+    const missingKey = crossProblems(
+      broken(manifests, byName.get('Deployment/algohost-worker')!.source, (o) => {
+        o.spec.template.spec.containers[0].env.find(
+          (e: { name: string }) => e.name === 'ALGOHOST_NATS_PASSWORD',
+        ).valueFrom.secretKeyRef.key = 'admin';
+      }),
+    );
+    assert.match(missingKey.join('\n'), /no key admin in the Secret algohost-nats/);
   });
 
   test('the Deployments run the image of deploy/container/Containerfile as it is built: its CMD, WORKDIR and port', () => {

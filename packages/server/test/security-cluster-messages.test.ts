@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import pg from 'pg';
@@ -33,6 +33,7 @@ import { MessageSigner } from '../src/cluster/signed-messages.js';
 import { S3BlobStore } from '../src/storage/blobs/s3-blob-store.js';
 import { createAndBuild } from './support/algorithms.js';
 import { type Cluster, CLUSTER_SERVICES, clusterSkip, type Node, startCluster, until } from './support/cluster.js';
+import { connectAsTest } from './support/nats.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import type { Client } from './support/http.js';
 import { makeTempDir } from './support/server.js';
@@ -188,7 +189,9 @@ describe('cluster messages are not believed on their own', { skip: clusterSkip()
     }
     secret = await build(alice, 'Secret', SECRET, { algorithm_callability: 'private' });
     thief = await build(mallory, 'Thief', THIEF, { pipeline_enabled: true });
-    mnc = await connect({ servers: NATS_URL! });
+    // Mallory holds a NATS credential with every permission (a leaked one): the messages' own
+    // signatures must stop her where the server's permissions no longer do.
+    mnc = await connectAsTest(NATS_URL!);
     const kv = await new Kvm(mnc).open(NAMES.workersBucket);
     workerId = await until('the worker in the KV bucket', async () => {
       for await (const k of await kv.keys()) return k;

@@ -127,6 +127,9 @@ export class WorkerDirectory {
     } catch {
       return;
     }
+    // A worker's user may write only keys that start with its own name (docs/cluster.md §3): an
+    // entry naming another worker's id under its key would send that worker's calls elsewhere.
+    if (entry.id !== e.key) return;
     const known = this.workers.get(e.key);
     const seenAt = this.now() - ageMs;
     if (known && known.entry.seq > entry.seq && known.entry.startedAt === entry.startedAt) {

@@ -191,7 +191,8 @@ export class NatsRuntime implements AlgorithmRuntime {
     private readonly callKeys: (secret: string) => Principal | undefined,
     private readonly now: () => number = () => performance.now(),
   ) {
-    this.inbox = `_INBOX.algohost.${cluster.nodeId}`;
+    // Under this node's own inbox prefix: only its NATS user may subscribe there (docs/cluster.md §3).
+    this.inbox = cluster.replyPrefix;
     cluster.nc.subscribe(`${this.inbox}.*`, {
       callback: (err, msg) => {
         if (!err) this.answer(msg);

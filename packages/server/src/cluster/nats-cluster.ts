@@ -16,9 +16,23 @@
  * - `algohost.run.node.<node id>`: sync calls to one worker, the one the API node picked from
  *   the presence entries (cluster/directory.ts: warm there, else the least loaded).
  * - `algohost.build.<build id>`: live build output from the worker to every node's followers.
+ *
+ * - `algohost.reply.<node id>.<call>`: a worker's heartbeats and answer to one sync call.
+ *
+ * Every node connects with the credentials of its role (ALGOHOST_NATS_USER, docs/cluster.md §3),
+ * and the nats-server's subject permissions hold each role to its part: only API nodes publish
+ * work and sync calls and read answers; a worker reads only its own subjects and publishes only
+ * its presence, build output, acknowledgements and answers. A node's id, its run subject, its
+ * presence key and its reply subjects all start with its NATS user, so the permissions of one
+ * worker user can name exactly its own subjects, and a node's inbox (`_INBOX.<prefix>.<user>`,
+ * where JetStream and the KV bucket answer it) is not readable with another role's credentials.
+ * (Not nats-server's allow_responses for the answers: with the many answers of a long call it
+ * keeps every call's reply subject for the whole window and scans them all on each message.)
+ * A node refuses to start against a nats-server that lets clients in without credentials
+ * (ALGOHOST_NATS_ALLOW_ANONYMOUS allows it for a lab).
  */
 import crypto from 'node:crypto';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { AuthorizationError, connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   AckPolicy,
   DeliverPolicy,
@@ -87,6 +101,13 @@ export function artifactToken(artifact: string): string {
 
 export interface NatsCluster {
   nc: NatsConnection;
+  /**
+   * Where workers' answers to this node's sync calls go: `<prefix>.reply.<node id>` (the node id
+   * starts with its NATS user, which alone may subscribe there). Not under the node's inbox, so
+   * a worker's user, which may publish answers, cannot publish into the inbox where JetStream and
+   * the KV bucket answer this node.
+   */
+  replyPrefix: string;
   /** This cluster's subjects, stream, consumers and bucket. */
   names: NatsNames;
   js: JetStreamClient;
@@ -100,21 +121,55 @@ export interface NatsCluster {
 
 export class NatsSetupError extends Error {}
 
+/** How a node joins the cluster's NATS (ALGOHOST_ROLE, ALGOHOST_NATS_USER, ALGOHOST_NATS_PASSWORD…). */
+export interface NatsClusterOptions {
+  ackWaitMs: number;
+  /** The connection's name (nats-server's connz shows it). */
+  name: string;
+  prefix: string;
+  role: 'api' | 'worker' | 'all';
+  /** Unset only with allowAnonymous (config.ts refuses the rest). */
+  user?: string;
+  password?: string;
+  /** ALGOHOST_NATS_ALLOW_ANONYMOUS: a nats-server that lets anyone in is only warned about. */
+  allowAnonymous: boolean;
+  warn: (message: string) => void;
+}
+
+/** How long a worker waits between looks for the stream, consumers and bucket an API node makes. */
+const SETUP_RETRY_MS = 1000;
+
 /**
- * Connects (retrying for ever once connected: a restarted nats-server is rejoined by itself) and
- * makes sure the stream, the consumers and the KV bucket exist. Every node does this at start;
- * creating what already exists with the same settings is a no-op.
+ * Connects (retrying for ever once connected: a restarted nats-server is rejoined by itself),
+ * checks the server (payload limit, no anonymous clients), and makes sure the stream, the
+ * consumers and the KV bucket exist. API nodes (and `all` nodes) create them (creating what
+ * already exists with the same settings is a no-op); a worker's user may not, so it waits for
+ * them (an API node that starts later makes them).
  */
 export async function openNatsCluster(
   url: string,
-  opts: { ackWaitMs: number; name: string; prefix: string },
+  opts: NatsClusterOptions,
   /** The cluster key (the same on every node) and where dropped messages are reported. */
   trust: { clusterKey: Buffer; log?: SignerLog },
 ): Promise<NatsCluster> {
   const signer = new MessageSigner(trust.clusterKey, trust.log);
   const names = natsNames(opts.prefix);
   const { stream: STREAM, subjects: SUBJECTS, consumers: CONSUMERS } = names;
-  const nc = await connect({ servers: url, name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+  const nodeId = opts.user ? `${opts.user}.${crypto.randomUUID()}` : crypto.randomUUID();
+  const nc = await connect({
+    servers: url,
+    name: opts.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    ...(opts.user ? { user: opts.user, pass: opts.password, inboxPrefix: `_INBOX.${opts.prefix}.${opts.user}` } : {}),
+  }).catch((err: unknown) => {
+    if (err instanceof AuthorizationError) {
+      throw new NatsSetupError(
+        `nats-server at ${url} refused the user ${opts.user ?? '(none)'}: check ALGOHOST_NATS_USER and ALGOHOST_NATS_PASSWORD against its authorization block (docs/cluster.md §3)`,
+      );
+    }
+    throw err;
+  });
   try {
     const maxPayload = nc.info?.max_payload ?? 0;
     if (maxPayload < MIN_MAX_PAYLOAD) {
@@ -122,41 +177,83 @@ export async function openNatsCluster(
         `nats-server at ${url} allows messages of ${maxPayload} bytes; cluster mode carries 10 MiB inputs and 15 MB outputs whole, so set max_payload to at least 16MB (32MB recommended) in its configuration`,
       );
     }
+    // INFO's auth_required is false when no authorization is configured; a no_auth_user lets
+    // anonymous clients in all the same, which only a try shows.
+    if (!nc.info?.auth_required || (await acceptsAnonymous(url))) {
+      if (!opts.allowAnonymous) {
+        throw new NatsSetupError(
+          `nats-server at ${url} lets clients in without credentials: anyone who reaches it can read every call and forge work. Give it the users and permissions of docs/cluster.md §3, or set ALGOHOST_NATS_ALLOW_ANONYMOUS=true for a lab`,
+        );
+      }
+      opts.warn(
+        `ALGOHOST_NATS_ALLOW_ANONYMOUS=true: nats-server at ${url} lets clients in without credentials; anyone who reaches it can read every call, answer in a worker's place and run any algorithm as anyone. Only for a lab.`,
+      );
+    }
     const jsm = await jetstreamManager(nc);
-    const stream = {
-      name: STREAM,
-      subjects: [`${opts.prefix}.work.>`],
-      retention: RetentionPolicy.Workqueue,
-      storage: StorageType.File,
-      // A retried publish of the same build or request (same message id) is stored once.
-      duplicate_window: 120_000_000_000,
-    };
-    await jsm.streams.add(stream).catch(async () => jsm.streams.update(STREAM, stream));
     const ackWait = Math.round(opts.ackWaitMs * 1_000_000);
-    for (const [durable, subject] of [
+    const consumers = [
       [CONSUMERS.build, SUBJECTS.build],
       [CONSUMERS.async, SUBJECTS.async],
       [CONSUMERS.gpuBuild, SUBJECTS.gpuBuild],
       [CONSUMERS.gpuAsync, SUBJECTS.gpuAsync],
-    ] as const) {
-      const consumer = {
-        durable_name: durable,
-        filter_subject: subject,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        ack_wait: ackWait,
-        max_deliver: -1,
-      };
-      await jsm.consumers.add(STREAM, consumer).catch(async () => jsm.consumers.update(STREAM, durable, { ack_wait: ackWait }));
-    }
+    ] as const;
     const js = jetstream(nc);
-    const workers = await new Kvm(js).create(names.workersBucket, { ttl: PRESENCE_TTL_MS, history: 1 });
+    const kvm = new Kvm(js);
+    let workers: KV;
+    if (opts.role !== 'worker') {
+      const stream = {
+        name: STREAM,
+        subjects: [`${opts.prefix}.work.>`],
+        retention: RetentionPolicy.Workqueue,
+        storage: StorageType.File,
+        // A retried publish of the same build or request (same message id) is stored once.
+        duplicate_window: 120_000_000_000,
+      };
+      await jsm.streams.add(stream).catch(async () => jsm.streams.update(STREAM, stream));
+      for (const [durable, subject] of consumers) {
+        const consumer = {
+          durable_name: durable,
+          filter_subject: subject,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All,
+          ack_wait: ackWait,
+          max_deliver: -1,
+        };
+        await jsm.consumers.add(STREAM, consumer).catch(async () => jsm.consumers.update(STREAM, durable, { ack_wait: ackWait }));
+      }
+      workers = await kvm.create(names.workersBucket, { ttl: PRESENCE_TTL_MS, history: 1 });
+    } else {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await jsm.streams.info(STREAM);
+          for (const [durable] of consumers) await jsm.consumers.info(STREAM, durable);
+          await jsm.streams.info(`KV_${names.workersBucket}`);
+          break;
+        } catch (err) {
+          const message = (err as Error).message;
+          if (!/not found/i.test(message)) {
+            throw new NatsSetupError(
+              `the worker could not read the stream ${STREAM}, its consumers or the KV bucket ${names.workersBucket} on ${url} (${message}): check that the user ${opts.user ?? '(none)'} has the worker permissions of docs/cluster.md §3`,
+            );
+          }
+          if (attempt % 30 === 0) {
+            opts.warn(
+              `waiting for an API node to create the stream ${STREAM}, its consumers and the KV bucket ${names.workersBucket} on ${url}`,
+            );
+          }
+          await new Promise((r) => setTimeout(r, SETUP_RETRY_MS));
+        }
+      }
+      // The bucket exists: this reads its settings and never creates (which a worker may not).
+      workers = await kvm.create(names.workersBucket, { ttl: PRESENCE_TTL_MS, history: 1 });
+    }
     return {
       nc,
+      replyPrefix: `${opts.prefix}.reply.${nodeId}`,
       names,
       js,
       workers,
-      nodeId: crypto.randomUUID(),
+      nodeId,
       signer,
       close: async () => {
         if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
@@ -165,5 +262,24 @@ export async function openNatsCluster(
   } catch (err) {
     await nc.close();
     throw err;
+  }
+}
+
+/** Whether the nats-server at `url` lets in a client that gives no credentials. */
+export async function acceptsAnonymous(url: string): Promise<boolean> {
+  try {
+    const probe = await connect({
+      servers: url,
+      name: 'algohost-anonymous-check',
+      maxReconnectAttempts: 0,
+      reconnect: false,
+      timeout: 5000,
+    });
+    await probe.close();
+    return true;
+  } catch {
+    // Refused (an authorization violation), or not even reachable without what the node's own
+    // connection has: either way no anonymous client gets in.
+    return false;
   }
 }

@@ -92,6 +92,24 @@ export const ConfigSchema = Type.Object({
     describe:
       'Cluster mode: the first token of every NATS subject, stream, consumer and KV bucket this cluster uses, so several clusters (staging and production) can share one nats-server. Lower-case letters, digits and dashes; every node of a cluster sets the same.',
   }),
+  natsUser: optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }), {
+    env: 'ALGOHOST_NATS_USER',
+    flag: '--nats-user',
+    describe:
+      "Cluster mode: this node's NATS user (letters, digits, - and _), one per role with the subject permissions of docs/cluster.md §3: API nodes share one, each worker (or all of them) another. A worker's subjects and presence entry carry this name.",
+  }),
+  natsPassword: optional(Type.String(), {
+    env: 'ALGOHOST_NATS_PASSWORD',
+    flag: '--nats-password',
+    describe: 'Cluster mode: the password of ALGOHOST_NATS_USER (16 characters or more; `openssl rand -hex 24`).',
+  }),
+  natsAllowAnonymous: setting(Type.Boolean(), {
+    env: 'ALGOHOST_NATS_ALLOW_ANONYMOUS',
+    flag: '--nats-allow-anonymous',
+    default: false,
+    describe:
+      'Cluster mode, for a lab only: true lets a node use a nats-server that accepts clients without credentials (anyone who reaches it can read every call and forge work); false: a node refuses to start against one.',
+  }),
   workAckWaitSeconds: setting(Type.Number({ minimum: 1 }), {
     env: 'ALGOHOST_WORK_ACK_WAIT',
     flag: '--work-ack-wait',
@@ -785,6 +803,18 @@ function crossChecked(config: Config): Config {
     // sealed credentials would open on one node only).
     throw new ConfigError(
       'ALGOHOST_NATS_URL (cluster mode) needs ALGOHOST_CLUSTER_KEY, the same on every node: 32 random bytes in base64 (openssl rand -base64 32); it signs every cluster message and seals credentials at rest',
+    );
+  }
+  if (!config.natsUser !== !config.natsPassword) {
+    throw new ConfigError('ALGOHOST_NATS_USER and ALGOHOST_NATS_PASSWORD go together: set both (docs/cluster.md §3)');
+  }
+  // Checked here rather than by the schema, whose message would repeat the value.
+  if (config.natsPassword !== undefined && config.natsPassword.length < 16) {
+    throw new ConfigError('ALGOHOST_NATS_PASSWORD must be 16 characters or more (`openssl rand -hex 24`)');
+  }
+  if (config.natsUrl && !config.natsUser && !config.natsAllowAnonymous) {
+    throw new ConfigError(
+      "ALGOHOST_NATS_URL (cluster mode) needs ALGOHOST_NATS_USER and ALGOHOST_NATS_PASSWORD: a nats-server that lets anyone in lets anyone read and forge the cluster's calls (docs/cluster.md §3; ALGOHOST_NATS_ALLOW_ANONYMOUS=true for a lab)",
     );
   }
   if (config.natsUrl && !config.databaseUrl) {

@@ -623,6 +623,10 @@ async function openCluster(config: Config, log: Logger): Promise<NatsCluster> {
         ackWaitMs: config.workAckWaitSeconds * 1000,
         name: `algohost-${config.role}`,
         prefix: config.natsPrefix,
+        role: config.role,
+        ...(config.natsUser ? { user: config.natsUser, password: config.natsPassword! } : {}),
+        allowAnonymous: config.natsAllowAnonymous,
+        warn: (message) => log.warn({ nats: config.natsUrl }, message),
       },
       // Messages are signed under the cluster key (required in cluster mode, config.ts).
       { clusterKey: clusterKey(config), log },

@@ -15,6 +15,7 @@ import { MessageSigner } from '../../src/cluster/signed-messages.js';
 import { client, type Client } from './http.js';
 import { available as netnsAvailable, createLan, type Lan } from './netns.js';
 import { clusterSettings, createPostgresDatabase, makeTempDir } from './server.js';
+import { workerCredentials } from './nats.js';
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 const START = path.join(REPO, 'packages/server/src/main/start.ts');
@@ -183,7 +184,9 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   };
   const nodes: Node[] = [];
   const start = async (name: string, role: 'api' | 'worker', extra: Record<string, string> = {}) => {
-    const node = await startNode(name, { ...nodeEnv, ...extra, ALGOHOST_ROLE: role }, lan);
+    // Each worker logs in to NATS with a worker user (in turn), the API node with `api` (nodeEnv).
+    const credentials = role === 'worker' ? workerCredentials() : {};
+    const node = await startNode(name, { ...nodeEnv, ...credentials, ...extra, ALGOHOST_ROLE: role }, lan);
     nodes.push(node);
     return node;
   };

@@ -16,6 +16,7 @@ import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { startServer, type RunningServer } from '../../src/main/server.js';
 import { generateApiKey } from '../../src/domain/accounts/secrets.js';
+import { natsCredentials, workerCredentials } from './nats.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -159,8 +160,12 @@ export function clusterSettings(o: {
     ALGOHOST_BLOB_STORE: 's3',
     ALGOHOST_S3_ENDPOINT: o.s3Endpoint,
     ALGOHOST_S3_BUCKET: `algohost-${crypto.randomBytes(4).toString('hex')}`,
-    ALGOHOST_S3_ACCESS_KEY_ID: 'test',
-    ALGOHOST_S3_SECRET_ACCESS_KEY: 'test',
+    // moto (the tests' S3 server) checks no credentials; these are scripts/with-services.sh's
+    // random pair all the same, so no guessable pair is written anywhere.
+    ALGOHOST_S3_ACCESS_KEY_ID: process.env.ALGOHOST_TEST_S3_ACCESS_KEY_ID ?? `AK${crypto.randomBytes(9).toString('hex').toUpperCase()}`,
+    ALGOHOST_S3_SECRET_ACCESS_KEY: process.env.ALGOHOST_TEST_S3_SECRET_ACCESS_KEY ?? crypto.randomBytes(30).toString('base64'),
+    // API nodes' user; startCluster and startTestCluster give each worker a worker user instead.
+    ...natsCredentials('api'),
     ALGOHOST_REPOSITORY_DIR: path.join(o.sharedDir, 'repositories'),
     ALGOHOST_BUILD_LOG_DIR: path.join(o.sharedDir, 'build-logs'),
     ALGOHOST_ADMIN_KEY: o.adminKey,
@@ -210,7 +215,7 @@ async function startTestCluster(extraEnv: Record<string, string>): Promise<TestS
   // A node that failed to start must not leave the others running: the test process would
   // never exit.
   const started = await Promise.allSettled(
-    workerDirs.map((dir) => startNode({ ...shared, ALGOHOST_ROLE: 'worker', ALGOHOST_DATA_DIR: dir })),
+    workerDirs.map((dir) => startNode({ ...shared, ...workerCredentials(), ALGOHOST_ROLE: 'worker', ALGOHOST_DATA_DIR: dir })),
   );
   const failed = started.find((r) => r.status === 'rejected');
   const workers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
