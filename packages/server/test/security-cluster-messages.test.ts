@@ -224,7 +224,7 @@ describe('cluster messages are not believed on their own', { skip: clusterSkip()
 
   test("a first reply published by mallory on alice's reply subject is dropped: alice gets her own result", async () => {
     let raced = 0;
-    const racer = mnc.subscribe(`${NATS_PREFIX}.run.node.*`, {
+    const racer = mnc.subscribe(`${NATS_PREFIX}.run.node.>`, {
       callback: (err, m) => {
         if (err || !m.reply) return;
         raced++;
@@ -321,7 +321,7 @@ describe('cluster messages are not believed on their own', { skip: clusterSkip()
     await kv.put('fake-plain', entry('fake-plain'));
     await kv.put('fake-signed', fakeSigned(entry('fake-signed')));
     const heard = await heardOn(
-      `${NATS_PREFIX}.run.node.*`,
+      `${NATS_PREFIX}.run.node.>`,
       async () => {
         await new Promise((r) => setTimeout(r, 1000)); // the API node's watch has seen them
         for (let i = 0; i < 4; i++) await aliceCalls({ n: i });
@@ -339,7 +339,7 @@ describe('cluster messages are not believed on their own', { skip: clusterSkip()
 
   test('a genuine call message sent again (same reply subject, or another) is not run again', async () => {
     const captured: { subject: string; reply: string; data: Uint8Array }[] = [];
-    const tap = mnc.subscribe(`${NATS_PREFIX}.run.node.*`, {
+    const tap = mnc.subscribe(`${NATS_PREFIX}.run.node.>`, {
       callback: (err, m) => void (err || !m.reply || captured.push({ subject: m.subject, reply: m.reply, data: m.data })),
     });
     await mnc.flush();
