@@ -18,6 +18,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createAndBuild, writePythonAlgorithm } from './support/algorithms.js';
+import { PYTHON_API_REQUEST } from './support/api-socket-python.js';
 import { accountId } from './support/data.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { FIXTURES_DIR } from './support/fixtures-algorithms.js';
@@ -33,22 +34,12 @@ const TYPED_IN_NAME_FIELD = 'correct horse battery staple 36';
  * algorithm with pipeline_enabled can), and answers the statuses it got.
  */
 const SPRAY = String.raw`
-import json, os, socket
+import json
+${PYTHON_API_REQUEST}
 
 def sign_in(name, password):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(os.environ["ALGOHOST_API_SOCKET"])
     body = json.dumps({"username": name, "password": password}).encode()
-    head = "POST /v1/auth/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body)
-    s.sendall(head.encode() + body)
-    answer = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        answer += chunk
-    s.close()
-    return int(answer.split(b" ", 2)[1])
+    return api_request("POST", "/v1/auth/token", key="", body=body, content_type="application/json")["status"]
 
 def apply(input):
     return [sign_in(name, input["password"]) for name in input["names"]]

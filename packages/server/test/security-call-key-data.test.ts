@@ -9,30 +9,20 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { createAndBuild, writePythonAlgorithm } from './support/algorithms.js';
+import { PYTHON_API_REQUEST } from './support/api-socket-python.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { client, request, type Client } from './support/http.js';
 import { DATABASES, makeTempDir, startTestServer, type TestServer } from './support/server.js';
 
 /** Reports each answer's status and the start of its body; the algorithm's own spaces too. */
 const MALLORY_ALGORITHM = String.raw`
-import json, os, socket
+import json
+${PYTHON_API_REQUEST}
 
 def request(method, path, body=None):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(os.environ["ALGOHOST_API_SOCKET"])
-    data = b"" if body is None else body.encode()
-    content_type = "" if body is None else "Content-Type: application/octet-stream\r\n"
-    head = "%s %s HTTP/1.1\r\nHost: localhost\r\nAuthorization: Simple %s\r\n%sContent-Length: %d\r\nConnection: close\r\n\r\n" % (
-        method, path, os.environ.get("ALGORITHMIA_API_KEY", ""), content_type, len(data))
-    s.sendall(head.encode() + data)
-    answer = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        answer += chunk
-    s.close()
-    return {"status": int(answer.split(b" ", 2)[1]), "body": answer.split(b"\r\n\r\n", 1)[1].decode(errors="replace")[:300]}
+    if body is None:
+        return api_request(method, path)
+    return api_request(method, path, body=body.encode(), content_type="application/octet-stream")
 
 def apply(input):
     victim = input["victim"]

@@ -32,6 +32,7 @@ import { artifactToken, natsNames } from '../src/cluster/nats-cluster.js';
 import { MessageSigner } from '../src/cluster/signed-messages.js';
 import { S3BlobStore } from '../src/storage/blobs/s3-blob-store.js';
 import { createAndBuild } from './support/algorithms.js';
+import { PYTHON_API_REQUEST } from './support/api-socket-python.js';
 import { type Cluster, CLUSTER_SERVICES, clusterSkip, type Node, startCluster, until } from './support/cluster.js';
 import { connectAsTest } from './support/nats.js';
 import { createUser, type TestUser } from './support/fixtures.js';
@@ -52,20 +53,11 @@ def apply(input):
 
 /** Mallory's pipeline algorithm: reads alice's private file with the key it is given (its own call key unless the input names one). */
 const THIEF = String.raw`
-import json, os, socket, time
+import os, time
+${PYTHON_API_REQUEST}
 
 def request(key, path):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(os.environ["ALGOHOST_API_SOCKET"])
-    s.sendall(("GET %s HTTP/1.1\r\nHost: localhost\r\nAuthorization: Simple %s\r\nConnection: close\r\n\r\n" % (path, key)).encode())
-    answer = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        answer += chunk
-    s.close()
-    return {"status": int(answer.split(b" ", 2)[1]), "body": answer.split(b"\r\n\r\n", 1)[1].decode(errors="replace")[:300]}
+    return api_request("GET", path, key=key)
 
 def apply(input):
     if isinstance(input, dict) and "sleep" in input:

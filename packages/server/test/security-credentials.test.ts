@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createAndBuild, writePythonAlgorithm } from './support/algorithms.js';
+import { PYTHON_API_REQUEST } from './support/api-socket-python.js';
 import { assertError } from './support/assertions.js';
 import { accountId, callKey } from './support/data.js';
 import { createOrganization, createUser, type TestUser } from './support/fixtures.js';
@@ -24,24 +25,13 @@ const PASSWORD = 'alice-original-password';
  * answer's status. With pipeline_enabled it is what any public algorithm could do.
  */
 const MALLORY_ALGORITHM = String.raw`
-import json, os, socket
+import json
+${PYTHON_API_REQUEST}
 
 def request(method, path, body=None):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(os.environ["ALGOHOST_API_SOCKET"])
-    data = b"" if body is None else json.dumps(body).encode()
-    head = "%s %s HTTP/1.1\r\nHost: localhost\r\nAuthorization: Simple %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % (
-        method, path, os.environ.get("ALGORITHMIA_API_KEY", ""), len(data))
-    s.sendall(head.encode() + data)
-    answer = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        answer += chunk
-    s.close()
-    status = int(answer.split(b" ", 2)[1])
-    return {"status": status, "body": answer.split(b"\r\n\r\n", 1)[1].decode(errors="replace")[:300]}
+    if body is None:
+        return api_request(method, path)
+    return api_request(method, path, body=json.dumps(body).encode(), content_type="application/json")
 
 def apply(input):
     victim = input["victim"]
