@@ -52,6 +52,16 @@ test('flags win over environment variables; bad values are refused with the sett
   assert.throws(() => loadConfig({ ALGOHOST_RUNNER_CPUS: '-1' }, []), /ALGOHOST_RUNNER_CPUS.*non-negative number/);
   assert.throws(() => loadConfig({ ALGOHOST_BUILD_CACHE_SHARED: 'maybe' }, []), /true or false/);
   assert.throws(() => loadConfig({ ALGOHOST_LOG_LEVEL: 'loud' }, []), /ALGOHOST_LOG_LEVEL \(--log-level\) must be one of fatal, error/);
+  // A secret too short or malformed is refused without repeating it (the message goes to logs).
+  for (const [setting, value] of [
+    ['ALGOHOST_METRICS_TOKEN', 'hunter2-secret'],
+    ['ALGOHOST_NATS_PASSWORD', 'hunter2'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ [setting]: value }, []),
+      (err: unknown) => err instanceof ConfigError && err.message.includes(setting) && !err.message.includes(value),
+    );
+  }
   assert.throws(() => loadConfig({}, ['--nope', 'x']), /unknown option --nope/);
   assert.throws(() => loadConfig({}, ['--port']), /option --port needs a value/);
   assert.throws(() => loadConfig({}, ['stray']), ConfigError);
@@ -79,7 +89,12 @@ test('settings that contradict each other are refused before anything starts, ea
   refused({ ALGOHOST_DATABASE_URL: 'mysql://x' }, /must start with postgres:\/\//);
   // Cluster mode signs every message under the cluster key: each node making its own would
   // believe no other's. A short key is refused without repeating it (it is a secret).
-  const cluster = { ALGOHOST_NATS_URL: 'nats://nats:4222', ALGOHOST_DATABASE_URL: 'postgres://db/algohost' };
+  const cluster = {
+    ALGOHOST_NATS_URL: 'nats://nats:4222',
+    ALGOHOST_DATABASE_URL: 'postgres://db/algohost',
+    ALGOHOST_NATS_USER: 'api',
+    ALGOHOST_NATS_PASSWORD: 'p'.repeat(24),
+  };
   refused(cluster, /ALGOHOST_NATS_URL \(cluster mode\) needs ALGOHOST_CLUSTER_KEY, the same on every node/);
   refused({ ...cluster, ALGOHOST_CLUSTER_KEY: 'c2hvcnQta2V5' }, /^ALGOHOST_CLUSTER_KEY must be 32 bytes in base64 .*; got 12 characters$/);
   assert.doesNotThrow(() => loadConfig({ ...cluster, ALGOHOST_CLUSTER_KEY: 'A'.repeat(43) + '=' }, []));
@@ -89,7 +104,8 @@ test('settings that contradict each other are refused before anything starts, ea
     /ALGOHOST_AUDIT_RETENTION \(30\) is in seconds and must be 0 \(entries kept for good\) or at least 86400/,
   );
   assert.equal(loadConfig({ ALGOHOST_AUDIT_RETENTION: '86400' }, []).auditRetentionSeconds, 86400);
-  assert.equal(loadConfig({}, []).auditRetentionSeconds, 0, 'kept for good by default');
+  assert.equal(loadConfig({}, []).auditRetentionSeconds, 180 * 86400, 'kept 180 days by default');
+  assert.equal(loadConfig({ ALGOHOST_AUDIT_RETENTION: '0' }, []).auditRetentionSeconds, 0, '0 keeps entries for good');
   // 0 means "no limit" and contradicts nothing.
   assert.equal(
     loadConfig({ ALGOHOST_RUNNER_MEMORY_BUDGET: '0', ALGOHOST_RUNNER_MEMORY_PER_ACCOUNT: '4096' }, []).runnerMemoryPerAccountMiB,

@@ -756,8 +756,19 @@ function checked(s: Setting, value: unknown): unknown {
   }
   if (s.kind === 'int') throw new ConfigError(`${name} must be a non-negative integer; got "${String(value)}"`);
   if (s.kind === 'number') throw new ConfigError(`${name} must be a non-negative number; got "${String(value)}"`);
-  throw new ConfigError(`${name} is invalid: "${String(value)}"`);
+  if (!SECRET_SETTING.test(s.env)) throw new ConfigError(`${name} is invalid: "${String(value)}"`);
+  // A secret (token, password, key) ends up in logs with the message: it says what is wrong
+  // with the value, never the value itself.
+  const minLength = (s.schema as { minLength?: number }).minLength;
+  const length = String(value).length;
+  if (minLength !== undefined && length < minLength) {
+    throw new ConfigError(`${name} must be ${minLength} characters or more; got ${length}`);
+  }
+  throw new ConfigError(`${name} is invalid (${length} characters; the value is a secret and not shown)`);
 }
+
+/** Settings whose values are secrets: never repeated in an error. */
+const SECRET_SETTING = /(TOKEN|PASSWORD|SECRET|_KEY)$/;
 
 /**
  * Checks that involve more than one setting, and normalizations, all before anything touches
