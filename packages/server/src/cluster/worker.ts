@@ -12,7 +12,7 @@
  */
 import os from 'node:os';
 import type { JsMsg, Consumer } from '@nats-io/jetstream';
-import { Empty, type Msg, type Subscription } from '@nats-io/transport-node';
+import { Empty, type Msg, type Subscription, TimeoutError } from '@nats-io/transport-node';
 import type { BuildService, DispatchOutcome } from '../domain/builds/build-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import { type AlgorithmRuntime, type PipeRequest, type RunTarget, RuntimeFailure } from '../domain/calls/ports.js';
@@ -83,8 +83,8 @@ export class ClusterWorker {
     const kinds: [string, string][] = [[consumers.build, consumers.async]];
     if (settings.gpu) kinds.push([consumers.gpuBuild, consumers.gpuAsync]);
     for (const [build, async] of kinds) {
-      const builds = await cluster.js.consumers.get(stream, build);
-      const calls = await cluster.js.consumers.get(stream, async);
+      const builds = await consumerAtStart(cluster, stream, build);
+      const calls = await consumerAtStart(cluster, stream, async);
       for (let i = 0; i < settings.buildSlots; i++) this.loops.push(this.pull(builds, (m) => this.build(m)));
       for (let i = 0; i < settings.asyncSlots; i++) this.loops.push(this.pull(calls, (m) => this.asyncCall(m)));
     }
@@ -274,5 +274,20 @@ export class ClusterWorker {
     // Signed with the rest of the answer (serve()).
     reply.report = { id: this.deps.cluster.nodeId, seq: ++this.seq, load: this.deps.warmRunners() + this.callsInFlight };
     return encodeFrame(reply);
+  }
+}
+
+/**
+ * A consumer looked up at start: a busy nats-server may let a JetStream API request time out
+ * (5 s), which is asked again a few times rather than failing the node's start; any other error
+ * (a missing consumer, a permission) fails at once.
+ */
+async function consumerAtStart(cluster: NatsCluster, stream: string, name: string): Promise<Consumer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await cluster.js.consumers.get(stream, name);
+    } catch (err) {
+      if (!(err instanceof TimeoutError) || attempt >= 4) throw err;
+    }
   }
 }
