@@ -8,7 +8,7 @@
  * with algohost's figures over the baseline's; then the median of each timed part of a scavenge.
  *
  * Unlike a p99, these counts hardly move when other work shares the machine (a latency run on a
- * busy machine measures the machine: BENCHMARKS.md, session 17), so they show what a change to
+ * busy machine measures the machine: docs/performance.md, rule 10), so they show what a change to
  * what a call allocates or keeps alive does to the pauses every call in flight waits through.
  * Run: node --import tsx bench/warm-call-gc.ts [calls/s=4000] [seconds=4] [turns=3]
  */
@@ -167,8 +167,8 @@ try {
         (x) => `${x.toFixed(2)} ms`,
       ),
       // A scavenge also visits the old generation's slots that point into the young one, so the
-      // heap it keeps may weigh on each pause besides what the calls left alive (BENCHMARKS.md,
-      // session 17: empty cache slots did not).
+      // heap it keeps may weigh on each pause besides what the calls left alive (docs/performance.md,
+      // rule 10: empty cache slots did not).
       row(
         'heap before a scavenge, median',
         (s) => s.heapMedian,

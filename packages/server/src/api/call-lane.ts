@@ -1,7 +1,7 @@
 /**
  * The call lane: warm sync calls answered straight from Node's HTTP server, without Fastify's
  * request cycle (its routing, hook chain, request and reply objects and serializers cost more
- * server CPU than the rest of a warm call; BENCHMARKS.md, session 9). It takes only the plain
+ * server CPU than the rest of a warm call; docs/performance.md, rule 1). It takes only the plain
  * case, decided from the request head before a byte of the body is read:
  *
  *   POST /v1/algo/{owner}/{name}[/{version}] (letters, digits, `_`, `.`, `*` only), a
@@ -13,7 +13,7 @@
  * query with anything odd in it, a cross-origin request, a chunked or large input. A key the key
  * cache does not hold is looked up here as the route would (keys missed together are looked up
  * once): sending the calls that arrive just after it expired through Fastify's colder path, one
- * lookup each, held up every call behind them (BENCHMARKS.md, session 15).
+ * lookup each, held up every call behind them (docs/performance.md, rule 5).
  *
  * What the route and its hooks do, the lane does in the same order with the same pieces: the
  * security headers, the rate limit by address and then by credential (api/rate-limits.ts, the

@@ -96,7 +96,7 @@ export type WireTarget = Pick<RunTarget, 'algorithmId' | 'artifact'>;
  * Reads the sync calls a worker hears. The JSON part of a warm call is mostly the same text call
  * after call (the target, the timeout, a JSON input's `{"content_type":"json"}`), and parsing it
  * was the costliest step between a worker hearing a call and writing it to its runner
- * (BENCHMARKS.md, session 13). A part that holds nothing of one call's own (no input text, no
+ * (docs/performance.md, rule 8). A part that holds nothing of one call's own (no input text, no
  * call key, token or event) is parsed once and kept by its text, and calls share it: what
  * read() returns is read-only (not frozen: V8 copies a frozen object's fields, as the worker does
  * for each call, several times slower).

@@ -44,7 +44,7 @@ function unexpected(bytes: Uint8Array, at: number): JsonScan {
  * Whether each open level is an object (1) or an array (0), shared by every scan: a scan runs
  * to its end without yielding, and writes a level before it reads it. A typed array of more
  * than 64 bytes gets a backing store outside the heap, which V8 tracks and frees in a pass of
- * its minor collections; every call's input used to make one (BENCHMARKS.md, session 16).
+ * its minor collections; every call's input used to make one (docs/performance.md, rule 6).
  */
 let levels = new Uint8Array(128);
 

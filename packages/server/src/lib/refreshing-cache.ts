@@ -9,7 +9,7 @@
  * - **Refreshed ahead of expiry while in use.** A hit on an entry older than `refreshAfterMs`
  *   answers at once and starts one load in the background, so an entry that calls keep using
  *   is replaced before it expires and no call pays for the load. A warm call at a steady rate
- *   used to miss every time the entry expired (BENCHMARKS.md, session 15).
+ *   used to miss every time the entry expired (docs/performance.md, rule 5).
  *
  * What it serves is never older than `ttlMs`: an entry that expired is not returned, whether or
  * not a refresh is under way. `delete`, `clear` and `forget` also void the loads under way, so

@@ -8,7 +8,7 @@
  * collection and still points at its successor, so every new table (and what its entries hold)
  * survives the young-generation collections and is promoted in turn. Under warm calls at a
  * moderate rate that churn filled the old generation by about a megabyte a second, and the full
- * collections it brought every few seconds were the slowest calls (BENCHMARKS.md, session 12).
+ * collections it brought every few seconds were the slowest calls (docs/performance.md, rule 3).
  * So an entry at zero stays, and entries at zero are swept only once many have piled up.
  */
 export class Tally<K> {

@@ -5,7 +5,7 @@
  * or fewer, the server shares them with its runners and the clients it serves, so a helper
  * thread is rarely scheduled at once and the main thread waits for it: a scavenge took a median
  * of 1.25 ms under warm calls at a steady rate, and 0.9 ms done by the main thread alone
- * (BENCHMARKS.md, session 14). Every call arriving meanwhile waits, so these pauses show in p99.
+ * (docs/performance.md, rule 9). Every call arriving meanwhile waits, so these pauses show in p99.
  * The JVM makes the same choice on small machines (it picks its serial collector below two CPUs).
  *
  * An operator's own choice wins: a `--parallel-scavenge` or `--no-parallel-scavenge` on Node's

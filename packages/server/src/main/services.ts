@@ -151,8 +151,8 @@ export function checkSettings(config: Config): CheckedSettings {
 
 /**
  * How long a node alone serves a cached key or resolution (see cacheTtlMs in buildServices): a
- * minute, so a caller who calls every few seconds never waits for a lookup (BENCHMARKS.md,
- * session 16), while a change that some path failed to announce still applies within it.
+ * minute, so a caller who calls every few seconds never waits for a lookup (docs/performance.md,
+ * rule 5), while a change that some path failed to announce still applies within it.
  */
 const ALONE_CACHE_TTL_MS = 60_000;
 

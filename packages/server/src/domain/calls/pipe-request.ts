@@ -14,7 +14,7 @@ export function pipeRequestChunks(request: PipeRequest): (string | Buffer)[] {
   // new field of PipeRequest must be added here); JSON.stringify leaves out the undefined ones.
   // An object rest (`{ json, data, ...rest }`) here made V8 build new hidden classes on every
   // call: several microseconds, and most of what a warm call left to the old generation (56 B
-  // promoted per call with it, 7 B without; BENCHMARKS.md, session 20).
+  // promoted per call with it, 7 B without; docs/performance.md, rule 2).
   const fields: Record<Exclude<keyof PipeRequest, 'data' | 'json'>, unknown> = {
     content_type: request.content_type,
     api_key: request.api_key,
