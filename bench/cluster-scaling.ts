@@ -6,7 +6,7 @@
  *     node --import tsx bench/cluster-scaling.ts [seconds=10] [connections=16]
  *
  * Two no-op Python algorithms, A and B, each called by half the connections. Today a build warm
- * on a worker gets all its calls on that worker (README "Cluster mode"), so two workers share
+ * on a worker gets all its calls on that worker (docs/operators-guide.md, "Cluster mode"), so two workers share
  * the load only when A is warm on one and B on the other: A is warmed while only the first
  * worker runs, then B on the second (its first call goes to any worker; the bench deploys
  * another B until the presence entries show it on the second one). Then the load, then the

@@ -1,7 +1,7 @@
 /**
  * Cluster mode's warm call: a no-op Python algorithm called through an API node that sends it
  * over NATS to a worker (each a process of its own), against the same call on one embedded
- * node, measured in the same run. Budget (docs/design.md §4): added p50 ≤ 0.5 ms.
+ * node, measured in the same run. Budget (docs/design/performance.md): added p50 ≤ 0.5 ms.
  * Needs PostgreSQL, nats-server and an S3 server from scripts/with-services.sh:
  *   ALGOHOST_TEST_SERVICES=postgres,nats,s3 bash scripts/with-services.sh \
  *     node --import tsx bench/cluster-warm-call.ts [seconds=10] [connections=16] [sequential calls=2000] [turns=5]

@@ -2,7 +2,7 @@
  * Clone and push throughput of a 50 MB repository through algohost's Git smart HTTP, against
  * `git http-backend` behind a minimal Node HTTP server (the baseline, run beside it), and the
  * server's memory growth while a 200 MB repository is pushed and cloned.
- * Budgets (docs/design.md §4, issue 3): throughput ≥ 0.9 × the baseline; memory growth of a few MB.
+ * Budgets (docs/design/performance.md, issue 3): throughput ≥ 0.9 × the baseline; memory growth of a few MB.
  * Run: node --import tsx bench/git-throughput.ts [MB=50] [bigMB=200]
  */
 import { spawn } from 'node:child_process';

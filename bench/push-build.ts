@@ -1,7 +1,7 @@
 /**
  * Push → build succeeded for a Python algorithm (no dependencies; unchanged dependencies),
  * against a plain `git push` of the same change to a bare repository on disk.
- * Budgets (docs/design.md §4): ≤ 2 s without dependencies, ≤ 3 s with unchanged dependencies.
+ * Budgets (docs/design/performance.md): ≤ 2 s without dependencies, ≤ 3 s with unchanged dependencies.
  * Run: node --import tsx bench/push-build.ts [iterations]
  */
 import fs from 'node:fs';

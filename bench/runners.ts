@@ -3,7 +3,7 @@
  * to PIPE_INIT_COMPLETE) against starting the same interpreter on trivial code inside the same
  * sandbox, and the memory (RSS of the whole sandboxed process tree) of an idle warm runner
  * against the bare interpreter idling in the same sandbox.
- * Budgets (docs/design.md §4): Python cold start ≤ 1.5 × `python3 -c 'import algo'` in the sandbox;
+ * Budgets (docs/design/performance.md): Python cold start ≤ 1.5 × `python3 -c 'import algo'` in the sandbox;
  * idle Python runner ≤ 15 MB RSS.
  * Run: node --import tsx bench/runners.ts [rounds=5] [languages=python,javascript,…]
  */

@@ -3,7 +3,7 @@
  * Node HTTP server that forwards each request to a warm Python pipe process running the same
  * harness on the same algorithm (no auth, no sandbox, no envelope): the smallest thing that
  * serves a call over HTTP with the pipe protocol.
- * Budgets (docs/design.md §4): overhead p50 ≤ +0.25 ms, overhead p99 ≤ 1.0 × the bare p99; calls/s ≥ 0.75 × bare.
+ * Budgets (docs/design/performance.md): overhead p50 ≤ +0.25 ms, overhead p99 ≤ 1.0 × the bare p99; calls/s ≥ 0.75 × bare.
  * Both servers run as processes of their own; the load comes from this process: flat out with
  * autocannon (calls/s, whole-ms latencies), flat out again timed to the µs, then at the same
  * fixed rate on both (p99 to the µs).

@@ -1,5 +1,5 @@
 /**
- * The JavaScript budget of the web UI (docs/design.md §4): what the first page loads, gzipped,
+ * The JavaScript budget of the web UI (docs/design/performance.md): what the first page loads, gzipped,
  * is at most 200 KB. "What the first page loads" is read from the built index.html: its module
  * scripts and the chunks it preloads; chunks imported later (the Markdown renderer) do not count.
  * Run by scripts/test.sh after building (scripts/build-web.sh).

@@ -8,7 +8,8 @@
  *   spec Resources         →  docs/compatibility.md §9.5
  *   spec Versioning/Limits →  docs/compatibility.md §9.6
  *   the spec's migration workflow, "as the spec says"  →  docs/compatibility.md §9.4
- *   DESIGN §N, DESIGN.md §N  →  docs/design.md §N
+ *   DESIGN §2, DESIGN.md §2  →  docs/design/cluster.md, "Ports with two implementations"
+ *   DESIGN §4, DESIGN.md §4  →  docs/design/performance.md, "Budgets"
  *   ../shared/… paths      →  the matching file under docs/
  *
  * Usage: node --import tsx scripts/dev/retarget-doc-refs.ts [--check]
@@ -29,7 +30,7 @@ const SELF = path.relative(ROOT, fileURLToPath(import.meta.url));
 const CHECK = process.argv.includes('--check');
 
 const COMPAT = 'docs/compatibility.md';
-const DESIGN = 'docs/design.md';
+const DESIGN = 'docs/design/';
 /** Whatever a comment may put between two words of one reference when it wraps a line. */
 const WRAP = String.raw`(\s*(?:\n\s*(?:\*|//|#)?\s*)?)`;
 
@@ -57,7 +58,8 @@ const RULES: Rule[] = [
   [/\bthe spec's migration workflow\b/g, `the migration workflow of ${COMPAT} §9.4`],
   [new RegExp(String.raw`\bas the spec${WRAP}says\b`, 'g'), (_m, gap) => `as ${COMPAT}${gap}§9.4 says`],
   // The design notes.
-  [/\bDESIGN(?:\.md)? §/g, `${DESIGN} §`],
+  [/\bDESIGN(?:\.md)? §2\b/g, `${DESIGN}cluster.md, "Ports with two implementations"`],
+  [/\bDESIGN(?:\.md)? §4\b/g, `${DESIGN}performance.md, "Budgets"`],
 ];
 
 /** Outside references no rule maps: reported, for a person to decide. */

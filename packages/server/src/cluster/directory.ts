@@ -1,6 +1,6 @@
 /**
  * What a node knows of the cluster's workers: their presence entries in the `<prefix>_workers`
- * KV bucket (docs/design.md §2), kept in memory from a watch of the bucket, plus what each
+ * KV bucket (docs/design/cluster.md), kept in memory from a watch of the bucket, plus what each
  * worker's answers to sync calls say of its load since its last entry. An API node routes every
  * sync call from this view (NatsRuntime) and asks it whether a GPU worker exists (builds and
  * async calls of GPU environments wait for one).

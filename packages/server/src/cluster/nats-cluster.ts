@@ -1,5 +1,5 @@
 /**
- * The NATS side of cluster mode (ARCHITECTURE.md "Cluster mode"): one connection per node, the
+ * The NATS side of cluster mode (docs/design/cluster.md): one connection per node, the
  * JetStream stream and consumers that hold builds and async calls as durable work, the subjects
  * that route sync calls to workers, and the KV bucket where workers announce themselves.
  *

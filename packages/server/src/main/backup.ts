@@ -1,5 +1,5 @@
 /**
- * `algohost backup <dir>` and `algohost restore <dir>` (README, "Backups"): a consistent snapshot
+ * `algohost backup <dir>` and `algohost restore <dir>` (docs/operators-guide.md, "Failures and backups"): a consistent snapshot
  * of a node's state while it runs, and bringing it back on a new data directory.
  *
  * What a snapshot holds, in the order it is taken:

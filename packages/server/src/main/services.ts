@@ -169,7 +169,7 @@ export async function buildServices(
   fs.chmodSync(config.dataDir, 0o711);
   const db = openDatabase({ url: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'algohost.sqlite') });
   await migrateToLatest(db);
-  // Cluster mode: every node reaches the others through NATS (ARCHITECTURE.md "Cluster mode").
+  // Cluster mode: every node reaches the others through NATS (docs/design/cluster.md).
   const nats = config.natsUrl ? await openCluster(config, log) : undefined;
   const runsWork = config.role !== 'api';
   // A node alone makes every change that a cached key or resolution depends on, and forgets

@@ -15,7 +15,7 @@
  * - a block lasts at most `maxDelaySeconds` after the last failure, and attempts refused while
  *   blocked neither count nor extend it;
  * - API keys are not sign-ins: key sign-in (the web UI takes a key) and every API call still
- *   work, and an admin can make a key for her (README, "Sign-in").
+ *   work, and an admin can make a key for her (docs/operators-guide.md, "Security", Sign-in).
  *
  * Counts live in this node's memory, in separate tables so that no kind can push another out:
  * accounts' failures are forgotten only when they age out (an account is made by an admin, so

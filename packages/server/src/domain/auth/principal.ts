@@ -8,7 +8,7 @@ import { type Account, CAPABILITIES, type Capability } from '../accounts/model.j
 /**
  * How the caller proved who it is. `call_key` is the key one running algorithm call holds
  * (pipelines, hosted data): it acts for the caller but only within CALL_KEY_CAPABILITIES, and
- * everything that administers an account refuses it (README "Capabilities").
+ * everything that administers an account refuses it (docs/api-guide.md, "Credentials and capabilities").
  */
 export type CredentialKind = 'admin_key' | 'standard_key' | 'session' | 'call_key';
 

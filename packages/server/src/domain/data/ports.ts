@@ -18,7 +18,7 @@ export interface BlobPage {
 }
 
 /**
- * Where blob contents live (docs/design.md §2): a local directory or an S3-compatible bucket. Keys are
+ * Where blob contents live (docs/design/cluster.md): a local directory or an S3-compatible bucket. Keys are
  * "/"-separated, relative, without empty, "." or ".." segments. Both directions stream: no
  * implementation may hold a whole blob in memory.
  */

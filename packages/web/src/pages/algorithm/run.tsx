@@ -87,7 +87,7 @@ export function RunTab({ session, algorithm: a, manager }: TabProps) {
       <section aria-labelledby="run">
         <h2 id="run">Run</h2>
         {a.settings.pipeline_enabled && (
-          // The call key acts for the caller (README, "Credentials and capabilities"): say what
+          // The call key acts for the caller (docs/api-guide.md, "Credentials and capabilities"): say what
           // that hands over before anyone runs someone else's algorithm.
           <p class="hint">
             This algorithm calls other algorithms and uses hosted data as you: while a call runs, it can read and write all of your hosted
