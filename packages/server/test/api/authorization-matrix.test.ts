@@ -78,7 +78,7 @@ describe('authorization matrix', () => {
 
   test('every operation of the document has a row in the table', () => {
     const missing = operations.filter((op) => !TABLE[op.id]).map((op) => `${op.id} (${op.method} ${op.template})`);
-    assert.deepEqual(missing, [], `add these operations to packages/server/test/authorization-matrix.table.ts: ${missing.join(', ')}`);
+    assert.deepEqual(missing, [], `add these operations to packages/server/test/api/authorization-matrix.table.ts: ${missing.join(', ')}`);
     const stale = Object.keys(TABLE).filter((id) => !operations.some((op) => op.id === id));
     assert.deepEqual(stale, [], `the table has rows for operations the document no longer has: ${stale.join(', ')}`);
   });

@@ -5,7 +5,7 @@
  * An API node and two workers in this process (support/server.ts), sharing PostgreSQL, NATS and S3:
  *
  *   ALGOHOST_TEST_SERVICES=postgres,nats,s3 bash scripts/with-services.sh \
- *     bash scripts/run-tests.sh packages/server/test/cluster-build-fairness.test.ts
+ *     bash scripts/run-tests.sh packages/server/test/cluster/cluster-build-fairness.test.ts
  *
  * Mallory's builds are held open by gates in front of both workers' builders, so nothing here
  * depends on timing.

@@ -6,7 +6,7 @@
  * once: one `succeeded` delivery record, nothing left uncommitted or locked, the flow running.
  *
  *   ALGOHOST_TEST_SERVICES=postgres,nats,s3,kafka bash scripts/with-services.sh \
- *     bash scripts/run-tests.sh packages/server/test/cluster-events.test.ts
+ *     bash scripts/run-tests.sh packages/server/test/cluster/cluster-events.test.ts
  *
  * Kafka is the real broker scripts/with-services.sh starts: the dead member's partition goes to
  * the other after the group rebalances. Service Bus is a FAKE endpoint (no Service Bus can run

@@ -4,7 +4,7 @@
  * when this machine allows), sharing PostgreSQL, NATS, S3 and an SQS server (ElasticMQ):
  *
  *   ALGOHOST_TEST_SERVICES=postgres,nats,s3,sqs bash scripts/with-services.sh \
- *     bash scripts/run-tests.sh packages/server/test/cluster-routing.test.ts
+ *     bash scripts/run-tests.sh packages/server/test/cluster/cluster-routing.test.ts
  *
  * GPU environments build and run only on the GPU worker; cold starts go to the least loaded
  * worker; a worker stopped without a goodbye (SIGSTOP) is drained (no sync calls once its

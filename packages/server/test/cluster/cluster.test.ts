@@ -4,7 +4,7 @@
  * and the Git volume (a directory), all from scripts/with-services.sh:
  *
  *   ALGOHOST_TEST_SERVICES=postgres,nats,s3 bash scripts/with-services.sh \
- *     bash scripts/run-tests.sh packages/server/test/cluster.test.ts
+ *     bash scripts/run-tests.sh packages/server/test/cluster/cluster.test.ts
  *
  * As root with iproute2, each of these nodes runs in a network namespace of its own with its own
  * address (support/netns.ts), reaching the services through ports the test forwards on a bridge.

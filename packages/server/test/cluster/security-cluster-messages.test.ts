@@ -4,7 +4,7 @@
  * and S3:
  *
  *   ALGOHOST_TEST_SERVICES=postgres,nats,s3 bash scripts/with-services.sh \
- *     bash scripts/run-tests.sh packages/server/test/security-cluster-messages.test.ts
+ *     bash scripts/run-tests.sh packages/server/test/cluster/security-cluster-messages.test.ts
  *
  * Mallory reaches NATS with a client of her own (as from a runner that reached it, or with a
  * leaked credential) and the bucket with its credentials, and plays each attack that worked

@@ -6,7 +6,7 @@
  * with PostgreSQL and S3 from scripts/with-services.sh:
  *
  *   ALGOHOST_TEST_SERVICES=postgres,nats,s3 bash scripts/with-services.sh \
- *     bash scripts/run-tests.sh packages/server/test/security-cluster-nats.test.ts
+ *     bash scripts/run-tests.sh packages/server/test/cluster/security-cluster-nats.test.ts
  *
  * mallory holds worker-b's credentials (what a runner that reached a worker's settings would
  * have): she cannot listen to the other worker's calls, the API node's answers or the work

@@ -6,7 +6,7 @@
  *
  * Sizes: ALGOHOST_TEST_DATA_MB (default 256) for the disk store, ALGOHOST_TEST_DATA_S3_MB
  * (default 64: s3rver writes every part twice) for S3. A 1 GB run:
- *   ALGOHOST_TEST_DATA_MB=1024 ALGOHOST_TEST_DATA_S3_MB=1024 bash scripts/run-tests.sh packages/server/test/data-large.test.ts
+ *   ALGOHOST_TEST_DATA_MB=1024 ALGOHOST_TEST_DATA_S3_MB=1024 bash scripts/run-tests.sh packages/server/test/data/data-large.test.ts
  * (results in BENCHMARKS.md, "Hosted data: large files").
  */
 import assert from 'node:assert/strict';
