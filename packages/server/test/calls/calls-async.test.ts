@@ -10,9 +10,11 @@ import { createAndBuild } from '../support/algorithms.js';
 import { assertError } from '../support/assertions.js';
 import { createUser, type TestUser } from '../support/fixtures.js';
 import { client, request, type Client } from '../support/http.js';
-import { CLUSTER_TOPOLOGY, makeTempDir, startTestServer, type TestServer } from '../support/server.js';
+import { CLUSTER_TOPOLOGY, type DatabaseKind, DATABASES, makeTempDir, startTestServer, type TestServer } from '../support/server.js';
 
-describe('async calls', () => {
+for (const database of DATABASES) describe(`async calls (${database})`, () => asyncCallsSuite(database));
+
+function asyncCallsSuite(database: DatabaseKind): void {
   let srv: TestServer;
   let api: Client;
   let alice: TestUser;
@@ -38,7 +40,7 @@ describe('async calls', () => {
       path.join(tree, 'src', 'Sleepy.py'),
       'import time\n\ndef apply(input):\n    if isinstance(input, dict) and "sleep" in input:\n        time.sleep(input["sleep"])\n    return input\n',
     );
-    srv = await startTestServer();
+    srv = await startTestServer({ database });
     api = client(srv.url);
     alice = await createUser(api, srv.adminKey, 'alice');
     sha = await createAndBuild(srv.url, api, alice, 'alice', 'Sleepy', tree, { environment: 'python311' });
@@ -103,4 +105,4 @@ describe('async calls', () => {
     assertError(await api.get('/v1/algo/requests/req-00000000-0000-0000-0000-000000000000', { key: alice.key }), 404);
     assertError(await api.get('/v1/algo/requests/not-an-id', { key: alice.key }), 404);
   });
-});
+}

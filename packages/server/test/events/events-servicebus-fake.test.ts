@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createUser, type TestUser } from '../support/fixtures.js';
 import { client, type Client } from '../support/http.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { type DatabaseKind, DATABASES, startTestServer, type TestServer } from '../support/server.js';
 import { eventually, publishedPython } from '../support/events.js';
 import { FakeServiceBus } from '../support/servicebus-fake.js';
 
@@ -35,7 +35,10 @@ def apply(input):
 `;
 const KEY = { shared_access_key_name: 'algohost-listen', shared_access_key: 'c2VjcmV0LWtleS1vZi10aGUtcXVldWU=' };
 
-describe('Event Flows: Service Bus (against a fake Service Bus endpoint)', () => {
+for (const database of DATABASES)
+  describe(`Event Flows: Service Bus (against a fake Service Bus endpoint) (${database})`, () => serviceBusFlowsSuite(database));
+
+function serviceBusFlowsSuite(database: DatabaseKind): void {
   let srv: TestServer;
   let api: Client;
   let alice: TestUser;
@@ -67,6 +70,7 @@ describe('Event Flows: Service Bus (against a fake Service Bus endpoint)', () =>
   before(async () => {
     bus = await FakeServiceBus.start();
     srv = await startTestServer({
+      database,
       env: {
         ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW: bus.host,
         ALGOHOST_EVENT_SATURATION_DELAY_MS: '300',
@@ -272,4 +276,4 @@ describe('Event Flows: Service Bus (against a fake Service Bus endpoint)', () =>
     const res = await api.post('/v1/algo/alice/Slow/1.0.0', { key: alice.key, body: 0 });
     return res.status === 429;
   }
-});
+}

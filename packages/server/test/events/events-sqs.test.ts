@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createUser, type TestUser } from '../support/fixtures.js';
 import { client, type Client } from '../support/http.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { type DatabaseKind, DATABASES, startTestServer, type TestServer } from '../support/server.js';
 import { eventually, needs, publishedPython, SQS, sqsMessagesLeft } from '../support/events.js';
 
 const ECHO = `import json, os
@@ -25,12 +25,14 @@ def apply(input):
 `;
 const CREDENTIALS = { access_key_id: 'test', secret_access_key: 'test-secret' };
 
-describe('Event Flows: SQS', { skip: needs('sqs') }, () => {
+for (const database of DATABASES) describe(`Event Flows: SQS (${database})`, { skip: needs('sqs') }, () => sqsFlowsSuite(database));
+
+function sqsFlowsSuite(database: DatabaseKind): void {
   let srv: TestServer;
   let api: Client;
   let alice: TestUser;
   let sqs: SQSClient;
-  const run = Date.now().toString(36);
+  const run = `${database}-${Date.now().toString(36)}`;
 
   const queue = async (name: string, redrive?: { dlq: string; maxReceives: number }) => {
     const attrs: Record<string, string> = {};
@@ -53,6 +55,7 @@ describe('Event Flows: SQS', { skip: needs('sqs') }, () => {
 
   before(async () => {
     srv = await startTestServer({
+      database,
       env: {
         ALGOHOST_SQS_ENDPOINT_ALLOW: new URL(SQS!).host,
         ALGOHOST_EVENT_SATURATION_DELAY_MS: '1000',
@@ -156,4 +159,4 @@ describe('Event Flows: SQS', { skip: needs('sqs') }, () => {
     const res = await api.post('/v1/algo/alice/Echo/1.0.0', { key: alice.key, body: 'probe' });
     return res.status === 429;
   }
-});
+}

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { createAndBuild } from '../support/algorithms.js';
 import { createUser, type TestUser } from '../support/fixtures.js';
 import { client, request, type Client } from '../support/http.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { type DatabaseKind, DATABASES, startTestServer, type TestServer } from '../support/server.js';
 import { createTopics, eventually, KAFKA, needs, produce, publishedPython, readTopic, type ReadRecord } from '../support/events.js';
 
 const CALLERS: { language: string; dir: string; environment: string; name: string }[] = [
@@ -40,10 +40,14 @@ def apply(input):
     return {"ok": True, "answer": None if answer is None else answer.json()}
 `;
 
-const run = Date.now().toString(36);
-const INSIGHTS_TOPIC = `insights-${run}`;
+for (const database of DATABASES) describe(`Insights (${database})`, { skip: needs('kafka') }, () => insightsSuite(database));
 
-describe('Insights', { skip: needs('kafka') }, () => {
+function insightsSuite(database: DatabaseKind): void {
+  const run = `${database}-${Date.now().toString(36)}`;
+  const INSIGHTS_TOPIC = `insights-${run}`;
+  // What a language's caller adds is its runtime, not the database: the second database runs the
+  // parts that touch the stores (the connection, enriched reports, limits) and one caller.
+  const callers = database === DATABASES[0] ? selected : selected.filter((c) => c.language === 'python');
   let srv: TestServer;
   let api: Client;
   let alice: TestUser;
@@ -66,10 +70,10 @@ describe('Insights', { skip: needs('kafka') }, () => {
   };
 
   before(async () => {
-    srv = await startTestServer({ env: { ALGOHOST_EVENT_RETRY_BACKOFF_MS: '50' } });
+    srv = await startTestServer({ database, env: { ALGOHOST_EVENT_RETRY_BACKOFF_MS: '50' } });
     api = client(srv.url);
     alice = await createUser(api, srv.adminKey, 'alice');
-    await createTopics(KAFKA!, [INSIGHTS_TOPIC, ...selected.map((c) => `in-${c.dir}-${run}`)]);
+    await createTopics(KAFKA!, [INSIGHTS_TOPIC, ...callers.map((c) => `in-${c.dir}-${run}`)]);
     const cluster = await api.post('/v1/admin/event-clusters', { key: admin(), body: { name: 'main', bootstrap_servers: [KAFKA!] } });
     assert.equal(cluster.status, 200, cluster.text);
     // Reporter 1.0.0 has Insights on; Quiet 1.0.0 does not.
@@ -168,7 +172,7 @@ describe('Insights', { skip: needs('kafka') }, () => {
     // Nothing more reached the topic: the next record read is the next test's.
   });
 
-  for (const c of selected) {
+  for (const c of callers) {
     test(`${c.language}: a Kafka record → a call whose algorithm reads its topic, partition, offset and key and reports them as Insights`, async () => {
       const inTopic = `in-${c.dir}-${run}`;
       await createAndBuild(srv.url, api, alice, 'alice', c.name, path.join(PIPELINE_FIXTURES, c.dir), { environment: c.environment });
@@ -225,4 +229,4 @@ describe('Insights', { skip: needs('kafka') }, () => {
       assert.equal(disabled.status, 200, disabled.text);
     });
   }
-});
+}
