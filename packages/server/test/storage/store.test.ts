@@ -1,6 +1,8 @@
 /**
  * The SQL stores against both databases: migrations apply to an empty database (twice), and
- * one contract suite runs against SQLite and PostgreSQL for each store of src/storage/.
+ * one contract suite runs against SQLite and PostgreSQL for each store of src/storage/: here
+ * accounts, keys, cluster settings, algorithms and environments; the other files of this folder
+ * hold the rest, one per area.
  */
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
