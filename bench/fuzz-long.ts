@@ -1,5 +1,5 @@
 /**
- * The long schema-fuzzing run: what packages/server/test/schema-fuzz.test.ts does in `npm test`
+ * The long schema-fuzzing run: what packages/server/test/api/schema-fuzz.test.ts does in `npm test`
  * (every schemathesis check against the server's own /v1/openapi.json, as the owner of a built,
  * published algorithm, a collection and an async result from test/support/world.ts), but with a
  * random seed, many examples per operation and a time budget, so each run explores new inputs.

@@ -3,7 +3,7 @@
 # of the typed client and the web UI (Chromium from Debian; playwright-core drives it and never
 # downloads its own), shellcheck for the repository's shell scripts, the Kafka and ElasticMQ
 # jars (Maven Central), schemathesis (from PyPI, pinned, in its own virtual environment) for the
-# schema fuzzing of packages/server/test/schema-fuzz.test.ts, and Gitea for the external-SCM tests
+# schema fuzzing of packages/server/test/api/schema-fuzz.test.ts, and Gitea for the external-SCM tests
 # (built from the Go module proxy by scripts/lib/build-gitea.sh: about 7 minutes on 2 cores the
 # first time). Downloads and builds are cached in $ALGOHOST_TEST_CACHE (default
 # /var/cache/algohost-test), outside the checkout, so a fresh clone reuses them.

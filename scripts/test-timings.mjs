@@ -2,7 +2,7 @@
  * A test reporter (node --test-reporter) that prints the test files that took longest: the sum of
  * each file's top-level tests and suites, slowest first. scripts/run-tests.sh shows it before its
  * summary line, so a slow run says where its time went. A test defined in a file another imports
- * (test/cluster-topology/) counts for the file that defines it. Plain JavaScript: Node loads
+ * (test/cluster/topology/) counts for the file that defines it. Plain JavaScript: Node loads
  * reporters before the TypeScript loader applies.
  */
 import process from 'node:process';

@@ -19,7 +19,7 @@
  * security headers, the rate limit by address and then by credential (api/rate-limits.ts, the
  * same counters), the input budget (api/input-budget.ts, the same budget), the call service, the
  * same answer (routes/calls.ts `callAnswer`) and the same error envelope (api/errors.ts
- * `failureOf`). packages/server/test/call-lane.test.ts sends each kind of call both ways and
+ * `failureOf`). packages/server/test/calls/call-lane.test.ts sends each kind of call both ways and
  * compares.
  */
 import crypto from 'node:crypto';

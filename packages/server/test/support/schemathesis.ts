@@ -10,7 +10,7 @@ import { client } from './http.js';
 import type { World } from './world.js';
 
 export const SCHEMATHESIS = path.join(process.env.ALGOHOST_TEST_CACHE ?? '/var/cache/algohost-test', 'schemathesis/bin/schemathesis');
-const CONFIG = fileURLToPath(new URL('../schema-fuzz.toml', import.meta.url));
+const CONFIG = fileURLToPath(new URL('../api/schema-fuzz.toml', import.meta.url));
 
 export interface FuzzOptions {
   seed?: number;

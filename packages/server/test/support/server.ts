@@ -3,7 +3,7 @@
  * known admin key, and either SQLite or a fresh database on the PostgreSQL server that
  * `scripts/with-services.sh` started (ALGOHOST_TEST_POSTGRES_URL).
  *
- * With ALGOHOST_TEST_TOPOLOGY=cluster (set by the files in test/cluster-topology/, which run the
+ * With ALGOHOST_TEST_TOPOLOGY=cluster (set by the files in test/cluster/topology/, which run the
  * core loop's tests unchanged) the "server" is a cluster instead: an API node that the test
  * talks to and two workers, each with its own data directory, sharing only PostgreSQL, NATS,
  * the S3 store and the Git volume (the API node's repository directory), as in a deployment.

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, ConfigSchema, describeSettings, loadConfig, SETTINGS } from '../../src/config/config.js';
+
+test('every setting of the schema has one env var, flag and description, all distinct, each in --help', () => {
+  assert.deepEqual(SETTINGS.map((s) => s.key).sort(), Object.keys(ConfigSchema.properties).sort());
+  const help = describeSettings();
+  for (const s of SETTINGS) {
+    assert.match(s.env, /^ALGOHOST_[A-Z0-9_]+$/);
+    assert.match(s.flag, /^--[a-z0-9-]+$/);
+    assert.ok(s.describe.length > 10, s.key);
+    assert.ok(help.includes(s.env) && help.includes(s.flag), `--help lists ${s.env} and ${s.flag}`);
+  }
+  assert.equal(new Set(SETTINGS.map((s) => s.env)).size, SETTINGS.length);
+  assert.equal(new Set(SETTINGS.map((s) => s.flag)).size, SETTINGS.length);
+});
+
+test('defaults fill every setting that is not optional', () => {
+  const config = loadConfig({}, []);
+  for (const s of SETTINGS) if (s.kind !== 'optional') assert.notEqual(config[s.key], undefined, s.key);
+  assert.equal(config.port, 8080);
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.publicUrl, 'http://127.0.0.1:8080');
+  assert.equal(config.runnersPerAlgorithm, 4);
+  assert.equal(config.buildsPerAccount, 1);
+  assert.equal(config.runnersPerAccount, 8);
+  assert.equal(config.s3ForcePathStyle, false);
+  assert.equal(config.runnerMemoryPerAccountMiB, Math.floor(config.runnerMemoryBudgetMiB / 2));
+});
+
+test('values are converted to their types; derived defaults follow the settings they come from', () => {
+  const config = loadConfig(
+    {
+      ALGOHOST_BUILD_CACHE_SHARED: '1',
+      ALGOHOST_RUNNER_CPUS: '0.5',
+      ALGOHOST_MAX_RUNNERS: '40',
+      ALGOHOST_S3_ENDPOINT: 'http://minio:9000',
+    },
+    ['--port=9002', '--host', '0.0.0.0'],
+  );
+  assert.equal(config.buildCacheShared, true);
+  assert.equal(config.runnerCpus, 0.5);
+  assert.equal(config.runnersPerAccount, 10);
+  assert.equal(config.s3ForcePathStyle, true);
+  assert.equal(config.publicUrl, 'http://127.0.0.1:9002');
+});
+
+test('flags win over environment variables; bad values are refused with the setting named', () => {
+  assert.equal(loadConfig({ ALGOHOST_PORT: '9000' }, ['--port', '9001']).port, 9001);
+  assert.throws(() => loadConfig({ ALGOHOST_PORT: '70000' }, []), /ALGOHOST_PORT.*65535/);
+  assert.throws(() => loadConfig({ ALGOHOST_PORT: '80.5' }, []), /ALGOHOST_PORT \(--port\) must be a non-negative integer; got "80.5"/);
+  assert.throws(() => loadConfig({ ALGOHOST_RUNNER_CPUS: '-1' }, []), /ALGOHOST_RUNNER_CPUS.*non-negative number/);
+  assert.throws(() => loadConfig({ ALGOHOST_BUILD_CACHE_SHARED: 'maybe' }, []), /true or false/);
+  assert.throws(() => loadConfig({ ALGOHOST_LOG_LEVEL: 'loud' }, []), /ALGOHOST_LOG_LEVEL \(--log-level\) must be one of fatal, error/);
+  // A secret too short or malformed is refused without repeating it (the message goes to logs).
+  for (const [setting, value] of [
+    ['ALGOHOST_METRICS_TOKEN', 'hunter2-secret'],
+    ['ALGOHOST_NATS_PASSWORD', 'hunter2'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ [setting]: value }, []),
+      (err: unknown) => err instanceof ConfigError && err.message.includes(setting) && !err.message.includes(value),
+    );
+  }
+  assert.throws(() => loadConfig({}, ['--nope', 'x']), /unknown option --nope/);
+  assert.throws(() => loadConfig({}, ['--port']), /option --port needs a value/);
+  assert.throws(() => loadConfig({}, ['stray']), ConfigError);
+});
+
+test('settings that contradict each other are refused before anything starts, each in one line', () => {
+  const refused = (env: Record<string, string>, pattern: RegExp) =>
+    assert.throws(
+      () => loadConfig(env, []),
+      (err: unknown) => err instanceof ConfigError && pattern.test(err.message) && !err.message.includes('\n'),
+    );
+  refused({ ALGOHOST_BLOB_STORE: 's3' }, /ALGOHOST_S3_BUCKET/);
+  refused({ ALGOHOST_S3_ACCESS_KEY_ID: 'k' }, /ALGOHOST_S3_SECRET_ACCESS_KEY go together/);
+  refused({ ALGOHOST_S3_ENDPOINT: 'minio:9000' }, /ALGOHOST_S3_ENDPOINT must be an http\(s\) URL/);
+  refused(
+    { ALGOHOST_RUNNER_MEMORY_BUDGET: '1024', ALGOHOST_RUNNER_MEMORY_PER_ACCOUNT: '2048' },
+    /PER_ACCOUNT \(2048 MiB\) must not exceed/,
+  );
+  refused(
+    { ALGOHOST_MAX_RUNNERS: '4', ALGOHOST_RUNNERS_PER_ACCOUNT: '5' },
+    /ALGOHOST_RUNNERS_PER_ACCOUNT \(5\) must not exceed ALGOHOST_MAX_RUNNERS \(4\)/,
+  );
+  refused({ ALGOHOST_BUILD_CONCURRENCY: '2', ALGOHOST_BUILDS_PER_ACCOUNT: '3' }, /ALGOHOST_BUILDS_PER_ACCOUNT \(3\) must not exceed/);
+  refused({ ALGOHOST_PUBLIC_URL: 'not a url' }, /ALGOHOST_PUBLIC_URL must be an absolute URL/);
+  refused({ ALGOHOST_DATABASE_URL: 'mysql://x' }, /must start with postgres:\/\//);
+  // Cluster mode signs every message under the cluster key: each node making its own would
+  // believe no other's. A short key is refused without repeating it (it is a secret).
+  const cluster = {
+    ALGOHOST_NATS_URL: 'nats://nats:4222',
+    ALGOHOST_DATABASE_URL: 'postgres://db/algohost',
+    ALGOHOST_NATS_USER: 'api',
+    ALGOHOST_NATS_PASSWORD: 'p'.repeat(24),
+  };
+  refused(cluster, /ALGOHOST_NATS_URL \(cluster mode\) needs ALGOHOST_CLUSTER_KEY, the same on every node/);
+  refused({ ...cluster, ALGOHOST_CLUSTER_KEY: 'c2hvcnQta2V5' }, /^ALGOHOST_CLUSTER_KEY must be 32 bytes in base64 .*; got 12 characters$/);
+  assert.doesNotThrow(() => loadConfig({ ...cluster, ALGOHOST_CLUSTER_KEY: 'A'.repeat(43) + '=' }, []));
+  // Seconds: "30" (days meant) would empty the audit log within the hour.
+  refused(
+    { ALGOHOST_AUDIT_RETENTION: '30' },
+    /ALGOHOST_AUDIT_RETENTION \(30\) is in seconds and must be 0 \(entries kept for good\) or at least 86400/,
+  );
+  assert.equal(loadConfig({ ALGOHOST_AUDIT_RETENTION: '86400' }, []).auditRetentionSeconds, 86400);
+  assert.equal(loadConfig({}, []).auditRetentionSeconds, 180 * 86400, 'kept 180 days by default');
+  assert.equal(loadConfig({ ALGOHOST_AUDIT_RETENTION: '0' }, []).auditRetentionSeconds, 0, '0 keeps entries for good');
+  // 0 means "no limit" and contradicts nothing.
+  assert.equal(
+    loadConfig({ ALGOHOST_RUNNER_MEMORY_BUDGET: '0', ALGOHOST_RUNNER_MEMORY_PER_ACCOUNT: '4096' }, []).runnerMemoryPerAccountMiB,
+    4096,
+  );
+});
