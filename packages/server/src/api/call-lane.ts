@@ -60,7 +60,8 @@ export interface CallLaneOptions {
 
 /** What the lane reads from a call's query. */
 interface LaneQuery {
-  timeout?: string;
+  /** Seconds, as the route's schema accepts them (TIMEOUT_PATTERN). */
+  timeout?: number;
   stdout: boolean;
   output?: string;
 }
@@ -143,10 +144,10 @@ export class CallLane {
     try {
       const body = await readInput(req, req.headers['content-length'], lease);
       const result = await this.o.calls.call(principal, {
-        path,
+        address: path,
         contentType: req.headers['content-type'],
         body,
-        timeout: query.timeout,
+        timeoutSeconds: query.timeout,
         stdout: query.stdout,
       });
       const answer = callAnswer(result, query.output);
@@ -187,7 +188,7 @@ function plainQuery(search: string): LaneQuery | undefined {
     seen.add(name);
     if (name === 'timeout') {
       if (!TIMEOUT.test(value)) return undefined;
-      query.timeout = value;
+      query.timeout = Number(value);
     } else if (name === 'stdout') {
       const flag = booleanOrUndefined(value);
       if (flag === null) return undefined;

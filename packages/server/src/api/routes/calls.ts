@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DomainError, Errors } from '../../domain/errors.js';
-import { MAX_INPUT_BYTES, type CallResult } from '../../domain/calls/call-service.js';
+import { MAX_INPUT_BYTES, type CallRequest, type CallResult } from '../../domain/calls/request.js';
 import { principalOf } from '../auth.js';
 import { queryBoolean } from '../query.js';
 import type { InputBudget, InputLease } from '../input-budget.js';
@@ -15,7 +15,7 @@ import type { Api, ApiServices } from '../context.js';
 import { errorResponses, Query, QueryBoolean } from '../schemas.js';
 import { sendError } from '../errors.js';
 
-/** Seconds above 0 and at most 3000, as decimals (domain/calls/call-service.ts parseTimeout). */
+/** Seconds above 0 and at most 3000, as decimals (MAX_TIMEOUT_S in domain/calls/request.ts). */
 export const TIMEOUT_PATTERN = '^0*(?:(?:[1-9][0-9]{0,2}|[12][0-9]{3})(?:\\.[0-9]+)?|3000(?:\\.0+)?|\\.[0-9]*[1-9][0-9]*)$';
 
 const CallQuery = Query({
@@ -141,11 +141,11 @@ export async function callRoutes(app: Api, s: ApiServices, { budget }: CallRoute
       try {
         const principal = principalOf(req);
         const query = req.query;
-        const input = {
-          path: req.params['*'],
+        const input: CallRequest = {
+          address: req.params['*'],
           contentType: req.headers['content-type'],
           body: (req.body as Buffer | undefined) ?? Buffer.alloc(0),
-          timeout: query.timeout,
+          timeoutSeconds: query.timeout === undefined ? undefined : Number(query.timeout),
           stdout: queryBoolean('stdout', query.stdout) === true,
         };
         if (query.output === 'void') {

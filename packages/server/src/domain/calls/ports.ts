@@ -26,6 +26,25 @@ export interface PipeRequest {
   insights_token?: string;
 }
 
+/** What the call service reports of a successful call of a published version. */
+export interface SucceededCall {
+  algorithmId: string;
+  owner: string;
+  name: string;
+  version: string;
+  requestId: string;
+  contentType: ContentType | 'void';
+  result: unknown;
+}
+
+/**
+ * Hears of every successful call of a published version (Event Flows' publishers send its
+ * result to their topic). Told on the call path and never awaited: it must not block.
+ */
+export interface CallObserver {
+  succeeded(call: SucceededCall): void;
+}
+
 export interface PipeResponse {
   result?: unknown;
   metadata?: { content_type?: string };
