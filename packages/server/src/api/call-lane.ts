@@ -18,7 +18,7 @@
  * What the route and its hooks do, the lane does in the same order with the same pieces: the
  * security headers, the rate limit by address and then by credential (api/rate-limits.ts, the
  * same counters), the input budget (api/input-budget.ts, the same budget), the call service, the
- * same answer (routes/calls.ts `callAnswer`) and the same error envelope (api/errors.ts
+ * same answer (api/call-answer.ts `callAnswer`) and the same error envelope (api/errors.ts
  * `failureOf`). packages/server/test/call-lane.test.ts sends each kind of call both ways and
  * compares.
  */
@@ -34,7 +34,8 @@ import { simpleKeyOf } from './auth.js';
 import { errorBody, errorHeaders, failureOf } from './errors.js';
 import type { InputBudget, InputLease } from './input-budget.js';
 import type { RateLimiter } from './rate-limits.js';
-import { ASYNC_RESULT, TIMEOUT_PATTERN, callAnswer, readInput } from './routes/calls.js';
+import { ASYNC_RESULT, TIMEOUT_PATTERN, readInput } from './routes/calls.js';
+import { callAnswer } from './call-answer.js';
 
 /** Inputs up to this size take the lane; larger ones are the route's (read chunk by chunk). */
 const MAX_LANE_INPUT_BYTES = 64 * 1024;

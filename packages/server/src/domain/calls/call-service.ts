@@ -20,10 +20,11 @@ import type { KeyService } from '../accounts/key-service.js';
 import type { Algorithm } from '../algorithms/model.js';
 import type { Environment } from '../catalog/model.js';
 import type { InsightsService } from '../insights/insights-service.js';
-import { type AlgorithmRuntime, type CallObserver, type ContentType, type PipeRequest, type RunTarget, RuntimeFailure } from './ports.js';
+import { type AlgorithmRuntime, type CallObserver, type PipeRequest, type RunTarget, RuntimeFailure } from './ports.js';
 import {
   type AlgoAddress,
   type AlgorithmCaller,
+  type CallMetadata,
   type CallRequest,
   type CallResult,
   DEFAULT_TIMEOUT_S,
@@ -168,12 +169,13 @@ export class CallService implements AlgorithmCaller {
     try {
       const exec = await this.runtime.execute(resolved.target, request, timeoutS * 1000);
       const duration = (performance.now() - started) / 1000;
-      const content_type = exec.response.metadata?.content_type ?? 'json';
+      // The harness names its result's type (json, text, binary or void), as the protocol says.
+      const content_type = (exec.response.metadata?.content_type as CallMetadata['content_type'] | undefined) ?? 'json';
       const { queueMs: queue_ms, startMs: start_ms, runMs: run_ms, cold: cold_start } = exec;
       const algorithm_version = resolved.semanticVersion;
       // One literal per shape, fields in the envelope's order: no spread of a temporary object,
       // and no property added after the object is made (each would move it to a new shape).
-      const metadata: Record<string, unknown> = algorithm_version
+      const metadata: CallMetadata = algorithm_version
         ? { content_type, duration, request_id: requestId, algorithm_version, queue_ms, start_ms, run_ms, cold_start }
         : { content_type, duration, request_id: requestId, queue_ms, start_ms, run_ms, cold_start };
       if (mayDebug) metadata.stdout = exec.stdout;
@@ -188,14 +190,14 @@ export class CallService implements AlgorithmCaller {
         };
         return { envelope: { error, metadata }, contentType: 'json', result: undefined, failed: true };
       }
-      const contentType = (metadata.content_type as ContentType) ?? 'json';
+      const contentType = metadata.content_type;
       if (this.onSucceeded && resolved.semanticVersion) {
         this.onSucceeded({
           algorithmId: algorithm.id,
           owner: algorithm.ownerName,
           name: algorithm.name,
           version: resolved.semanticVersion,
-          requestId: metadata.request_id as string,
+          requestId,
           contentType,
           result: exec.response.result,
         });

@@ -2,6 +2,12 @@ import type { Environment } from '../catalog/model.js';
 
 export type ContentType = 'json' | 'text' | 'binary';
 
+/**
+ * What a call asks of the runtime beside where it runs: its input and what the algorithm may see
+ * while it runs. Named as the runners' pipe protocol names them, and made once per call: the
+ * runtime writes it out as the request line without a copy (runtime/runner/pipe-request.ts),
+ * and a cluster sends it to a worker as it is (cluster/dispatch.ts).
+ */
 export interface PipeRequest {
   content_type: ContentType;
   /** JSON value, string, or base64 for binary. */

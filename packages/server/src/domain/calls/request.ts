@@ -41,9 +41,40 @@ export interface CallRequest {
   event?: Record<string, string>;
 }
 
+/** What every call's answer says of it (docs/compatibility.md §2). */
+export interface CallMetadata {
+  content_type: ContentType | 'void';
+  /** Seconds, from the call's start to its end. */
+  duration: number;
+  /** The rest once the call reached a runner. */
+  request_id?: string;
+  /** The published version that ran. */
+  algorithm_version?: string;
+  queue_ms?: number;
+  start_ms?: number;
+  run_ms?: number;
+  cold_start?: boolean;
+  /** What the algorithm printed: only when asked, and only for its members. */
+  stdout?: string;
+}
+
+/** An algorithm's failure as its callers see it (its stack only when they may see its source). */
+export interface AlgorithmFailure {
+  message: string;
+  error_type: string;
+  stacktrace: string;
+  /** The same as stacktrace (older clients read this name). */
+  stack_trace: string;
+}
+
+/**
+ * A call's outcome, in the very shape the call API answers (docs/compatibility.md §2): made
+ * once by the call service and serialized as it is, never copied into another object.
+ */
+export type CallEnvelope = { result: unknown; metadata: CallMetadata } | { error: AlgorithmFailure; metadata: CallMetadata };
+
 export interface CallResult {
-  /** The envelope of docs/compatibility.md §2: {result, metadata} or {error, metadata}. */
-  envelope: Record<string, unknown>;
+  envelope: CallEnvelope;
   contentType: ContentType | 'void';
   /** The raw result for output=raw. */
   result: unknown;

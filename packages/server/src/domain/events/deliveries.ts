@@ -104,11 +104,10 @@ export class FlowDeliveries {
         timeoutSeconds: target.timeoutSeconds,
         event: input.event,
       });
-      const metadata = result.envelope.metadata as { request_id?: string } | undefined;
-      const requestId = metadata?.request_id ?? null;
-      if (!result.failed) return { kind: 'succeeded', requestId, latencyMs: elapsed() };
-      const e = result.envelope.error as { error_type?: string; message?: string };
-      return { kind: 'failed', error: `${e.error_type ?? 'AlgorithmError'}: ${e.message ?? ''}`, requestId, latencyMs: elapsed() };
+      const envelope = result.envelope;
+      const requestId = envelope.metadata.request_id ?? null;
+      if (!('error' in envelope)) return { kind: 'succeeded', requestId, latencyMs: elapsed() };
+      return { kind: 'failed', error: `${envelope.error.error_type}: ${envelope.error.message}`, requestId, latencyMs: elapsed() };
     } catch (err) {
       if (err instanceof DomainError && (err.kind === 'limit' || err.kind === 'unavailable')) {
         return { kind: 'saturated', error: err.message, latencyMs: elapsed() };
