@@ -139,7 +139,7 @@ export class CallService implements AlgorithmCaller {
     requireCapability(p, 'call_algorithms');
     const { cacheKey, cached, address } = this.lookUp(p, input.address);
     const timeoutS = checkTimeout(input.timeoutSeconds);
-    const request = toPipeRequest(input.contentType, input.body);
+    const request = toPipeRequest(input.contentType, input.body, input.checkedJson === true);
 
     const resolved = cached ?? (await this.resolved.fetch(cacheKey, { principal: p, address: address! }));
     const { algorithm, member } = resolved;
@@ -225,7 +225,7 @@ export class CallService implements AlgorithmCaller {
     requireCapability(p, 'call_algorithms');
     const { cacheKey, cached, address } = this.lookUp(p, input.address);
     checkTimeout(input.timeoutSeconds);
-    toPipeRequest(input.contentType, input.body);
+    toPipeRequest(input.contentType, input.body, input.checkedJson === true);
     return (cached ?? (await this.resolved.fetch(cacheKey, { principal: p, address: address! }))).environment;
   }
 
@@ -316,12 +316,12 @@ function checkTimeout(n: number | undefined): number {
   return n;
 }
 
-function toPipeRequest(contentType: string | undefined, body: Buffer): PipeRequest {
+function toPipeRequest(contentType: string | undefined, body: Buffer, checkedJson: boolean): PipeRequest {
   if (body.length > MAX_INPUT_BYTES) {
     throw Errors.inputTooLarge({ bytes: body.length, limit: MAX_INPUT_BYTES });
   }
   const type = contentType === 'application/json' ? contentType : (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/json' || type === '') return { content_type: 'json', data: undefined, json: jsonInput(body) };
+  if (type === 'application/json' || type === '') return { content_type: 'json', data: undefined, json: jsonInput(body, checkedJson) };
   if (type === 'text/plain' || type === 'application/text') return { content_type: 'text', data: body.toString('utf8') };
   if (type === 'application/octet-stream') return { content_type: 'binary', data: body.toString('base64') };
   throw Errors.unsupportedInputType({ type });
@@ -332,15 +332,17 @@ function toPipeRequest(contentType: string | undefined, body: Buffer): PipeReque
  * nesting, MAX_INPUT_DEPTH), as one line of text for the runner: the host never builds the
  * value, so a 10 MiB input costs about 10 MiB however it is shaped.
  */
-function jsonInput(body: Buffer): Buffer {
+function jsonInput(body: Buffer, checked: boolean): Buffer {
   let i = 0;
   while (i < body.length && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i++;
   if (i === body.length) return Buffer.from('null');
-  const scan = scanJson(body, MAX_INPUT_DEPTH);
-  if (!scan.ok && scan.reason === 'depth') {
-    throw Errors.badRequest(`input is nested too deeply: ${scan.message}`);
+  if (!checked) {
+    const scan = scanJson(body, MAX_INPUT_DEPTH);
+    if (!scan.ok && scan.reason === 'depth') {
+      throw Errors.badRequest(`input is nested too deeply: ${scan.message}`);
+    }
+    if (!scan.ok) throw Errors.malformedJson(`input is not valid JSON: ${scan.message}`);
   }
-  if (!scan.ok) throw Errors.malformedJson(`input is not valid JSON: ${scan.message}`);
   // As before (when it was decoded to a string): invalid UTF-8 becomes U+FFFD, never raw bytes
   // a harness's decoder could choke on.
   let text = isUtf8(body) ? body : Buffer.from(body.toString('utf8'));

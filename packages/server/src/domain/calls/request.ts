@@ -33,6 +33,11 @@ export interface CallRequest {
   /** The input's Content-Type as given (JSON, text or binary); none is JSON. */
   contentType: string | undefined;
   body: Buffer;
+  /**
+   * The body was scanned as JSON within MAX_INPUT_DEPTH by the edge already (Event Flows, which
+   * scan a record to tell its type): the call does not scan it again.
+   */
+  checkedJson?: boolean;
   /** Seconds (default DEFAULT_TIMEOUT_S, at most MAX_TIMEOUT_S). */
   timeoutSeconds?: number;
   /** Include what the algorithm printed (owner and members only). */

@@ -96,11 +96,13 @@ export class FlowDeliveries {
     const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
     const target = await this.targetOf(flow);
     if (!target) return { kind: 'failed', error: 'the flow has no version or its algorithm is gone', requestId: null, latencyMs: 0 };
+    const { contentType, body, checkedJson } = inputOf(input);
     try {
       const result = await this.calls.call(flowPrincipal(target.owner), {
         address: target.address,
-        contentType: contentTypeOf(input),
-        body: input.body,
+        contentType,
+        body,
+        checkedJson,
         timeoutSeconds: target.timeoutSeconds,
         event: input.event,
       });
@@ -142,17 +144,20 @@ export class FlowDeliveries {
 }
 
 /**
- * The call's input type: the producer's own Content-Type when it is one the call API takes,
+ * The call's input and its type: the producer's own Content-Type when it is one the call API takes,
  * else JSON when the bytes are JSON, text when they are UTF-8, binary otherwise.
  *
  * The bytes are scanned, never parsed: a message is whatever a producer sent, and parsing would
  * build all of it. JSON nested beyond the call API's limit is still JSON, so the call refuses
  * it and says why (and the message is dead-lettered), rather than running it as text.
  */
-function contentTypeOf(input: DeliveryInput): string {
+function inputOf(input: DeliveryInput): { contentType: string; body: Buffer; checkedJson: boolean } {
+  const body = input.body;
   const named = input.contentType?.split(';')[0]!.trim().toLowerCase();
-  if (named && CONTENT_TYPES[named]) return CONTENT_TYPES[named];
-  if (!isUtf8(input.body)) return 'application/octet-stream';
-  const scan = scanJson(input.body, MAX_INPUT_DEPTH);
-  return scan.ok || scan.reason === 'depth' ? 'application/json' : 'text/plain';
+  if (named && CONTENT_TYPES[named]) return { contentType: CONTENT_TYPES[named], body, checkedJson: false };
+  if (!isUtf8(body)) return { contentType: 'application/octet-stream', body, checkedJson: false };
+  const scan = scanJson(body, MAX_INPUT_DEPTH);
+  // Scanned once: a record that is JSON is not scanned again by the call.
+  if (scan.ok) return { contentType: 'application/json', body, checkedJson: true };
+  return { contentType: scan.reason === 'depth' ? 'application/json' : 'text/plain', body, checkedJson: false };
 }
