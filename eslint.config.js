@@ -65,7 +65,7 @@ export default tseslint.config(
       'packages/server/src/api/rate-limits.ts',
       'packages/server/src/api/input-budget.ts',
       'packages/server/src/domain/calls/call-service.ts',
-      'packages/server/src/domain/calls/pipe-request.ts',
+      'packages/server/src/runtime/runner/pipe-request.ts',
       'packages/server/src/runtime/runner/runner-pool.ts',
       'packages/server/src/runtime/runner/output-marks.ts',
       'packages/server/src/lib/*.ts',

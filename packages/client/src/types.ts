@@ -1,8 +1,8 @@
 /**
  * The shapes the client speaks. Everything the server documents comes from the generated
- * OpenAPI types (src/generated/openapi.ts); the call envelope, versions and hosted data, whose
- * routes take raw bodies or answer streams, are written by hand from docs/compatibility.md
- * §2, §3, §5 (checked against a real server by the client's tests).
+ * OpenAPI types (src/generated/openapi.ts); only what no schema states is written by hand from
+ * docs/compatibility.md: options the client turns into query strings, and hosted data, whose
+ * routes take raw bodies or answer streams (checked against a real server by the client's tests).
  */
 import type { components, operations } from './generated/openapi.js';
 
@@ -111,18 +111,10 @@ export type BuildLogEvent = { type: 'log'; text: string } | { type: 'finished'; 
 
 // ---- Versions (docs/compatibility.md §3) ----
 
-export type VersionType = 'major' | 'minor' | 'revision' | 'patch';
+export type PublishInput = NonNullable<RequestBody<'version.publish'>>;
 
-export interface PublishInput {
-  details?: { label?: string; summary?: string; tagline?: string };
-  settings?: { algorithm_callability?: 'public' | 'private'; insights_enabled?: boolean };
-  version_info?: {
-    version_type?: VersionType;
-    release_notes?: string;
-    sample_input?: string;
-    sample_output?: string;
-  };
-}
+/** What a publish increments (`revision` is the same as `patch`). */
+export type VersionType = Exclude<NonNullable<NonNullable<PublishInput['version_info']>['version_type']>, ''>;
 
 /**
  * A published version (or, for members, a build not yet published): the algorithm object as of
@@ -138,28 +130,19 @@ export interface VersionListOptions extends PageOptions {
   callable?: boolean;
 }
 
-// ---- Calls (docs/compatibility.md §2; the server's schema leaves the envelope open, so it is typed here) ----
+// ---- Calls (docs/compatibility.md §2) ----
 
-export type ContentType = 'json' | 'text' | 'binary' | 'void';
+export type CallMetadata = Schemas['CallMetadata'];
+export type ContentType = CallMetadata['content_type'];
 
-export interface CallMetadata {
-  content_type: ContentType;
-  duration: number;
-  stdout?: string;
-  [key: string]: unknown;
-}
+/**
+ * The envelope of a successful call; a binary `result` is a base64 string. One waited for
+ * (`waitForRequest`) carries its request's id.
+ */
+export type CallResponse = Schemas['CallResult'] & { request_id?: string };
 
-/** The envelope of a successful call; a binary `result` is a base64 string. */
-export interface CallResponse {
-  result: unknown;
-  metadata: CallMetadata;
-  request_id?: string;
-}
-
-export interface AsyncCallResponse {
-  async: true;
-  request_id: string;
-}
+/** `output=void`: the call was accepted and runs on. */
+export type AsyncCallResponse = Extract<ResponseBody<'algorithm.call'>, { async: true }>;
 
 export interface CallOptions {
   /** Seconds (default 300, at most 3000). */
@@ -175,14 +158,7 @@ export interface CallOptions {
 }
 
 /** `GET /v1/algo/requests/{id}`: `running`, then `completed` with the envelope of a sync call. */
-export interface AsyncRequestStatus {
-  request_id: string;
-  status: 'running' | 'completed' | (string & {});
-  result?: unknown;
-  metadata?: CallMetadata;
-  error?: { message: string; error_type: string; stacktrace?: string; stack_trace?: string };
-  [key: string]: unknown;
-}
+export type AsyncRequestStatus = Schemas['AsyncCallStatus'];
 
 /** An input the call API takes: a JSON value, a string, or bytes. */
 export type CallInput = unknown;

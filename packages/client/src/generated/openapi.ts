@@ -1068,6 +1068,53 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    /** @description Always content_type and duration; the rest when the call reached a runner. */
+    CallMetadata: {
+      content_type: 'json' | 'text' | 'binary' | 'void';
+      /** @description Seconds the call took. */
+      duration: number;
+      /** @description What the algorithm printed (stdout=true; owner and members only). */
+      stdout?: string;
+      request_id?: string;
+      /** @description The published version that ran (x.y.z). */
+      algorithm_version?: string;
+      /** @description Milliseconds waiting for a runner. */
+      queue_ms?: number;
+      /** @description Milliseconds starting one (a cold start). */
+      start_ms?: number;
+      /** @description Milliseconds the algorithm ran. */
+      run_ms?: number;
+      cold_start?: boolean;
+    };
+    /** @description An algorithm's failure, as its callers see it. */
+    CallError: {
+      message: string;
+      /** @description AlgorithmError, InputError, TimeoutError, SystemExit, LoadingError… */
+      error_type: string;
+      /** @description Empty unless the caller may see the source. */
+      stacktrace: string;
+      /** @description The same as stacktrace (older clients read this name). */
+      stack_trace: string;
+    };
+    /** @description A successful call. */
+    CallResult: {
+      /** @description The JSON value, the text, or base64 of the binary result. */
+      result?: unknown;
+      metadata: components['schemas']['CallMetadata'];
+    };
+    /** @description The algorithm failed (HTTP 200 all the same). */
+    CallFailure: {
+      error: components['schemas']['CallError'];
+      metadata: components['schemas']['CallMetadata'];
+    };
+    /** @description An async call: running, then completed with the envelope a sync call would have answered. */
+    AsyncCallStatus: {
+      request_id: string;
+      status: 'running' | 'completed';
+      result?: unknown;
+      error?: components['schemas']['CallError'];
+      metadata?: components['schemas']['CallMetadata'];
+    };
     /** @description Spec "SCM configuration". The OAuth client secret is never shown. */
     ScmConfig: {
       /** @description "internal", or the UUID of an external configuration. */
@@ -7436,19 +7483,8 @@ export interface operations {
         };
         content: {
           'application/json':
-            | {
-                result?: unknown;
-                error?: {
-                  message: string;
-                  error_type: string;
-                  stacktrace: string;
-                  stack_trace: string;
-                };
-                /** @description content_type, duration (s), stdout?, request_id, queue_ms, start_ms, run_ms, cold_start */
-                metadata: {
-                  [key: string]: unknown;
-                };
-              }
+            | components['schemas']['CallResult']
+            | components['schemas']['CallFailure']
             | {
                 /** @enum {boolean} */
                 async: true;
@@ -7541,15 +7577,13 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Default Response */
+      /** @description An async call: running, then completed with the envelope a sync call would have answered. */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            [key: string]: unknown;
-          };
+          'application/json': components['schemas']['AsyncCallStatus'];
         };
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */

@@ -14,7 +14,7 @@ import { installAuth } from './auth.js';
 import { installCors } from './cors.js';
 import { installRateLimits, type RateLimiter } from './rate-limits.js';
 import { InputBudget } from './input-budget.js';
-import { MAX_INPUT_BYTES } from '../domain/calls/call-service.js';
+import { MAX_INPUT_BYTES } from '../domain/calls/request.js';
 import { lazyChildLogger } from './request-logger.js';
 import type { Api, ApiServices } from './context.js';
 import { frameworkError, installErrorHandling, installJsonParser, sendError } from './errors.js';

@@ -10,6 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditService } from '../domain/audit/audit-service.js';
 import { chargedClientOf, sandboxOf } from './sandbox-sockets.js';
+import { credentialName } from '../domain/auth/principal.js';
 
 /** The operations (OpenAPI operation ids) the log records. */
 export const AUDITED_OPERATIONS: ReadonlySet<string> = new Set([
@@ -89,7 +90,7 @@ async function record(audit: AuditService, action: string, req: FastifyRequest, 
     await audit.record({
       actor: p?.account.name ?? null,
       actorId: p?.account.id ?? null,
-      credential: p ? (p.via === 'standard_key' ? 'key' : p.via) : null,
+      credential: p ? credentialName(p) : null,
       action,
       target: req.url.split('?')[0]!,
       status,

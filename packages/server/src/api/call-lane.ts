@@ -18,7 +18,7 @@
  * What the route and its hooks do, the lane does in the same order with the same pieces: the
  * security headers, the rate limit by address and then by credential (api/rate-limits.ts, the
  * same counters), the input budget (api/input-budget.ts, the same budget), the call service, the
- * same answer (routes/calls.ts `callAnswer`) and the same error envelope (api/errors.ts
+ * same answer (api/call-answer.ts `callAnswer`) and the same error envelope (api/errors.ts
  * `failureOf`). packages/server/test/calls/call-lane.test.ts sends each kind of call both ways and
  * compares.
  */
@@ -34,7 +34,8 @@ import { simpleKeyOf } from './auth.js';
 import { errorBody, errorHeaders, failureOf } from './errors.js';
 import type { InputBudget, InputLease } from './input-budget.js';
 import type { RateLimiter } from './rate-limits.js';
-import { ASYNC_RESULT, TIMEOUT_PATTERN, callAnswer, readInput } from './routes/calls.js';
+import { ASYNC_RESULT, TIMEOUT_PATTERN, readInput } from './routes/calls.js';
+import { callAnswer } from './call-answer.js';
 
 /** Inputs up to this size take the lane; larger ones are the route's (read chunk by chunk). */
 const MAX_LANE_INPUT_BYTES = 64 * 1024;
@@ -60,7 +61,8 @@ export interface CallLaneOptions {
 
 /** What the lane reads from a call's query. */
 interface LaneQuery {
-  timeout?: string;
+  /** Seconds, as the route's schema accepts them (TIMEOUT_PATTERN). */
+  timeout?: number;
   stdout: boolean;
   output?: string;
 }
@@ -143,10 +145,10 @@ export class CallLane {
     try {
       const body = await readInput(req, req.headers['content-length'], lease);
       const result = await this.o.calls.call(principal, {
-        path,
+        address: path,
         contentType: req.headers['content-type'],
         body,
-        timeout: query.timeout,
+        timeoutSeconds: query.timeout,
         stdout: query.stdout,
       });
       const answer = callAnswer(result, query.output);
@@ -187,7 +189,7 @@ function plainQuery(search: string): LaneQuery | undefined {
     seen.add(name);
     if (name === 'timeout') {
       if (!TIMEOUT.test(value)) return undefined;
-      query.timeout = value;
+      query.timeout = Number(value);
     } else if (name === 'stdout') {
       const flag = booleanOrUndefined(value);
       if (flag === null) return undefined;

@@ -12,7 +12,7 @@ import type { BuildService } from '../domain/builds/build-service.js';
 import type { CallService } from '../domain/calls/call-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import type { DataService } from '../domain/data/data-service.js';
-import type { EventService } from '../domain/events/event-service.js';
+import type { EventServices } from '../domain/events/event-services.js';
 import type { InsightsService } from '../domain/insights/insights-service.js';
 import type { VersionService } from '../domain/versions/version-service.js';
 import type { ScmConfigService } from '../domain/scm/config-service.js';
@@ -38,7 +38,7 @@ export interface ApiServices {
   calls: CallService;
   asyncCalls: AsyncCallService;
   data: DataService;
-  events: EventService;
+  events: EventServices;
   /** External SCM configurations (admins manage them). */
   scmConfigs: ScmConfigService;
   /** Each user's OAuth authorization of a configuration. */

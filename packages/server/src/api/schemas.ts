@@ -586,7 +586,65 @@ export const AlgorithmSource = Type.Object(
   { $id: 'AlgorithmSource', description: 'Spec "Source": where an externally hosted algorithm keeps its source.' },
 );
 
+/*
+ * The call envelope (docs/compatibility.md §2). An algorithm's failure is also HTTP 200, with
+ * {error, metadata}; the platform's refusals are Error bodies with their 4xx/5xx status.
+ */
+const CallMetadata = Type.Object(
+  {
+    content_type: Type.Union([Type.Literal('json'), Type.Literal('text'), Type.Literal('binary'), Type.Literal('void')]),
+    duration: Type.Number({ description: 'Seconds the call took.' }),
+    stdout: Type.Optional(Type.String({ description: 'What the algorithm printed (stdout=true; owner and members only).' })),
+    request_id: Type.Optional(Type.String()),
+    algorithm_version: Type.Optional(Type.String({ description: 'The published version that ran (x.y.z).' })),
+    queue_ms: Type.Optional(Type.Number({ description: 'Milliseconds waiting for a runner.' })),
+    start_ms: Type.Optional(Type.Number({ description: 'Milliseconds starting one (a cold start).' })),
+    run_ms: Type.Optional(Type.Number({ description: 'Milliseconds the algorithm ran.' })),
+    cold_start: Type.Optional(Type.Boolean()),
+  },
+  { $id: 'CallMetadata', description: 'Always content_type and duration; the rest when the call reached a runner.' },
+);
+
+const CallError = Type.Object(
+  {
+    message: Type.String(),
+    error_type: Type.String({ description: 'AlgorithmError, InputError, TimeoutError, SystemExit, LoadingError…' }),
+    stacktrace: Type.String({ description: 'Empty unless the caller may see the source.' }),
+    stack_trace: Type.String({ description: 'The same as stacktrace (older clients read this name).' }),
+  },
+  { $id: 'CallError', description: "An algorithm's failure, as its callers see it." },
+);
+
+const CallResult = Type.Object(
+  {
+    result: Type.Optional(Type.Unknown({ description: 'The JSON value, the text, or base64 of the binary result.' })),
+    metadata: Type.Ref('CallMetadata'),
+  },
+  { $id: 'CallResult', description: 'A successful call.' },
+);
+
+const CallFailure = Type.Object(
+  { error: Type.Ref('CallError'), metadata: Type.Ref('CallMetadata') },
+  { $id: 'CallFailure', description: 'The algorithm failed (HTTP 200 all the same).' },
+);
+
+const AsyncCallStatus = Type.Object(
+  {
+    request_id: Type.String(),
+    status: Type.Union([Type.Literal('running'), Type.Literal('completed')]),
+    result: Type.Optional(Type.Unknown()),
+    error: Type.Optional(Type.Ref('CallError')),
+    metadata: Type.Optional(Type.Ref('CallMetadata')),
+  },
+  { $id: 'AsyncCallStatus', description: 'An async call: running, then completed with the envelope a sync call would have answered.' },
+);
+
 export const SHARED_SCHEMAS = [
+  CallMetadata,
+  CallError,
+  CallResult,
+  CallFailure,
+  AsyncCallStatus,
   ScmConfig,
   ScmTokenStatus,
   ScmDelivery,

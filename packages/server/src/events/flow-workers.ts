@@ -13,7 +13,7 @@
  * API nodes run none; they only keep the publisher table.
  */
 import type { ConsumerStatus, EventFlow } from '../domain/events/model.js';
-import type { EventService } from '../domain/events/event-service.js';
+import type { EventServices } from '../domain/events/event-services.js';
 import type { FlowDeliveries } from '../domain/events/deliveries.js';
 import type { FlowPublisher, RecordSink } from '../domain/events/publishing.js';
 import { KafkaSubscriber } from './kafka/subscriber.js';
@@ -30,7 +30,7 @@ interface Subscriber {
 }
 
 export interface FlowWorkersDeps {
-  events: EventService;
+  events: EventServices;
   deliveries: FlowDeliveries;
   publisher: FlowPublisher;
   sink: RecordSink;
@@ -63,7 +63,7 @@ export class FlowWorkers {
 
   async reconcile(): Promise<void> {
     if (this.stopped) return;
-    const enabled = await this.deps.events.enabledFlows();
+    const enabled = await this.deps.events.workers.enabledFlows();
     this.deps.publisher.load(enabled);
     if (!this.deps.subscribers) return;
     const wanted = new Map(enabled.filter((f) => f.role === 'subscriber' && f.version).map((f) => [f.id, f]));
@@ -99,11 +99,11 @@ export class FlowWorkers {
     const { deps } = this;
     try {
       if (flow.kind === 'kafka') {
-        const connection = await deps.events.connection(flow.clusterId!);
+        const connection = await deps.events.clusters.connection(flow.clusterId!);
         return new KafkaSubscriber(flow, connection, {
           deliveries: deps.deliveries,
           sink: deps.sink,
-          markPositioned: (id) => deps.events.markPositioned(id),
+          markPositioned: (id) => deps.events.workers.markPositioned(id),
           retry: deps.retry,
           log: deps.log,
         });
@@ -111,7 +111,7 @@ export class FlowWorkers {
       if (flow.kind === 'servicebus') {
         return new ServiceBusSubscriber(flow, {
           deliveries: deps.deliveries,
-          credentials: deps.events.serviceBusCredentials(flow),
+          credentials: deps.events.credentials.serviceBusCredentials(flow),
           concurrency: deps.sqsConcurrency,
           retry: deps.retry,
           log: deps.log,
@@ -119,7 +119,7 @@ export class FlowWorkers {
       }
       return new SqsSubscriber(flow, {
         deliveries: deps.deliveries,
-        credentials: await deps.events.queueCredentials(flow),
+        credentials: await deps.events.credentials.queueCredentials(flow),
         concurrency: deps.sqsConcurrency,
         retry: deps.retry,
         defaultRegion: deps.sqsDefaultRegion,

@@ -12,7 +12,7 @@ import type { AuditService } from '../domain/audit/audit-service.js';
 import type { BuildService } from '../domain/builds/build-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
 import type { DataService } from '../domain/data/data-service.js';
-import type { EventService } from '../domain/events/event-service.js';
+import type { EventServices } from '../domain/events/event-services.js';
 import type { Job, JobTrigger } from './job-runner.js';
 
 /** Expired async results are deleted this often (they are already unreadable once expired). */
@@ -88,7 +88,7 @@ export interface JobServices {
   asyncCalls: AsyncCallService;
   runners: IdleRunners;
   sandboxes: SandboxGroups;
-  events: EventService;
+  events: EventServices;
   audit: AuditService;
   flows: FlowRunner;
   /** Woken when an event flow is added, changed or removed. */
@@ -221,7 +221,7 @@ function embeddedJobs(s: JobServices, settings: JobSettings): Job[] {
       kind: 'interval',
       description: 'deletes event delivery records past their retention',
       everyMs: DELIVERY_SWEEP_MS,
-      run: () => s.events.deleteOldDeliveries(settings.deliveryRetentionMs),
+      run: () => s.events.workers.deleteOldDeliveries(settings.deliveryRetentionMs),
     },
     {
       name: 'audit.sweep',

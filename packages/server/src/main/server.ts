@@ -8,7 +8,7 @@ import { SandboxApiSockets } from '../api/sandbox-sockets.js';
 import { CallLane } from '../api/call-lane.js';
 import { InputBudget } from '../api/input-budget.js';
 import { RateLimiter } from '../api/rate-limits.js';
-import { MAX_INPUT_BYTES } from '../domain/calls/call-service.js';
+import { MAX_INPUT_BYTES } from '../domain/calls/request.js';
 import { statusOf } from '../api/errors.js';
 import type { Api } from '../api/context.js';
 import { gitRoutes } from '../git/smart-http.js';

@@ -50,7 +50,7 @@ import { SqlAccountStore, SqlClusterSettingsStore, SqlKeyStore } from '../storag
 import { SqlAlgorithmStore, SqlEnvironmentStore } from '../storage/algorithm-store.js';
 import { readCatalog } from '../storage/catalog-files.js';
 import { type Db, migrateToLatest, openDatabase } from '../storage/database.js';
-import { EventService } from '../domain/events/event-service.js';
+import { makeEventServices } from '../domain/events/event-services.js';
 import type { ConsumerStatus } from '../domain/events/model.js';
 import { FlowDeliveries } from '../domain/events/deliveries.js';
 import { FlowPublisher } from '../domain/events/publishing.js';
@@ -351,7 +351,7 @@ export async function buildServices(
   // subscriber flows as jobs (`events.flows`), woken when a flow changes.
   const eventStore = new SqlEventStore(db);
   const flowChanges = new JobTrigger();
-  const events = new EventService({
+  const events = makeEventServices({
     store: eventStore,
     accounts,
     algorithms: algorithmStore,
@@ -370,14 +370,14 @@ export async function buildServices(
     status: (flowId): ConsumerStatus | undefined => (directory ? directory.flowStatus(flowId) : flowWorkers.status(flowId)),
     onChanged: () => flowChanges.wake(),
   });
-  const producers = new KafkaProducers((clusterId) => events.connection(clusterId));
+  const producers = new KafkaProducers((clusterId) => events.clusters.connection(clusterId));
   const publisher = new FlowPublisher(producers, log, (flow, ok) => metrics.flowPublished(flow.id, ok));
   // Insights go to a topic of a connected cluster through the same producers (one per cluster).
   const insights = new InsightsService({
     store: new SqlInsightsStore(db),
     clusters: {
-      getCluster: (p, idOrName) => events.getCluster(p, idOrName),
-      listTopics: (p, idOrName) => events.listTopics(p, idOrName),
+      getCluster: (p, idOrName) => events.clusters.get(p, idOrName),
+      listTopics: (p, idOrName) => events.clusters.listTopics(p, idOrName),
       findCluster: (id) => eventStore.findCluster(id),
     },
     sink: producers,
@@ -405,7 +405,7 @@ export async function buildServices(
     log,
     resolutionTtlMs: cacheTtlMs,
   });
-  const deliveries = new FlowDeliveries(events, calls, clock, (flow, outcome, latencyMs) =>
+  const deliveries = new FlowDeliveries(events.workers, calls, clock, (flow, outcome, latencyMs) =>
     metrics.flowDelivered(flow.id, outcome, latencyMs),
   );
   const flowWorkers = new FlowWorkers({

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AsyncCallService } from '../../src/domain/calls/async-calls.js';
-import type { CallInput, CallService } from '../../src/domain/calls/call-service.js';
+import type { CallService } from '../../src/domain/calls/call-service.js';
+import type { CallRequest } from '../../src/domain/calls/request.js';
 import type { AsyncRequest, AsyncRequestStore } from '../../src/domain/calls/ports.js';
 import type { Logger } from '../../src/domain/logger.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
@@ -31,7 +32,7 @@ test('an async result the database does not take is logged with the request id, 
   const service = new AsyncCallService({ calls, store, clock: () => new Date('2026-11-23T00:00:00Z'), log });
   const principal = { account: { id: 'a1', name: 'alice' } } as unknown as Principal;
 
-  const { requestId, done } = await service.submit(principal, { path: 'alice/Hello/1.0.0' } as unknown as CallInput);
+  const { requestId, done } = await service.submit(principal, { address: 'alice/Hello/1.0.0' } as unknown as CallRequest);
   await done;
   assert.equal(inserted[0]?.id, requestId);
   assert.equal(warnings.length, 1);

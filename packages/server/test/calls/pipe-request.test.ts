@@ -1,10 +1,10 @@
 /**
- * domain/calls/pipe-request.ts: the line a runner reads for one call. A JSON input travels as its
+ * runtime/runner/pipe-request.ts: the line a runner reads for one call. A JSON input travels as its
  * checked text, spliced in unparsed; the line must read as the same request either way.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { pipeRequestChunks } from '../../src/domain/calls/pipe-request.js';
+import { pipeRequestChunks } from '../../src/runtime/runner/pipe-request.js';
 import type { PipeRequest } from '../../src/domain/calls/ports.js';
 
 const line = (r: PipeRequest) => Buffer.concat(pipeRequestChunks(r).map((c) => (typeof c === 'string' ? Buffer.from(c) : c))).toString();

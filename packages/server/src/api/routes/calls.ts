@@ -7,7 +7,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DomainError, Errors } from '../../domain/errors.js';
-import { MAX_INPUT_BYTES, type CallResult } from '../../domain/calls/call-service.js';
+import { MAX_INPUT_BYTES, type CallRequest } from '../../domain/calls/request.js';
+import { asyncStatusBody, callAnswer, JSON_TYPE } from '../call-answer.js';
 import { principalOf } from '../auth.js';
 import { queryBoolean } from '../query.js';
 import type { InputBudget, InputLease } from '../input-budget.js';
@@ -15,7 +16,7 @@ import type { Api, ApiServices } from '../context.js';
 import { errorResponses, Query, QueryBoolean } from '../schemas.js';
 import { sendError } from '../errors.js';
 
-/** Seconds above 0 and at most 3000, as decimals (domain/calls/call-service.ts parseTimeout). */
+/** Seconds above 0 and at most 3000, as decimals (MAX_TIMEOUT_S in domain/calls/request.ts). */
 export const TIMEOUT_PATTERN = '^0*(?:(?:[1-9][0-9]{0,2}|[12][0-9]{3})(?:\\.[0-9]+)?|3000(?:\\.0+)?|\\.[0-9]*[1-9][0-9]*)$';
 
 const CallQuery = Query({
@@ -41,19 +42,6 @@ const CALL_ADDRESS = {
   pattern: `^(?:algo://)?${ACCOUNT}/${ALGORITHM}(?:/${VERSION})?/?$`,
   description: '{owner}/{name}[/{version}]; a literal algo:// prefix and a trailing / are tolerated.',
 };
-
-const Envelope = Type.Object(
-  {
-    result: Type.Optional(Type.Unknown()),
-    error: Type.Optional(
-      Type.Object({ message: Type.String(), error_type: Type.String(), stacktrace: Type.String(), stack_trace: Type.String() }),
-    ),
-    metadata: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'content_type, duration (s), stdout?, request_id, queue_ms, start_ms, run_ms, cold_start',
-    }),
-  },
-  { description: 'Success {result, metadata}; an algorithm failure is also HTTP 200, with {error, metadata}.' },
-);
 
 const AsyncAccepted = Type.Object(
   { async: Type.Literal(true), request_id: Type.String() },
@@ -126,7 +114,7 @@ export async function callRoutes(app: Api, s: ApiServices, { budget }: CallRoute
       params: Type.Object({ '*': Type.String() }),
       querystring: CallQuery,
       response: {
-        200: Type.Union([Envelope, AsyncAccepted]),
+        200: Type.Union([Type.Ref('CallResult'), Type.Ref('CallFailure'), AsyncAccepted]),
         ...errorResponses(400, 401, 403, 404, 413, 415, 429, 503),
       },
     },
@@ -141,11 +129,11 @@ export async function callRoutes(app: Api, s: ApiServices, { budget }: CallRoute
       try {
         const principal = principalOf(req);
         const query = req.query;
-        const input = {
-          path: req.params['*'],
+        const input: CallRequest = {
+          address: req.params['*'],
           contentType: req.headers['content-type'],
           body: (req.body as Buffer | undefined) ?? Buffer.alloc(0),
-          timeout: query.timeout,
+          timeoutSeconds: query.timeout === undefined ? undefined : Number(query.timeout),
           stdout: queryBoolean('stdout', query.stdout) === true,
         };
         if (query.output === 'void') {
@@ -171,13 +159,13 @@ export async function callRoutes(app: Api, s: ApiServices, { budget }: CallRoute
       tags: ['calls'],
       summary: 'Status of an async call (output=void) and, once completed, the envelope a sync call would have returned.',
       params: Type.Object({ request_id: Type.String() }),
-      response: { 200: Type.Record(Type.String(), Type.Unknown()), ...errorResponses(401, 404) },
+      response: { 200: Type.Ref('AsyncCallStatus'), ...errorResponses(401, 404) },
     },
     handler: async (req, reply) => {
       const principal = principalOf(req);
       const { request_id: id } = req.params;
       const entry = await s.asyncCalls.get(principal, id);
-      return sendJsonText(reply, JSON.stringify({ request_id: id, status: entry.status, ...(entry.envelope ?? {}) }));
+      return (reply as FastifyReply).type(JSON_TYPE).send(asyncStatusBody(id, entry.status, entry.envelope));
     },
   });
 }
@@ -229,26 +217,4 @@ export function readInput(payload: NodeJS.ReadableStream, contentLength: string 
 
 function tooLarge(): DomainError {
   return Errors.inputTooLarge({ limit: MAX_INPUT_BYTES });
-}
-
-/**
- * JSON already serialized (the result stays as the algorithm gave it, unchecked by the response
- * schema); the typed reply of the route would take only the object.
- */
-function sendJsonText(reply: FastifyReply, text: string) {
-  return reply.type('application/json').send(text);
-}
-
-/**
- * A sync call's answer: the envelope, or with `output=raw` the bare result as the body typed by
- * its content type. The envelope is JSON already serialized (the result stays as the algorithm
- * gave it, unchecked by the response schema). Shared with the call lane (api/call-lane.ts).
- */
-export function callAnswer(result: CallResult, output: string | undefined): { contentType: string; body: string | Buffer } {
-  // With the charset Fastify would add to a JSON type, so both paths answer alike.
-  if (output !== 'raw' || result.failed) return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(result.envelope) };
-  if (result.contentType === 'binary')
-    return { contentType: 'application/octet-stream', body: Buffer.from(String(result.result), 'base64') };
-  if (result.contentType === 'text') return { contentType: 'text/plain; charset=utf-8', body: String(result.result) };
-  return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(result.result ?? null) };
 }

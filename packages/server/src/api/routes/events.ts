@@ -6,7 +6,9 @@
 import { Type } from 'typebox';
 import type { Delivery, KafkaCluster } from '../../domain/events/model.js';
 import { DEFAULT_FLOW_TIMEOUT_S } from '../../domain/events/model.js';
-import { type FlowView, QUEUE_URL_PATTERN, SERVICEBUS_URI_PATTERN, trustPolicyOf } from '../../domain/events/event-service.js';
+import type { FlowView } from '../../domain/events/flow-service.js';
+import { QUEUE_URL_PATTERN, SERVICEBUS_URI_PATTERN } from '../../domain/events/flow-input.js';
+import { trustPolicyOf } from '../../domain/events/queue-credentials.js';
 import { parsePageRequest } from '../../domain/pagination.js';
 import { principalOf } from '../auth.js';
 import { type Api, type ApiServices, requestUrl } from '../context.js';
@@ -167,7 +169,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       }),
       response: { 200: Type.Ref('KafkaCluster'), ...errorResponses(...AUTH_ERRORS, 409) },
     },
-    handler: async (req) => clusterJson(await s.events.createCluster(principalOf(req), req.body)),
+    handler: async (req) => clusterJson(await s.events.clusters.create(principalOf(req), req.body)),
   });
 
   app.get('/v1/admin/event-clusters', {
@@ -177,7 +179,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       summary: 'List the connected Kafka clusters (admin).',
       response: { 200: List(Type.Ref('KafkaCluster')), ...errorResponses(...AUTH_ERRORS) },
     },
-    handler: async (req) => ({ results: (await s.events.listClusters(principalOf(req))).map(clusterJson) }),
+    handler: async (req) => ({ results: (await s.events.clusters.list(principalOf(req))).map(clusterJson) }),
   });
 
   app.get('/v1/admin/event-clusters/:cluster', {
@@ -188,7 +190,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       params: ClusterParams,
       response: { 200: Type.Ref('KafkaCluster'), ...errorResponses(...AUTH_ERRORS, 404) },
     },
-    handler: async (req) => clusterJson(await s.events.getCluster(principalOf(req), req.params.cluster)),
+    handler: async (req) => clusterJson(await s.events.clusters.get(principalOf(req), req.params.cluster)),
   });
 
   app.delete('/v1/admin/event-clusters/:cluster', {
@@ -200,7 +202,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       response: { 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404) },
     },
     handler: async (req, reply) => {
-      await s.events.deleteCluster(principalOf(req), req.params.cluster);
+      await s.events.clusters.delete(principalOf(req), req.params.cluster);
       return reply.code(204).send(null);
     },
   });
@@ -216,7 +218,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
         ...errorResponses(...AUTH_ERRORS, 404, 503),
       },
     },
-    handler: async (req) => ({ results: await s.events.listTopics(principalOf(req), req.params.cluster) }),
+    handler: async (req) => ({ results: await s.events.clusters.listTopics(principalOf(req), req.params.cluster) }),
   });
 
   app.post('/v1/admin/event-clusters/:cluster/assignments', {
@@ -234,7 +236,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       }),
       response: { 200: Type.Ref('EventFlow'), ...errorResponses(...AUTH_ERRORS, 404, 409, 503) },
     },
-    handler: async (req) => flowJson(await s.events.assign(principalOf(req), req.params.cluster, req.body)),
+    handler: async (req) => flowJson(await s.events.flows.assign(principalOf(req), req.params.cluster, req.body)),
   });
 
   app.get('/v1/admin/event-clusters/:cluster/assignments', {
@@ -245,7 +247,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       params: ClusterParams,
       response: { 200: List(Type.Ref('EventFlow')), ...errorResponses(...AUTH_ERRORS, 404) },
     },
-    handler: async (req) => ({ results: (await s.events.listAssignments(principalOf(req), req.params.cluster)).map(flowJson) }),
+    handler: async (req) => ({ results: (await s.events.flows.listAssignments(principalOf(req), req.params.cluster)).map(flowJson) }),
   });
 
   app.delete('/v1/admin/event-clusters/:cluster/assignments/:flow_id', {
@@ -257,7 +259,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       response: { 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404) },
     },
     handler: async (req, reply) => {
-      await s.events.unassign(principalOf(req), req.params.cluster, req.params.flow_id);
+      await s.events.flows.unassign(principalOf(req), req.params.cluster, req.params.flow_id);
       return reply.code(204).send(null);
     },
   });
@@ -272,7 +274,9 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       params: AlgoParams,
       response: { 200: List(Type.Ref('EventFlow')), ...errorResponses(...AUTH_ERRORS, 404) },
     },
-    handler: async (req) => ({ results: (await s.events.listFlows(principalOf(req), req.params.owner, req.params.name)).map(flowJson) }),
+    handler: async (req) => ({
+      results: (await s.events.flows.listFlows(principalOf(req), req.params.owner, req.params.name)).map(flowJson),
+    }),
   });
 
   app.post('/v1/algorithms/:owner/:name/event-flows', {
@@ -324,7 +328,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       ]),
       response: { 200: Type.Ref('EventFlow'), ...errorResponses(...AUTH_ERRORS, 404, 409) },
     },
-    handler: async (req) => flowJson(await s.events.createQueueFlow(principalOf(req), req.params.owner, req.params.name, req.body)),
+    handler: async (req) => flowJson(await s.events.flows.createQueueFlow(principalOf(req), req.params.owner, req.params.name, req.body)),
   });
 
   app.get('/v1/algorithms/:owner/:name/event-flows/:flow_id', {
@@ -335,7 +339,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       params: FlowParams,
       response: { 200: Type.Ref('EventFlow'), ...errorResponses(...AUTH_ERRORS, 404) },
     },
-    handler: async (req) => flowJson(await s.events.getFlow(principalOf(req), req.params.owner, req.params.name, req.params.flow_id)),
+    handler: async (req) => flowJson(await s.events.flows.getFlow(principalOf(req), req.params.owner, req.params.name, req.params.flow_id)),
   });
 
   app.patch('/v1/algorithms/:owner/:name/event-flows/:flow_id', {
@@ -353,7 +357,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       response: { 200: Type.Ref('EventFlow'), ...errorResponses(...AUTH_ERRORS, 404, 409) },
     },
     handler: async (req) =>
-      flowJson(await s.events.updateFlow(principalOf(req), req.params.owner, req.params.name, req.params.flow_id, req.body)),
+      flowJson(await s.events.flows.updateFlow(principalOf(req), req.params.owner, req.params.name, req.params.flow_id, req.body)),
   });
 
   app.delete('/v1/algorithms/:owner/:name/event-flows/:flow_id', {
@@ -365,7 +369,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       response: { 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404) },
     },
     handler: async (req, reply) => {
-      await s.events.deleteFlow(principalOf(req), req.params.owner, req.params.name, req.params.flow_id);
+      await s.events.flows.deleteFlow(principalOf(req), req.params.owner, req.params.name, req.params.flow_id);
       return reply.code(204).send(null);
     },
   });
@@ -381,7 +385,10 @@ export function eventRoutes(app: Api, s: ApiServices): void {
     },
     handler: async (req) => {
       const page = parsePageRequest(req.query.limit, req.query.marker);
-      const result = await s.events.listDeliveries(principalOf(req), req.params.owner, req.params.name, { flowId: req.query.flow, page });
+      const result = await s.events.flows.listDeliveries(principalOf(req), req.params.owner, req.params.name, {
+        flowId: req.query.flow,
+        page,
+      });
       return pageJson(result, deliveryJson, requestUrl(s.links, req.url), page.limit);
     },
   });
@@ -396,7 +403,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       response: { 200: Type.Ref('SqsAssumeRole'), ...errorResponses(...AUTH_ERRORS, 404) },
     },
     handler: async (req) => {
-      const { account, identity } = await s.events.assumeRoleSettings(principalOf(req), req.params.user_id);
+      const { account, identity } = await s.events.credentials.assumeRoleSettings(principalOf(req), req.params.user_id);
       return {
         account: account.name,
         external_id: identity.externalId,
@@ -416,7 +423,7 @@ export function eventRoutes(app: Api, s: ApiServices): void {
       params: Type.Object({ user_id: Type.String({ description: 'The account’s id (GET /v1/users/{name} gives it) or its name.' }) }),
       response: { 200: Type.Array(Type.Ref('EventListener')), ...errorResponses(...AUTH_ERRORS, 404) },
     },
-    handler: async (req) => s.events.listeners(principalOf(req), req.params.user_id),
+    handler: async (req) => s.events.flows.listeners(principalOf(req), req.params.user_id),
   });
 }
 

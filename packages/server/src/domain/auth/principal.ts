@@ -8,12 +8,24 @@ import { type Account, CAPABILITIES, type Capability } from '../accounts/model.j
 /**
  * How the caller proved who it is. `call_key` is the key one running algorithm call holds
  * (pipelines, hosted data): it acts for the caller but only within CALL_KEY_CAPABILITIES, and
- * everything that administers an account refuses it (docs/api-guide.md, "Credentials and capabilities").
+ * everything that administers an account refuses it (docs/api-guide.md, "Credentials and capabilities"). `event_flow` is
+ * no credential anyone presents: an Event Flow's delivery calls its algorithm for the
+ * algorithm's owner (flowPrincipal), holding only what a call key holds.
  */
-export type CredentialKind = 'admin_key' | 'standard_key' | 'session' | 'call_key';
+export type CredentialKind = 'admin_key' | 'standard_key' | 'session' | 'call_key' | 'event_flow';
 
 /** What a per-call key may ever hold, whatever its caller held: calls and hosted data. */
 export const CALL_KEY_CAPABILITIES: readonly Capability[] = ['call_algorithms', 'read_data', 'write_data'];
+/** What an Event Flow's calls hold: what the key of a call would (shared, never changed). */
+const FLOW_CAPABILITIES: ReadonlySet<Capability> = new Set(CALL_KEY_CAPABILITIES);
+
+/**
+ * An Event Flow acting for `owner`, the owner of the algorithm it delivers to: its calls count
+ * against the owner's limits, and a pipeline's calls inside them act for the owner too.
+ */
+export function flowPrincipal(owner: Account): Principal {
+  return { account: owner, via: 'event_flow', capabilities: FLOW_CAPABILITIES, keyId: null };
+}
 
 export interface Principal {
   account: Account;
@@ -71,8 +83,15 @@ export function requireAccountCredential(p: Principal, action: string): void {
   }
 }
 
-/** How a caller proved who it is, as `GET /v1/auth/whoami` names it. */
-export type CredentialName = 'session' | 'key' | 'call_key' | 'admin_key';
+/**
+ * How a caller proved who it is, as `GET /v1/auth/whoami` and the audit log name it. An
+ * Event Flow is never an HTTP request's caller, so whoami never names it.
+ */
+export type CredentialName = 'session' | 'key' | 'call_key' | 'admin_key' | 'event_flow';
+
+export function credentialName(p: Principal): CredentialName {
+  return p.via === 'standard_key' ? 'key' : p.via;
+}
 
 /** Who the caller is and what its credential may do: what a page needs to decide what to show. */
 export interface Identity {
@@ -94,7 +113,7 @@ export function identityOf(p: Principal): Identity {
   return {
     username: p.account.name,
     admin: isAdmin(p),
-    credential: p.via === 'standard_key' ? 'key' : p.via,
+    credential: credentialName(p),
     capabilities: CAPABILITIES.filter((c) => p.capabilities.has(c)),
   };
 }

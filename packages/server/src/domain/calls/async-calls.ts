@@ -11,7 +11,8 @@ import { DomainError, Errors } from '../errors.js';
 import type { Capability } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';
 import type { CallContext, CredentialKind, Principal } from '../auth/principal.js';
-import type { CallInput, CallService } from './call-service.js';
+import type { CallService } from './call-service.js';
+import type { CallRequest } from './request.js';
 import type { AsyncRequest, AsyncRequestStore } from './ports.js';
 
 export const ASYNC_RESULT_TTL_MS = 60 * 60 * 1000;
@@ -36,7 +37,7 @@ export interface AsyncCallServiceDeps {
 export interface AsyncJob {
   requestId: string;
   caller: { accountId: string; via: CredentialKind; capabilities: Capability[]; keyId: string | null; call?: CallContext };
-  input: CallInput;
+  input: CallRequest;
   /** Its environment needs a GPU: only workers that declare one take it. */
   gpu?: boolean;
 }
@@ -98,7 +99,7 @@ export class AsyncCallService {
   }
 
   /** `done` settles (never rejects) when the call has ended and no longer holds its input. */
-  async submit(p: Principal, input: CallInput): Promise<{ requestId: string; done: Promise<void> }> {
+  async submit(p: Principal, input: CallRequest): Promise<{ requestId: string; done: Promise<void> }> {
     const environment = await this.calls.check(p, input);
     const id = `req-${crypto.randomUUID()}`;
     await this.store.insert({

@@ -19,43 +19,19 @@ import type { VersionService } from '../versions/version-service.js';
 import type { KeyService } from '../accounts/key-service.js';
 import type { Algorithm } from '../algorithms/model.js';
 import type { Environment } from '../catalog/model.js';
-import type { SucceededCall } from '../events/publishing.js';
 import type { InsightsService } from '../insights/insights-service.js';
-import { type AlgorithmRuntime, type ContentType, type PipeRequest, type RunTarget, RuntimeFailure } from './ports.js';
-
-export const MAX_INPUT_BYTES = 10 * 1024 * 1024;
-/**
- * How deeply arrays and objects in a JSON input may nest. Deeper inputs are refused (400) before
- * any work: re-serializing them overflowed the stack, and harnesses' parsers have limits of
- * their own (Python about 1000, serde_json 128 with the request around the input, Ruby 100).
- */
-export const MAX_INPUT_DEPTH = 128;
-export const DEFAULT_TIMEOUT_S = 300;
-export const MAX_TIMEOUT_S = 3000;
-
-export interface CallInput {
-  /** The path after /v1/algo/, as sent (may hold an algo:// prefix or a trailing slash). */
-  path: string;
-  contentType: string | undefined;
-  body: Buffer;
-  timeout?: string;
-  /** Include what the algorithm printed (owner and members only). */
-  stdout?: boolean;
-  /** Event Flows: where the input came from (topic, partition, offset, key…), shown to the algorithm. */
-  event?: Record<string, string>;
-}
-
-export interface CallResult {
-  /** The envelope of docs/compatibility.md §2: {result, metadata} or {error, metadata}. */
-  envelope: Record<string, unknown>;
-  contentType: ContentType | 'void';
-  /** The raw result for output=raw. */
-  result: unknown;
-  failed: boolean;
-}
-
-/** Told of every successful call of a published version (publisher Event Flows); must not block. */
-export type SucceededCallHook = (call: SucceededCall) => void;
+import { type AlgorithmRuntime, type CallObserver, type PipeRequest, type RunTarget, RuntimeFailure } from './ports.js';
+import {
+  type AlgoAddress,
+  type AlgorithmCaller,
+  type CallMetadata,
+  type CallRequest,
+  type CallResult,
+  DEFAULT_TIMEOUT_S,
+  MAX_INPUT_BYTES,
+  MAX_INPUT_DEPTH,
+  MAX_TIMEOUT_S,
+} from './request.js';
 
 export interface CallSettings {
   /** Calls one account may have in flight at once (429 beyond). */
@@ -103,7 +79,7 @@ export interface CallServiceDeps {
   keys: KeyService;
   settings: CallSettings;
   /** Told of every successful execution (Event Flows' publishers); never awaited by the call. */
-  onSucceeded?: SucceededCallHook;
+  onSucceeded?: CallObserver['succeeded'];
   /** Insights: calls of versions with insights_enabled get a token to report with. */
   insights?: Pick<InsightsService, 'openCall'>;
   /** Where a failed background refresh of a cached resolution is reported. */
@@ -115,7 +91,7 @@ export interface CallServiceDeps {
   resolutionTtlMs?: number;
 }
 
-export class CallService {
+export class CallService implements AlgorithmCaller {
   private readonly inFlight = new Tally<string>();
   /**
    * Resolutions by caller and path, never older than their TTL; one still called is
@@ -132,7 +108,7 @@ export class CallService {
   private readonly runtime: AlgorithmRuntime;
   private readonly keys: KeyService;
   private readonly settings: CallSettings;
-  private readonly onSucceeded?: SucceededCallHook;
+  private readonly onSucceeded?: CallObserver['succeeded'];
   private readonly insights?: Pick<InsightsService, 'openCall'>;
 
   constructor(deps: CallServiceDeps) {
@@ -159,11 +135,11 @@ export class CallService {
     });
   }
 
-  async call(p: Principal, input: CallInput): Promise<CallResult> {
+  async call(p: Principal, input: CallRequest): Promise<CallResult> {
     requireCapability(p, 'call_algorithms');
-    const { cacheKey, cached, address } = this.lookUp(p, input.path);
-    const timeoutS = parseTimeout(input.timeout);
-    const request = toPipeRequest(input.contentType, input.body);
+    const { cacheKey, cached, address } = this.lookUp(p, input.address);
+    const timeoutS = checkTimeout(input.timeoutSeconds);
+    const request = toPipeRequest(input.contentType, input.body, input.checkedJson === true);
 
     const resolved = cached ?? (await this.resolved.fetch(cacheKey, { principal: p, address: address! }));
     const { algorithm, member } = resolved;
@@ -193,12 +169,13 @@ export class CallService {
     try {
       const exec = await this.runtime.execute(resolved.target, request, timeoutS * 1000);
       const duration = (performance.now() - started) / 1000;
-      const content_type = exec.response.metadata?.content_type ?? 'json';
+      // The harness names its result's type (json, text, binary or void), as the protocol says.
+      const content_type = (exec.response.metadata?.content_type as CallMetadata['content_type'] | undefined) ?? 'json';
       const { queueMs: queue_ms, startMs: start_ms, runMs: run_ms, cold: cold_start } = exec;
       const algorithm_version = resolved.semanticVersion;
       // One literal per shape, fields in the envelope's order: no spread of a temporary object,
       // and no property added after the object is made (each would move it to a new shape).
-      const metadata: Record<string, unknown> = algorithm_version
+      const metadata: CallMetadata = algorithm_version
         ? { content_type, duration, request_id: requestId, algorithm_version, queue_ms, start_ms, run_ms, cold_start }
         : { content_type, duration, request_id: requestId, queue_ms, start_ms, run_ms, cold_start };
       if (mayDebug) metadata.stdout = exec.stdout;
@@ -213,14 +190,14 @@ export class CallService {
         };
         return { envelope: { error, metadata }, contentType: 'json', result: undefined, failed: true };
       }
-      const contentType = (metadata.content_type as ContentType) ?? 'json';
+      const contentType = metadata.content_type;
       if (this.onSucceeded && resolved.semanticVersion) {
         this.onSucceeded({
           algorithmId: algorithm.id,
           owner: algorithm.ownerName,
           name: algorithm.name,
           version: resolved.semanticVersion,
-          requestId: metadata.request_id as string,
+          requestId,
           contentType,
           result: exec.response.result,
         });
@@ -244,11 +221,11 @@ export class CallService {
    * Everything `call` would refuse before running anything (capability, address, version,
    * callability, timeout, input): async calls answer these at once instead of in the result.
    */
-  async check(p: Principal, input: CallInput): Promise<Environment> {
+  async check(p: Principal, input: CallRequest): Promise<Environment> {
     requireCapability(p, 'call_algorithms');
-    const { cacheKey, cached, address } = this.lookUp(p, input.path);
-    parseTimeout(input.timeout);
-    toPipeRequest(input.contentType, input.body);
+    const { cacheKey, cached, address } = this.lookUp(p, input.address);
+    checkTimeout(input.timeoutSeconds);
+    toPipeRequest(input.contentType, input.body, input.checkedJson === true);
     return (cached ?? (await this.resolved.fetch(cacheKey, { principal: p, address: address! }))).environment;
   }
 
@@ -256,11 +233,16 @@ export class CallService {
    * The cached resolution of an address, keyed by caller and the path as sent (a hit means the
    * path parsed and resolved before); without one, the parsed address to resolve.
    */
-  private lookUp(p: Principal, path: string): { cacheKey: string; cached?: Resolved; address?: AlgoAddress } {
-    const cacheKey = `${p.account.id}|${p.via}|${path}`;
+  private lookUp(p: Principal, address: AlgoAddress | string): { cacheKey: string; cached?: Resolved; address?: AlgoAddress } {
+    if (typeof address !== 'string') {
+      // `owner/name/version` can never be the key of a path: a path's key keeps what was sent.
+      const cacheKey = `${p.account.id}|${p.via}|@${address.owner}/${address.name}/${address.version ?? ''}`;
+      return { cacheKey, cached: this.resolved.get(cacheKey), address };
+    }
+    const cacheKey = `${p.account.id}|${p.via}|${address}`;
     const cached = this.resolved.get(cacheKey);
     if (cached) return { cacheKey, cached };
-    return { cacheKey, address: parseAlgoPath(path) };
+    return { cacheKey, address: parseAlgoPath(address) };
   }
 
   /**
@@ -314,12 +296,6 @@ export class CallService {
   }
 }
 
-export interface AlgoAddress {
-  owner: string;
-  name: string;
-  version?: string;
-}
-
 /** `owner/name[/version]`, tolerating a literal `algo://` prefix and a trailing slash. */
 export function parseAlgoPath(path: string): AlgoAddress {
   let p = decodeURIComponent(path).replace(/^\/+/, '');
@@ -333,20 +309,19 @@ export function parseAlgoPath(path: string): AlgoAddress {
   return { owner: parts[0]!, name: parts[1]!, version: parts[2] };
 }
 
-function parseTimeout(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return DEFAULT_TIMEOUT_S;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw invalid(`timeout must be a positive number of seconds; got "${raw}"`);
+function checkTimeout(n: number | undefined): number {
+  if (n === undefined) return DEFAULT_TIMEOUT_S;
+  if (!Number.isFinite(n) || n <= 0) throw invalid(`timeout must be a positive number of seconds; got "${n}"`);
   if (n > MAX_TIMEOUT_S) throw invalid(`timeout ${n} s exceeds the maximum of ${MAX_TIMEOUT_S} s`);
   return n;
 }
 
-function toPipeRequest(contentType: string | undefined, body: Buffer): PipeRequest {
+function toPipeRequest(contentType: string | undefined, body: Buffer, checkedJson: boolean): PipeRequest {
   if (body.length > MAX_INPUT_BYTES) {
     throw Errors.inputTooLarge({ bytes: body.length, limit: MAX_INPUT_BYTES });
   }
   const type = contentType === 'application/json' ? contentType : (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/json' || type === '') return { content_type: 'json', data: undefined, json: jsonInput(body) };
+  if (type === 'application/json' || type === '') return { content_type: 'json', data: undefined, json: jsonInput(body, checkedJson) };
   if (type === 'text/plain' || type === 'application/text') return { content_type: 'text', data: body.toString('utf8') };
   if (type === 'application/octet-stream') return { content_type: 'binary', data: body.toString('base64') };
   throw Errors.unsupportedInputType({ type });
@@ -357,15 +332,17 @@ function toPipeRequest(contentType: string | undefined, body: Buffer): PipeReque
  * nesting, MAX_INPUT_DEPTH), as one line of text for the runner: the host never builds the
  * value, so a 10 MiB input costs about 10 MiB however it is shaped.
  */
-function jsonInput(body: Buffer): Buffer {
+function jsonInput(body: Buffer, checked: boolean): Buffer {
   let i = 0;
   while (i < body.length && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i++;
   if (i === body.length) return Buffer.from('null');
-  const scan = scanJson(body, MAX_INPUT_DEPTH);
-  if (!scan.ok && scan.reason === 'depth') {
-    throw Errors.badRequest(`input is nested too deeply: ${scan.message}`);
+  if (!checked) {
+    const scan = scanJson(body, MAX_INPUT_DEPTH);
+    if (!scan.ok && scan.reason === 'depth') {
+      throw Errors.badRequest(`input is nested too deeply: ${scan.message}`);
+    }
+    if (!scan.ok) throw Errors.malformedJson(`input is not valid JSON: ${scan.message}`);
   }
-  if (!scan.ok) throw Errors.malformedJson(`input is not valid JSON: ${scan.message}`);
   // As before (when it was decoded to a string): invalid UTF-8 becomes U+FFFD, never raw bytes
   // a harness's decoder could choke on.
   let text = isUtf8(body) ? body : Buffer.from(body.toString('utf8'));

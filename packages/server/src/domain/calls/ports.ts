@@ -2,6 +2,12 @@ import type { Environment } from '../catalog/model.js';
 
 export type ContentType = 'json' | 'text' | 'binary';
 
+/**
+ * What a call asks of the runtime beside where it runs: its input and what the algorithm may see
+ * while it runs. Named as the runners' pipe protocol names them, and made once per call: the
+ * runtime writes it out as the request line without a copy (runtime/runner/pipe-request.ts),
+ * and a cluster sends it to a worker as it is (cluster/dispatch.ts).
+ */
 export interface PipeRequest {
   content_type: ContentType;
   /** JSON value, string, or base64 for binary. */
@@ -24,6 +30,25 @@ export interface PipeRequest {
    * harness exposes as ALGOHOST_INSIGHTS_TOKEN while the call runs (domain/insights/).
    */
   insights_token?: string;
+}
+
+/** What the call service reports of a successful call of a published version. */
+export interface SucceededCall {
+  algorithmId: string;
+  owner: string;
+  name: string;
+  version: string;
+  requestId: string;
+  contentType: ContentType | 'void';
+  result: unknown;
+}
+
+/**
+ * Hears of every successful call of a published version (Event Flows' publishers send its
+ * result to their topic). Told on the call path and never awaited: it must not block.
+ */
+export interface CallObserver {
+  succeeded(call: SucceededCall): void;
 }
 
 export interface PipeResponse {

@@ -7,11 +7,11 @@ import crypto from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { isoNow, type Clock } from '../clock.js';
 import { DomainError, type ErrorKind } from '../errors.js';
-import { CALL_KEY_CAPABILITIES, type Principal } from '../auth/principal.js';
-import { MAX_INPUT_DEPTH, type CallService } from '../calls/call-service.js';
+import { flowPrincipal } from '../auth/principal.js';
+import { type AlgorithmCaller, MAX_INPUT_DEPTH } from '../calls/request.js';
 import { scanJson } from '../../lib/json-scan.js';
 import type { DeliveryOutcome, EventFlow } from './model.js';
-import type { EventService } from './event-service.js';
+import type { FlowTarget, WorkerFlows } from './worker-flows.js';
 
 export interface DeliveryInput {
   body: Buffer;
@@ -64,15 +64,13 @@ const REFUSED_INPUT = new Set<ErrorKind>(['invalid', 'too_large', 'unsupported_m
 /** How long a flow's target (its algorithm and owner) is reused: a record costs no lookups. */
 const TARGET_TTL_MS = 2000;
 
-type Target = NonNullable<Awaited<ReturnType<EventService['target']>>>;
-
 export class FlowDeliveries {
   /** The last target of each flow, by flow id and its last change (a changed flow looks again). */
-  private readonly targets = new Map<string, { key: string; target: Target; until: number }>();
+  private readonly targets = new Map<string, { key: string; target: FlowTarget; until: number }>();
 
   constructor(
-    private readonly events: EventService,
-    private readonly calls: CallService,
+    private readonly flows: WorkerFlows,
+    private readonly calls: AlgorithmCaller,
     private readonly clock: Clock,
     private readonly observe: DeliveryObserver = () => {},
   ) {}
@@ -82,12 +80,12 @@ export class FlowDeliveries {
    * record would otherwise read the algorithm and its owner again (a deleted algorithm's flows
    * are deleted with it and their workers stopped, so a stale answer lives at most that long).
    */
-  private async targetOf(flow: EventFlow): Promise<Target | undefined> {
+  private async targetOf(flow: EventFlow): Promise<FlowTarget | undefined> {
     const key = `${flow.version}|${flow.updatedAt}`;
     const cached = this.targets.get(flow.id);
     const now = performance.now();
     if (cached && cached.key === key && cached.until > now) return cached.target;
-    const target = await this.events.target(flow);
+    const target = await this.flows.target(flow);
     if (target) this.targets.set(flow.id, { key, target, until: now + TARGET_TTL_MS });
     else this.targets.delete(flow.id);
     return target;
@@ -98,22 +96,20 @@ export class FlowDeliveries {
     const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
     const target = await this.targetOf(flow);
     if (!target) return { kind: 'failed', error: 'the flow has no version or its algorithm is gone', requestId: null, latencyMs: 0 };
-    // The flow acts as the algorithm's owner: the call counts against the owner's limits, and
-    // a pipeline's calls inside it act for the owner too.
-    const principal: Principal = { account: target.owner, via: 'standard_key', capabilities: new Set(CALL_KEY_CAPABILITIES), keyId: null };
+    const { contentType, body, checkedJson } = inputOf(input);
     try {
-      const result = await this.calls.call(principal, {
-        path: target.path,
-        contentType: contentTypeOf(input),
-        body: input.body,
-        timeout: String(target.timeoutSeconds),
+      const result = await this.calls.call(flowPrincipal(target.owner), {
+        address: target.address,
+        contentType,
+        body,
+        checkedJson,
+        timeoutSeconds: target.timeoutSeconds,
         event: input.event,
       });
-      const metadata = result.envelope.metadata as { request_id?: string } | undefined;
-      const requestId = metadata?.request_id ?? null;
-      if (!result.failed) return { kind: 'succeeded', requestId, latencyMs: elapsed() };
-      const e = result.envelope.error as { error_type?: string; message?: string };
-      return { kind: 'failed', error: `${e.error_type ?? 'AlgorithmError'}: ${e.message ?? ''}`, requestId, latencyMs: elapsed() };
+      const envelope = result.envelope;
+      const requestId = envelope.metadata.request_id ?? null;
+      if (!('error' in envelope)) return { kind: 'succeeded', requestId, latencyMs: elapsed() };
+      return { kind: 'failed', error: `${envelope.error.error_type}: ${envelope.error.message}`, requestId, latencyMs: elapsed() };
     } catch (err) {
       if (err instanceof DomainError && (err.kind === 'limit' || err.kind === 'unavailable')) {
         return { kind: 'saturated', error: err.message, latencyMs: elapsed() };
@@ -130,7 +126,7 @@ export class FlowDeliveries {
   }
 
   async record(flow: EventFlow, r: DeliveryRecord): Promise<void> {
-    await this.events.recordDelivery({
+    await this.flows.recordDelivery({
       id: crypto.randomUUID(),
       flowId: flow.id,
       algorithmId: flow.algorithmId,
@@ -148,17 +144,20 @@ export class FlowDeliveries {
 }
 
 /**
- * The call's input type: the producer's own Content-Type when it is one the call API takes,
+ * The call's input and its type: the producer's own Content-Type when it is one the call API takes,
  * else JSON when the bytes are JSON, text when they are UTF-8, binary otherwise.
  *
  * The bytes are scanned, never parsed: a message is whatever a producer sent, and parsing would
  * build all of it. JSON nested beyond the call API's limit is still JSON, so the call refuses
  * it and says why (and the message is dead-lettered), rather than running it as text.
  */
-function contentTypeOf(input: DeliveryInput): string {
+function inputOf(input: DeliveryInput): { contentType: string; body: Buffer; checkedJson: boolean } {
+  const body = input.body;
   const named = input.contentType?.split(';')[0]!.trim().toLowerCase();
-  if (named && CONTENT_TYPES[named]) return CONTENT_TYPES[named];
-  if (!isUtf8(input.body)) return 'application/octet-stream';
-  const scan = scanJson(input.body, MAX_INPUT_DEPTH);
-  return scan.ok || scan.reason === 'depth' ? 'application/json' : 'text/plain';
+  if (named && CONTENT_TYPES[named]) return { contentType: CONTENT_TYPES[named], body, checkedJson: false };
+  if (!isUtf8(body)) return { contentType: 'application/octet-stream', body, checkedJson: false };
+  const scan = scanJson(body, MAX_INPUT_DEPTH);
+  // Scanned once: a record that is JSON is not scanned again by the call.
+  if (scan.ok) return { contentType: 'application/json', body, checkedJson: true };
+  return { contentType: scan.reason === 'depth' ? 'application/json' : 'text/plain', body, checkedJson: false };
 }

@@ -5,18 +5,8 @@
  * left to the RecordSink (a batching producer), never awaited by the call.
  */
 import type { Logger } from '../logger.js';
+import type { CallObserver, SucceededCall } from '../calls/ports.js';
 import type { EventFlow } from './model.js';
-
-/** What the call service reports of a successful call of a published version. */
-export interface SucceededCall {
-  algorithmId: string;
-  owner: string;
-  name: string;
-  version: string;
-  requestId: string;
-  contentType: 'json' | 'text' | 'binary' | 'void';
-  result: unknown;
-}
 
 export interface OutgoingRecord {
   key?: Buffer;
@@ -36,7 +26,7 @@ const MIME: Record<SucceededCall['contentType'], string> = {
   void: 'application/json',
 };
 
-export class FlowPublisher {
+export class FlowPublisher implements CallObserver {
   /** Enabled publisher flows by algorithm id. */
   private byAlgorithm = new Map<string, EventFlow[]>();
 

@@ -19,7 +19,7 @@
  */
 import { ServiceBusClient, type ServiceBusReceivedMessage, type ServiceBusReceiver } from '@azure/service-bus';
 import type { EventFlow } from '../../domain/events/model.js';
-import { isAzureServiceBusHost } from '../../domain/events/event-service.js';
+import { isAzureServiceBusHost } from '../../domain/events/flow-input.js';
 import { QueueSubscriber, type QueueSubscriberDeps } from '../queue-subscriber.js';
 
 export interface ServiceBusSubscriberDeps extends QueueSubscriberDeps {

@@ -32,7 +32,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import type { EventFlow } from '../../domain/events/model.js';
-import type { AssumeRoleIdentity } from '../../domain/events/event-service.js';
+import type { AssumeRoleIdentity } from '../../domain/events/queue-credentials.js';
 import type { CallOutcome } from '../../domain/events/deliveries.js';
 import { QueueSubscriber, type QueueSubscriberDeps } from '../queue-subscriber.js';
 

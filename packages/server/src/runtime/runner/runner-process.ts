@@ -31,7 +31,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { PipeRequest, PipeResponse } from '../../domain/calls/ports.js';
-import { pipeRequestChunks } from '../../domain/calls/pipe-request.js';
+import { pipeRequestChunks } from './pipe-request.js';
 import { textNestsDeeperThan } from '../../lib/json-scan.js';
 import { RUNNER_INSIDE, type RunnerCommand } from '../languages/adapter.js';
 import { OutputMarks } from './output-marks.js';

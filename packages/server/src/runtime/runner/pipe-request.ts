@@ -1,5 +1,5 @@
 /** The line a runner reads from its stdin for one call (the pipe protocol's request). */
-import type { PipeRequest } from './ports.js';
+import type { PipeRequest } from '../../domain/calls/ports.js';
 
 const SMALL_INPUT_BYTES = 64 * 1024;
 

@@ -1,0 +1,51 @@
+/**
+ * Event Flows' domain, made of units with one job each: Kafka cluster connections
+ * (clusters.ts), flows, assignments and listeners as users and admins see them
+ * (flow-service.ts), queue flows' credentials (queue-credentials.ts), and flows as the workers
+ * that run them see them (worker-flows.ts). The workers themselves are in events/ and jobs/.
+ */
+import type { Clock } from '../clock.js';
+import type { OwnerAccess } from '../accounts/access.js';
+import type { AccountStore } from '../accounts/ports.js';
+import type { AlgorithmStore } from '../algorithms/ports.js';
+import type { VersionStore } from '../versions/ports.js';
+import type { ConsumerStatus } from './model.js';
+import type { EventStore, KafkaAdmin } from './ports.js';
+import type { SecretBox } from './secret-box.js';
+import { EventClusters } from './clusters.js';
+import { type EventSettings, FlowService } from './flow-service.js';
+import { QueueCredentials } from './queue-credentials.js';
+import { WorkerFlows } from './worker-flows.js';
+
+export interface EventServiceDeps {
+  store: EventStore;
+  accounts: AccountStore;
+  algorithms: AlgorithmStore;
+  versions: VersionStore;
+  access: OwnerAccess;
+  kafka: KafkaAdmin;
+  secrets: SecretBox;
+  clock: Clock;
+  settings: EventSettings;
+  /** What the running consumers report, by flow id (the workers' status board). */
+  status?: (flowId: string) => ConsumerStatus | undefined;
+  /** A flow was added, changed or removed: the workers and the publisher table reload. */
+  onChanged?: () => void;
+}
+
+export interface EventServices {
+  clusters: EventClusters;
+  flows: FlowService;
+  credentials: QueueCredentials;
+  workers: WorkerFlows;
+}
+
+export function makeEventServices(deps: EventServiceDeps): EventServices {
+  const status = deps.status ?? (() => undefined);
+  const onChanged = deps.onChanged ?? (() => {});
+  const clusters = new EventClusters(deps.store, deps.kafka, deps.secrets, deps.clock, onChanged);
+  const credentials = new QueueCredentials(deps.accounts, deps.algorithms, deps.access, deps.secrets);
+  const flows = new FlowService({ ...deps, clusters, credentials, status, onChanged });
+  const workers = new WorkerFlows(deps.store, deps.accounts, deps.algorithms, deps.clock);
+  return { clusters, flows, credentials, workers };
+}
