@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, Errors } from '../domain/errors.js';
+import { predictableGitEnv } from '../lib/git-env.js';
 import type { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
 import type { Principal } from '../domain/auth/principal.js';
@@ -284,10 +285,7 @@ function serviceProcess(req: FastifyRequest, reply: FastifyReply, deps: SmartHtt
   return new Promise((resolve) => {
     const child = spawn(deps.git, args, {
       env: {
-        PATH: process.env.PATH,
-        HOME: '/nonexistent',
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: '/dev/null',
+        ...predictableGitEnv(),
         ...(/^[\w=:.-]*$/.test(protocol) && protocol ? { GIT_PROTOCOL: protocol } : {}),
         ...call.env,
       },
