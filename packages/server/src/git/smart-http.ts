@@ -30,7 +30,8 @@ import type { KeyService } from '../domain/accounts/key-service.js';
 import type { Principal } from '../domain/auth/principal.js';
 import type { VersionService } from '../domain/versions/version-service.js';
 import { parsePushCommands, refusalResponse, type PushCommands } from './push-refusal.js';
-import { formatBytes, isQuarantineName, type GitRepositoryHost, type IncomingPush } from './repository-host.js';
+import type { GitRepositoryHost } from './repository-host.js';
+import { formatBytes, isQuarantineName, type IncomingPush } from './repository-sizes.js';
 
 export interface PushEvent {
   algorithmId: string;
