@@ -3,6 +3,7 @@
  * Only this module and the smart-HTTP code spawn git.
  */
 import { spawn } from 'node:child_process';
+import { predictableGitEnv } from '../lib/git-env.js';
 
 export interface GitResult {
   stdout: string;
@@ -33,7 +34,7 @@ export function runGit(git: string, args: string[], opts: RunGitOptions = {}): P
   return new Promise((resolve, reject) => {
     const child = spawn(git, args, {
       cwd: opts.cwd,
-      env: { ...GIT_ENV, ...opts.env },
+      env: { ...predictableGitEnv(), ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const max = opts.maxStdoutBytes;
@@ -75,13 +76,3 @@ export function runGit(git: string, args: string[], opts: RunGitOptions = {}): P
     child.stdin.end(opts.input);
   });
 }
-
-/** A predictable environment: no user or system config, no prompts. */
-const GIT_ENV: NodeJS.ProcessEnv = {
-  PATH: process.env.PATH,
-  HOME: '/nonexistent',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_TERMINAL_PROMPT: '0',
-  LANG: 'C',
-};

@@ -16,7 +16,8 @@
  * repository and its account within their size limits. A refused push leaves nothing behind:
  * git deletes the quarantine.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ServerResponse } from 'node:http';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -24,12 +25,14 @@ import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, Errors } from '../domain/errors.js';
+import { predictableGitEnv } from '../lib/git-env.js';
 import type { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
 import type { Principal } from '../domain/auth/principal.js';
 import type { VersionService } from '../domain/versions/version-service.js';
 import { parsePushCommands, refusalResponse, type PushCommands } from './push-refusal.js';
-import { formatBytes, isQuarantineName, type GitRepositoryHost, type IncomingPush } from './repository-host.js';
+import type { GitRepositoryHost } from './repository-host.js';
+import { formatBytes, isQuarantineName, type IncomingPush } from './repository-sizes.js';
 
 export interface PushEvent {
   algorithmId: string;
@@ -247,134 +250,51 @@ interface ServiceCall {
 
 function serviceProcess(req: FastifyRequest, reply: FastifyReply, deps: SmartHttpDeps, call: ServiceCall): Promise<void> {
   const protocol = String(req.headers['git-protocol'] ?? '');
-  const v2 = /(^|:)version=2(:|$)/.test(protocol);
-  const receive = call.service === 'git-receive-pack';
-  const args = ['-c', `core.hooksPath=${HOOKS_DIR}`, '-c', 'receive.advertisePushOptions=true'];
-  if (receive) args.push(...deps.repositories.receivePackConfig());
-  args.push(call.service.slice(4), '--stateless-rpc');
-  if (call.advertise) args.push('--http-backend-info-refs');
-  args.push(call.repoPath);
-
   // A push's body is counted as it streams (after inflating). Past the limit git gets a cut-off
   // pack, which it refuses (removing its quarantine), and the pusher gets the refusal naming
   // the limit, written in the Git protocol since git shows no HTTP error body on a push.
-  const pushing = receive && !call.advertise;
+  const pushing = call.service === 'git-receive-pack' && !call.advertise;
   const cap = pushing ? deps.repositories.limits.maxPushBytes : 0;
-  const gz = /gzip/i.test(String(req.headers['content-encoding'] ?? ''));
 
   reply.hijack();
   const res = reply.raw;
-  let headSent = false;
-  const sendHead = () => {
-    if (headSent) return;
-    headSent = true;
-    res.writeHead(200, {
-      'content-type': `application/x-${call.service}-${call.advertise ? 'advertisement' : 'result'}`,
-      'cache-control': 'no-cache, max-age=0, must-revalidate',
-    });
-    if (call.advertise && !v2) {
-      // Protocol v0/v1 advertisements start with the service announcement; v2 has none.
-      res.write(pktLine(`# service=${call.service}\n`) + '0000');
-    }
-  };
+  const answer = new ServiceAnswer(res, call, /(^|:)version=2(:|$)/.test(protocol));
   // A push's answer starts with git's first output (after the whole pack has arrived), so a
   // push cut off at the limit is answered by the service instead.
-  if (!pushing) sendHead();
+  if (!pushing) answer.sendHead();
 
   return new Promise((resolve) => {
-    const child = spawn(deps.git, args, {
+    const child = spawn(deps.git, serviceArgs(deps, call), {
       env: {
-        PATH: process.env.PATH,
-        HOME: '/nonexistent',
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: '/dev/null',
+        ...predictableGitEnv(),
         ...(/^[\w=:.-]*$/.test(protocol) && protocol ? { GIT_PROTOCOL: protocol } : {}),
         ...call.env,
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    const transfer: Transfer = { overLimit: false, exited: false };
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => {
       if (stderr.length < 4096) stderr += d.toString();
     });
-    let overLimit = false;
     child.stdout.on('data', (d: Buffer) => {
-      if (overLimit) return; // git's own report of the cut-off pack: the service answers instead
-      sendHead();
+      if (transfer.overLimit) return; // git's own report of the cut-off pack: the service answers instead
+      answer.sendHead();
       if (!res.write(d)) {
         child.stdout.pause();
         res.once('drain', () => child.stdout.resume());
       }
     });
     child.stdin.on('error', () => {}); // git may exit before reading everything, e.g. on a bad request
-    let exited = false;
-    let commands: PushCommands | undefined;
     if (call.advertise) child.stdin.end();
-    else {
-      const body = req.body as NodeJS.ReadableStream;
-      const input = gz ? body.pipe(zlib.createGunzip()) : body;
-      let received = 0;
-      let head: Buffer | undefined = pushing ? Buffer.alloc(0) : undefined;
-      input.on('error', () => child.kill());
-      input.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        if (head) {
-          // The command list leads the request: kept until read, for the refusal's ref names.
-          head = Buffer.concat([head, chunk.subarray(0, COMMANDS_MAX - head.length)]);
-          commands = parsePushCommands(head);
-          if (commands || head.length >= COMMANDS_MAX) head = undefined;
-        }
-        if (cap > 0 && received > cap && !overLimit) {
-          overLimit = true;
-          child.stdin.end(); // git reads a cut-off pack, refuses it and removes its quarantine
-        }
-        if (overLimit) {
-          // The rest is read and dropped so that the client, still sending, gets to read the
-          // refusal; a client sending far more than the limit is cut off.
-          if (received > Math.max(DRAIN_FACTOR * cap, cap + DRAIN_MIN)) req.raw.destroy();
-          return;
-        }
-        if (exited) return; // git has answered without reading everything: drop the rest
-        if (!child.stdin.write(chunk)) {
-          input.pause();
-          child.stdin.once('drain', () => input.resume());
-        }
-      });
-      input.on('end', () => {
-        if (!overLimit) child.stdin.end();
-      });
-      child.on('close', () => input.resume());
-    }
+    else feedRequestBody(req, child, transfer, pushing, cap);
     res.on('close', () => {
       if (child.exitCode === null) child.kill();
     });
     child.on('close', (code) => {
-      exited = true;
-      if (code !== 0 && stderr && !overLimit) req.log.warn({ code, stderr: stderr.trim() }, `git ${call.service} failed`);
-      const finish = async () => {
-        try {
-          await call.ended?.();
-        } catch (err) {
-          req.log.error({ err }, 'recording the repository size failed');
-        }
-        if (overLimit && !headSent) {
-          const message =
-            `algohost: push refused: it sends more than ${formatBytes(cap)} (${cap} bytes), the most one push may send. ` +
-            'Nothing was stored; push fewer commits at a time or keep large files out of the repository.';
-          if (commands) {
-            sendHead();
-            res.end(refusalResponse(commands, message, `push over the ${formatBytes(cap)} limit`));
-          } else {
-            headSent = true;
-            res.writeHead(413, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
-            res.end(`${message}\n`);
-          }
-        } else {
-          sendHead();
-          res.end();
-        }
-      };
-      void finish().then(() => resolve());
+      transfer.exited = true;
+      if (code !== 0 && stderr && !transfer.overLimit) req.log.warn({ code, stderr: stderr.trim() }, `git ${call.service} failed`);
+      void finishAnswer(req, call, answer, transfer, cap).then(() => resolve());
     });
     child.on('error', (err) => {
       req.log.error({ err }, 'could not start git');
@@ -382,6 +302,127 @@ function serviceProcess(req: FastifyRequest, reply: FastifyReply, deps: SmartHtt
       resolve();
     });
   });
+}
+
+function serviceArgs(deps: SmartHttpDeps, call: ServiceCall): string[] {
+  const args = ['-c', `core.hooksPath=${HOOKS_DIR}`, '-c', 'receive.advertisePushOptions=true'];
+  if (call.service === 'git-receive-pack') args.push(...deps.repositories.receivePackConfig());
+  args.push(call.service.slice(4), '--stateless-rpc');
+  if (call.advertise) args.push('--http-backend-info-refs');
+  args.push(call.repoPath);
+  return args;
+}
+
+/** What the request body's pump and git's exit tell each other. */
+interface Transfer {
+  /** The push went past the push limit: git got a cut-off pack and the service answers. */
+  overLimit: boolean;
+  /** git has exited. */
+  exited: boolean;
+  /** The push's command list, once read (for the refusal's ref names). */
+  commands?: PushCommands;
+}
+
+/** The HTTP answer of one service call; its head is written once, at the first output. */
+class ServiceAnswer {
+  private headSent = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly call: ServiceCall,
+    private readonly v2: boolean,
+  ) {}
+
+  get started(): boolean {
+    return this.headSent;
+  }
+
+  sendHead(): void {
+    if (this.headSent) return;
+    this.headSent = true;
+    this.res.writeHead(200, {
+      'content-type': `application/x-${this.call.service}-${this.call.advertise ? 'advertisement' : 'result'}`,
+      'cache-control': 'no-cache, max-age=0, must-revalidate',
+    });
+    if (this.call.advertise && !this.v2) {
+      // Protocol v0/v1 advertisements start with the service announcement; v2 has none.
+      this.res.write(pktLine(`# service=${this.call.service}\n`) + '0000');
+    }
+  }
+
+  /** Refuses a push over the limit: in the Git protocol once its command list is known, else with a 413. */
+  refuseOversizedPush(commands: PushCommands | undefined, cap: number): void {
+    const message =
+      `algohost: push refused: it sends more than ${formatBytes(cap)} (${cap} bytes), the most one push may send. ` +
+      'Nothing was stored; push fewer commits at a time or keep large files out of the repository.';
+    if (commands) {
+      this.sendHead();
+      this.res.end(refusalResponse(commands, message, `push over the ${formatBytes(cap)} limit`));
+    } else {
+      this.headSent = true;
+      this.res.writeHead(413, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+      this.res.end(`${message}\n`);
+    }
+  }
+
+  end(): void {
+    this.sendHead();
+    this.res.end();
+  }
+}
+
+/** Streams the request body (inflated) into git, cutting a push off at the limit. */
+function feedRequestBody(
+  req: FastifyRequest,
+  child: ChildProcessWithoutNullStreams,
+  transfer: Transfer,
+  pushing: boolean,
+  cap: number,
+): void {
+  const body = req.body as NodeJS.ReadableStream;
+  const input = /gzip/i.test(String(req.headers['content-encoding'] ?? '')) ? body.pipe(zlib.createGunzip()) : body;
+  let received = 0;
+  let head: Buffer | undefined = pushing ? Buffer.alloc(0) : undefined;
+  input.on('error', () => child.kill());
+  input.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (head) {
+      // The command list leads the request: kept until read, for the refusal's ref names.
+      head = Buffer.concat([head, chunk.subarray(0, COMMANDS_MAX - head.length)]);
+      transfer.commands = parsePushCommands(head);
+      if (transfer.commands || head.length >= COMMANDS_MAX) head = undefined;
+    }
+    if (cap > 0 && received > cap && !transfer.overLimit) {
+      transfer.overLimit = true;
+      child.stdin.end(); // git reads a cut-off pack, refuses it and removes its quarantine
+    }
+    if (transfer.overLimit) {
+      // The rest is read and dropped so that the client, still sending, gets to read the
+      // refusal; a client sending far more than the limit is cut off.
+      if (received > Math.max(DRAIN_FACTOR * cap, cap + DRAIN_MIN)) req.raw.destroy();
+      return;
+    }
+    if (transfer.exited) return; // git has answered without reading everything: drop the rest
+    if (!child.stdin.write(chunk)) {
+      input.pause();
+      child.stdin.once('drain', () => input.resume());
+    }
+  });
+  input.on('end', () => {
+    if (!transfer.overLimit) child.stdin.end();
+  });
+  child.on('close', () => input.resume());
+}
+
+/** Once git has exited: the push's bookkeeping, then the end of the answer (or the refusal of a push over the limit). */
+async function finishAnswer(req: FastifyRequest, call: ServiceCall, answer: ServiceAnswer, transfer: Transfer, cap: number): Promise<void> {
+  try {
+    await call.ended?.();
+  } catch (err) {
+    req.log.error({ err }, 'recording the repository size failed');
+  }
+  if (transfer.overLimit && !answer.started) answer.refuseOversizedPush(transfer.commands, cap);
+  else answer.end();
 }
 
 /** Most bytes of a push request kept to read its command list. */

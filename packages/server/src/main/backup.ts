@@ -30,6 +30,7 @@ import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Config } from '../config/config.js';
+import { predictableGitEnv } from '../lib/git-env.js';
 
 const exec = promisify(execFile);
 const MANIFEST = 'backup.json';
@@ -217,7 +218,10 @@ async function copyRepositories(from: string, to: string, log: (line: string) =>
         if (entry.startsWith('incoming-') || entry.startsWith('tmp_objdir'))
           await fs.rm(path.join(to, repo, 'objects', entry), { recursive: true });
       }
-      const fsck = await exec('git', ['fsck', '--no-dangling', '--connectivity-only'], { cwd: path.join(to, repo), env: gitEnv() }).then(
+      const fsck = await exec('git', ['fsck', '--no-dangling', '--connectivity-only'], {
+        cwd: path.join(to, repo),
+        env: predictableGitEnv(),
+      }).then(
         () => undefined,
         (err: { stderr?: string }) => err.stderr ?? String(err),
       );
@@ -332,8 +336,4 @@ async function exists(p: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-function gitEnv(): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent' };
 }

@@ -18,13 +18,7 @@ export class SqlDataStore implements DataStore {
   }
 
   async findFolder(space: SpaceRef, path: string): Promise<FolderRecord | undefined> {
-    const row = await this.db
-      .selectFrom('data_folders')
-      .selectAll()
-      .where('space', '=', space.kind)
-      .where('space_id', '=', space.id)
-      .where('path', '=', path)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('data_folders').selectAll().where(inSpace(space)).where('path', '=', path).executeTakeFirst();
     return row && folderFromRow(row);
   }
 
@@ -60,12 +54,7 @@ export class SqlDataStore implements DataStore {
   }
 
   async listFolders(space: SpaceRef, parent: string, after: string | undefined, limit: number): Promise<FolderRecord[]> {
-    let q = this.db
-      .selectFrom('data_folders')
-      .selectAll()
-      .where('space', '=', space.kind)
-      .where('space_id', '=', space.id)
-      .where('parent', '=', parent);
+    let q = this.db.selectFrom('data_folders').selectAll().where(inSpace(space)).where('parent', '=', parent);
     if (after !== undefined) q = q.where('name', '>', after);
     const rows = await q.orderBy('name').limit(limit).execute();
     return rows.map(folderFromRow);
@@ -75,8 +64,7 @@ export class SqlDataStore implements DataStore {
     const row = await this.db
       .selectFrom('data_files')
       .selectAll()
-      .where('space', '=', space.kind)
-      .where('space_id', '=', space.id)
+      .where(inSpace(space))
       .where('folder', '=', folder)
       .where('name', '=', name)
       .executeTakeFirst();
@@ -91,8 +79,7 @@ export class SqlDataStore implements DataStore {
       const previous = await tx
         .selectFrom('data_files')
         .select('blob_key')
-        .where('space', '=', f.space.kind)
-        .where('space_id', '=', f.space.id)
+        .where(inSpace(f.space))
         .where('folder', '=', f.folder)
         .where('name', '=', f.name)
         .executeTakeFirst();
@@ -123,22 +110,11 @@ export class SqlDataStore implements DataStore {
   }
 
   async deleteFile(space: SpaceRef, folder: string, name: string): Promise<void> {
-    await this.db
-      .deleteFrom('data_files')
-      .where('space', '=', space.kind)
-      .where('space_id', '=', space.id)
-      .where('folder', '=', folder)
-      .where('name', '=', name)
-      .execute();
+    await this.db.deleteFrom('data_files').where(inSpace(space)).where('folder', '=', folder).where('name', '=', name).execute();
   }
 
   async listFiles(space: SpaceRef, folder: string, after: string | undefined, limit: number): Promise<FileRecord[]> {
-    let q = this.db
-      .selectFrom('data_files')
-      .selectAll()
-      .where('space', '=', space.kind)
-      .where('space_id', '=', space.id)
-      .where('folder', '=', folder);
+    let q = this.db.selectFrom('data_files').selectAll().where(inSpace(space)).where('folder', '=', folder);
     if (after !== undefined) q = q.where('name', '>', after);
     const rows = await q.orderBy('name').limit(limit).execute();
     return rows.map(fileFromRow);
@@ -148,8 +124,7 @@ export class SqlDataStore implements DataStore {
     const file = await this.db
       .selectFrom('data_files')
       .select('name')
-      .where('space', '=', space.kind)
-      .where('space_id', '=', space.id)
+      .where(inSpace(space))
       .where('folder', '=', path)
       .limit(1)
       .executeTakeFirst();
@@ -157,8 +132,7 @@ export class SqlDataStore implements DataStore {
     const folder = await this.db
       .selectFrom('data_folders')
       .select('id')
-      .where('space', '=', space.kind)
-      .where('space_id', '=', space.id)
+      .where(inSpace(space))
       .where('parent', '=', path)
       .limit(1)
       .executeTakeFirst();
@@ -169,8 +143,7 @@ export class SqlDataStore implements DataStore {
     const rows = await this.db
       .selectFrom('data_files')
       .selectAll()
-      .where('space', '=', space.kind)
-      .where('space_id', '=', space.id)
+      .where(inSpace(space))
       .where((eb) => atOrBelow(eb, 'folder', path))
       .execute();
     return rows.map(fileFromRow);
@@ -180,14 +153,12 @@ export class SqlDataStore implements DataStore {
     await this.db.transaction().execute(async (tx) => {
       await tx
         .deleteFrom('data_files')
-        .where('space', '=', space.kind)
-        .where('space_id', '=', space.id)
+        .where(inSpace(space))
         .where((eb) => atOrBelow(eb, 'folder', path))
         .execute();
       await tx
         .deleteFrom('data_folders')
-        .where('space', '=', space.kind)
-        .where('space_id', '=', space.id)
+        .where(inSpace(space))
         .where((eb) => atOrBelow(eb, 'path', path))
         .execute();
     });
@@ -317,6 +288,11 @@ export class SqlDataStore implements DataStore {
 
 type Column = 'folder' | 'path';
 type Eb = ExpressionBuilder<Database, 'data_files'> | ExpressionBuilder<Database, 'data_folders'>;
+
+/** The rows of one space (both tables key their rows by the space's kind and id). */
+function inSpace(space: SpaceRef): Expression<SqlBool> {
+  return sql<SqlBool>`(${sql.ref('space')} = ${space.kind} and ${sql.ref('space_id')} = ${space.id})`;
+}
 
 /** `column` is `path` or a path below it; '' (the space root) matches everything. */
 function atOrBelow(eb: Eb, column: Column, path: string): Expression<SqlBool> {

@@ -8,7 +8,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyRequest, FastifySchema } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import type { Listing } from '../../domain/data/data-service.js';
+import type { Listing } from '../../domain/data/listing.js';
 import { principalOf } from '../auth.js';
 import { queryBoolean } from '../query.js';
 import type { Api, ApiServices } from '../context.js';

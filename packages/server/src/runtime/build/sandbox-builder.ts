@@ -23,6 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BuildFailure, type Builder, type BuildRequest } from '../../domain/builds/ports.js';
 import { type Clock, isoNow, systemClock } from '../../domain/clock.js';
+import { predictableGitEnv } from '../../lib/git-env.js';
 import { RemovableLayers } from '../../lib/removable-layers.js';
 import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, type StepContext } from '../languages/adapter.js';
 import { type Mount, type Outcome, type Supervisor } from '../sandbox/supervisor.js';
@@ -315,7 +316,7 @@ export class SandboxBuilder implements Builder {
     const watch = this.watchSize([src], 0, () => tar.kill('cancelled'));
     const archive = spawn(this.settings.git, ['archive', '--format=tar', req.build.commitSha], {
       cwd: req.repositoryPath,
-      env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent' },
+      env: predictableGitEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let errors = '';
