@@ -6,7 +6,7 @@
 import type { Logger } from '../../domain/logger.js';
 import type { PipeRequest, RunTarget } from '../../domain/calls/ports.js';
 import type { RunnerRequest } from './runner-factory.js';
-import type { CallOutcome } from './runner-process.js';
+import type { CallOutcome } from './runner-outcome.js';
 
 export interface PoolSettings {
   maxPerArtifact: number;

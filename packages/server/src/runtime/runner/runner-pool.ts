@@ -31,7 +31,7 @@
  */
 import { Errors } from '../../domain/errors.js';
 import { type AlgorithmRuntime, type Execution, type PipeRequest, type RunTarget, RuntimeFailure } from '../../domain/calls/ports.js';
-import { CallNotStarted, type CallOutcome, RunnerFailure } from './runner-process.js';
+import { CallNotStarted, type CallOutcome, RunnerFailure } from './runner-outcome.js';
 import { SandboxUnavailableError } from '../sandbox/supervisor.js';
 import {
   type AccountUsage,
