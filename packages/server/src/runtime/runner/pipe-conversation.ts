@@ -50,8 +50,8 @@ export class PipeConversation {
   constructor(
     /** This runner's output mark, when its harness writes marks. */
     readonly mark: string | undefined,
-    private readonly outputLimitBytes: number,
-    private readonly memoryBytes: number,
+    /** The runner's limits (RunnerSpec), read when they apply. */
+    private readonly limits: { readonly outputLimitBytes: number; readonly memoryBytes: number },
     /** Kills the runner's process tree (RunnerProcess.die). */
     private readonly die: (reason: KillReason) => void,
   ) {
@@ -156,7 +156,7 @@ export class PipeConversation {
     if (outcome.kind === 'killed' && outcome.reason === 'memory') {
       return new RunnerFailure(
         'OutOfMemoryError',
-        `the algorithm ran out of memory (limit ${Math.round(this.memoryBytes / 1024 / 1024)} MiB)`,
+        `the algorithm ran out of memory (limit ${Math.round(this.limits.memoryBytes / 1024 / 1024)} MiB)`,
       );
     }
     if (outcome.kind === 'killed' && outcome.reason === 'timeout') return new RunnerFailure('TimeoutError', 'the call timed out');
@@ -197,11 +197,11 @@ export class PipeConversation {
     // Only the new chunk can end a line: a big response must not be rescanned per chunk.
     let from = this.responseBuffer.length;
     this.responseBuffer += chunk;
-    if (this.responseBuffer.length > this.outputLimitBytes * 1.4 + 4096) {
+    if (this.responseBuffer.length > this.limits.outputLimitBytes * 1.4 + 4096) {
       this.responseBuffer = '';
       const p = this.running();
       this.die('output_limit');
-      if (p) this.fail(p, new RunnerFailure('TooLargeError', `the output exceeds the limit of ${this.outputLimitBytes / 1e6} MB`));
+      if (p) this.fail(p, new RunnerFailure('TooLargeError', `the output exceeds the limit of ${this.limits.outputLimitBytes / 1e6} MB`));
       return;
     }
     let nl: number;
@@ -264,10 +264,10 @@ export class PipeConversation {
       response.metadata?.content_type === 'binary' && typeof response.result === 'string'
         ? (response.result.length * 3) / 4
         : Buffer.byteLength(line);
-    if (size > this.outputLimitBytes) {
+    if (size > this.limits.outputLimitBytes) {
       return new RunnerFailure(
         'TooLargeError',
-        `the output of ${Math.round(size / 1e5) / 10} MB exceeds the limit of ${this.outputLimitBytes / 1e6} MB`,
+        `the output of ${Math.round(size / 1e5) / 10} MB exceeds the limit of ${this.limits.outputLimitBytes / 1e6} MB`,
       );
     }
     p.response = response;

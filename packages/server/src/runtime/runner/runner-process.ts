@@ -128,7 +128,7 @@ export class RunnerProcess {
     // Random per runner: a caller cannot put it in the output (an input the algorithm echoes)
     // to move where a call's output ends. Only the algorithm's own code can read it.
     const mark = loaded.command.outputMarks ? `algohost-output-mark-${crypto.randomBytes(16).toString('hex')}` : undefined;
-    const conversation = new PipeConversation(mark, this.spec.outputLimitBytes, this.spec.memoryBytes, (reason) => this.die(reason));
+    const conversation = new PipeConversation(mark, this.spec, (reason) => this.die(reason));
     this.conversation = conversation;
     const { fifo, sandboxEnd } = await openResponseFifo(this.spec.fifoDir, this.id, (chunk: string) => conversation.responseData(chunk));
     this.fifo = fifo;
