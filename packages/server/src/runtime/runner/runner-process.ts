@@ -28,54 +28,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type net from 'node:net';
 import type { PipeRequest } from '../../domain/calls/ports.js';
-import type { RunnerCommand } from '../languages/adapter.js';
 import { PipeConversation } from './pipe-conversation.js';
 import { type CallOutcome, describe, FAILURE_OUTPUT_CHARS, RunnerFailure } from './runner-outcome.js';
-import { openResponseFifo, runnerSandboxSpec } from './runner-sandbox.js';
-import { type KillReason, type Mount, type Outcome, type SandboxProcess, type Supervisor } from '../sandbox/supervisor.js';
-
-/** What a runner mounts and runs, resolved when it starts. */
-export interface RunnerMounts {
-  /** Host directory of the built artifact. */
-  artifactDir: string;
-  /** Host directory of the dependency layer, if the build made one. */
-  layerDir: string | null;
-  command: RunnerCommand;
-  /** Mounts found when the runner starts (the API socket of a pipeline algorithm). */
-  extraMounts?: Mount[];
-  /** Frees what load() opened for this runner (its API socket) once the runner is gone. */
-  release?: () => Promise<void>;
-  /**
-   * With `network: 'internet'`: the runner's own channel of the egress proxy (public addresses
-   * only), closed when the runner ends.
-   */
-  egress?: { socket: string; close(): Promise<void> };
-}
-
-export interface RunnerSpec {
-  /** The artifact's key (`<algorithm id>/<environment>/<commit>`), for diagnostics. */
-  artifact: string;
-  /** Resolves the artifact (its checked manifest) and the harness command; a rejection is a LoadingError. */
-  load(): Promise<RunnerMounts>;
-  /** Host directory of the language's harness. */
-  harnessDir: string;
-  /** Extra environment for the algorithm (ALGORITHMIA_API…), merged over the harness's. */
-  env?: Record<string, string>;
-  extraMounts?: Mount[];
-  /** `internet`: outbound to public addresses through the egress proxy (RunnerMounts.egress); never the host's network. */
-  network: 'none' | 'internet';
-  memoryBytes: number;
-  pids: number;
-  cpus?: number;
-  /** Parent CPU group shared by the runners of one account (cgroups.ts `Limits.cpuGroup`). */
-  cpuGroup?: string;
-  /** Largest response accepted (docs/compatibility.md §2: 15 MB of output), before base64 overhead. */
-  outputLimitBytes: number;
-  /** Root-only directory where the response FIFO is made (and unlinked at once). */
-  fifoDir: string;
-  /** How long load() may take. */
-  startTimeoutMs: number;
-}
+import { openResponseFifo, type RunnerMounts, runnerSandboxSpec, type RunnerSpec } from './runner-sandbox.js';
+import { type KillReason, type Outcome, type SandboxProcess, type Supervisor } from '../sandbox/supervisor.js';
 
 const SENTINEL = 'PIPE_INIT_COMPLETE';
 
