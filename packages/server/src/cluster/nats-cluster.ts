@@ -39,6 +39,7 @@ import {
   jetstream,
   jetstreamManager,
   type JetStreamClient,
+  type JetStreamManager,
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
@@ -154,99 +155,18 @@ export async function openNatsCluster(
 ): Promise<NatsCluster> {
   const signer = new MessageSigner(trust.clusterKey, trust.log);
   const names = natsNames(opts.prefix);
-  const { stream: STREAM, subjects: SUBJECTS, consumers: CONSUMERS } = names;
   const nodeId = opts.user ? `${opts.user}.${crypto.randomUUID()}` : crypto.randomUUID();
-  const nc = await connect({
-    servers: url,
-    name: opts.name,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 500,
-    ...(opts.user ? { user: opts.user, pass: opts.password, inboxPrefix: `_INBOX.${opts.prefix}.${opts.user}` } : {}),
-  }).catch((err: unknown) => {
-    if (err instanceof AuthorizationError) {
-      throw new NatsSetupError(
-        `nats-server at ${url} refused the user ${opts.user ?? '(none)'}: check ALGOHOST_NATS_USER and ALGOHOST_NATS_PASSWORD against its authorization block (docs/cluster.md §3)`,
-      );
-    }
-    throw err;
-  });
+  const nc = await connectNode(url, opts);
   try {
-    const maxPayload = nc.info?.max_payload ?? 0;
-    if (maxPayload < MIN_MAX_PAYLOAD) {
-      throw new NatsSetupError(
-        `nats-server at ${url} allows messages of ${maxPayload} bytes; cluster mode carries 10 MiB inputs and 15 MB outputs whole, so set max_payload to at least 16MB (32MB recommended) in its configuration`,
-      );
-    }
-    // INFO's auth_required is false when no authorization is configured; a no_auth_user lets
-    // anonymous clients in all the same, which only a try shows.
-    if (!nc.info?.auth_required || (await acceptsAnonymous(url))) {
-      if (!opts.allowAnonymous) {
-        throw new NatsSetupError(
-          `nats-server at ${url} lets clients in without credentials: anyone who reaches it can read every call and forge work. Give it the users and permissions of docs/cluster.md §3, or set ALGOHOST_NATS_ALLOW_ANONYMOUS=true for a lab`,
-        );
-      }
-      opts.warn(
-        `ALGOHOST_NATS_ALLOW_ANONYMOUS=true: nats-server at ${url} lets clients in without credentials; anyone who reaches it can read every call, answer in a worker's place and run any algorithm as anyone. Only for a lab.`,
-      );
-    }
+    await checkServer(nc, url, opts);
     const jsm = await jetstreamManager(nc);
-    const ackWait = Math.round(opts.ackWaitMs * 1_000_000);
-    const consumers = [
-      [CONSUMERS.build, SUBJECTS.build],
-      [CONSUMERS.async, SUBJECTS.async],
-      [CONSUMERS.gpuBuild, SUBJECTS.gpuBuild],
-      [CONSUMERS.gpuAsync, SUBJECTS.gpuAsync],
-    ] as const;
     const js = jetstream(nc);
     const kvm = new Kvm(js);
-    let workers: KV;
-    if (opts.role !== 'worker') {
-      const stream = {
-        name: STREAM,
-        subjects: [`${opts.prefix}.work.>`],
-        retention: RetentionPolicy.Workqueue,
-        storage: StorageType.File,
-        // A retried publish of the same build or request (same message id) is stored once.
-        duplicate_window: 120_000_000_000,
-      };
-      await jsm.streams.add(stream).catch(async () => jsm.streams.update(STREAM, stream));
-      for (const [durable, subject] of consumers) {
-        const consumer = {
-          durable_name: durable,
-          filter_subject: subject,
-          ack_policy: AckPolicy.Explicit,
-          deliver_policy: DeliverPolicy.All,
-          ack_wait: ackWait,
-          max_deliver: -1,
-        };
-        await jsm.consumers.add(STREAM, consumer).catch(async () => jsm.consumers.update(STREAM, durable, { ack_wait: ackWait }));
-      }
-      workers = await kvm.create(names.workersBucket, { ttl: PRESENCE_TTL_MS, history: 1 });
-    } else {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await jsm.streams.info(STREAM);
-          for (const [durable] of consumers) await jsm.consumers.info(STREAM, durable);
-          await jsm.streams.info(`KV_${names.workersBucket}`);
-          break;
-        } catch (err) {
-          const message = (err as Error).message;
-          if (!/not found/i.test(message)) {
-            throw new NatsSetupError(
-              `the worker could not read the stream ${STREAM}, its consumers or the KV bucket ${names.workersBucket} on ${url} (${message}): check that the user ${opts.user ?? '(none)'} has the worker permissions of docs/cluster.md §3`,
-            );
-          }
-          if (attempt % 30 === 0) {
-            opts.warn(
-              `waiting for an API node to create the stream ${STREAM}, its consumers and the KV bucket ${names.workersBucket} on ${url}`,
-            );
-          }
-          await new Promise((r) => setTimeout(r, SETUP_RETRY_MS));
-        }
-      }
-      // The bucket exists: this reads its settings and never creates (which a worker may not).
-      workers = await kvm.create(names.workersBucket, { ttl: PRESENCE_TTL_MS, history: 1 });
-    }
+    if (opts.role !== 'worker') await createWorkQueues(jsm, names, opts);
+    else await awaitWorkQueues(jsm, names, url, opts);
+    // For a worker the bucket exists by now: this reads its settings and never creates (which
+    // a worker may not).
+    const workers = await kvm.create(names.workersBucket, { ttl: PRESENCE_TTL_MS, history: 1 });
     return {
       nc,
       replyPrefix: `${opts.prefix}.reply.${nodeId}`,
@@ -262,6 +182,108 @@ export async function openNatsCluster(
   } catch (err) {
     await nc.close();
     throw err;
+  }
+}
+
+/** The node's connection, with its role's credentials and an inbox only that user may read. */
+async function connectNode(url: string, opts: NatsClusterOptions): Promise<NatsConnection> {
+  return connect({
+    servers: url,
+    name: opts.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    ...(opts.user ? { user: opts.user, pass: opts.password, inboxPrefix: `_INBOX.${opts.prefix}.${opts.user}` } : {}),
+  }).catch((err: unknown) => {
+    if (err instanceof AuthorizationError) {
+      throw new NatsSetupError(
+        `nats-server at ${url} refused the user ${opts.user ?? '(none)'}: check ALGOHOST_NATS_USER and ALGOHOST_NATS_PASSWORD against its authorization block (docs/cluster.md §3)`,
+      );
+    }
+    throw err;
+  });
+}
+
+/** Refuses a nats-server whose messages are too small for a call, or that lets anyone in. */
+async function checkServer(nc: NatsConnection, url: string, opts: NatsClusterOptions): Promise<void> {
+  const maxPayload = nc.info?.max_payload ?? 0;
+  if (maxPayload < MIN_MAX_PAYLOAD) {
+    throw new NatsSetupError(
+      `nats-server at ${url} allows messages of ${maxPayload} bytes; cluster mode carries 10 MiB inputs and 15 MB outputs whole, so set max_payload to at least 16MB (32MB recommended) in its configuration`,
+    );
+  }
+  // INFO's auth_required is false when no authorization is configured; a no_auth_user lets
+  // anonymous clients in all the same, which only a try shows.
+  if (!nc.info?.auth_required || (await acceptsAnonymous(url))) {
+    if (!opts.allowAnonymous) {
+      throw new NatsSetupError(
+        `nats-server at ${url} lets clients in without credentials: anyone who reaches it can read every call and forge work. Give it the users and permissions of docs/cluster.md §3, or set ALGOHOST_NATS_ALLOW_ANONYMOUS=true for a lab`,
+      );
+    }
+    opts.warn(
+      `ALGOHOST_NATS_ALLOW_ANONYMOUS=true: nats-server at ${url} lets clients in without credentials; anyone who reaches it can read every call, answer in a worker's place and run any algorithm as anyone. Only for a lab.`,
+    );
+  }
+}
+
+/** Each work consumer's durable name and the subject it takes. */
+function workConsumers(names: NatsNames): readonly (readonly [durable: string, subject: string])[] {
+  const { subjects, consumers } = names;
+  return [
+    [consumers.build, subjects.build],
+    [consumers.async, subjects.async],
+    [consumers.gpuBuild, subjects.gpuBuild],
+    [consumers.gpuAsync, subjects.gpuAsync],
+  ];
+}
+
+/** An API node makes the stream and its consumers (making what exists with the same settings is a no-op). */
+async function createWorkQueues(jsm: JetStreamManager, names: NatsNames, opts: NatsClusterOptions): Promise<void> {
+  const ackWait = Math.round(opts.ackWaitMs * 1_000_000);
+  const stream = {
+    name: names.stream,
+    subjects: [`${opts.prefix}.work.>`],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    // A retried publish of the same build or request (same message id) is stored once.
+    duplicate_window: 120_000_000_000,
+  };
+  await jsm.streams.add(stream).catch(async () => jsm.streams.update(names.stream, stream));
+  for (const [durable, subject] of workConsumers(names)) {
+    const consumer = {
+      durable_name: durable,
+      filter_subject: subject,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: ackWait,
+      max_deliver: -1,
+    };
+    await jsm.consumers.add(names.stream, consumer).catch(async () => jsm.consumers.update(names.stream, durable, { ack_wait: ackWait }));
+  }
+}
+
+/** A worker may not make the stream, consumers or bucket: it waits until an API node has. */
+async function awaitWorkQueues(jsm: JetStreamManager, names: NatsNames, url: string, opts: NatsClusterOptions): Promise<void> {
+  const STREAM = names.stream;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await jsm.streams.info(STREAM);
+      for (const [durable] of workConsumers(names)) await jsm.consumers.info(STREAM, durable);
+      await jsm.streams.info(`KV_${names.workersBucket}`);
+      return;
+    } catch (err) {
+      const message = (err as Error).message;
+      if (!/not found/i.test(message)) {
+        throw new NatsSetupError(
+          `the worker could not read the stream ${STREAM}, its consumers or the KV bucket ${names.workersBucket} on ${url} (${message}): check that the user ${opts.user ?? '(none)'} has the worker permissions of docs/cluster.md §3`,
+        );
+      }
+      if (attempt % 30 === 0) {
+        opts.warn(
+          `waiting for an API node to create the stream ${STREAM}, its consumers and the KV bucket ${names.workersBucket} on ${url}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, SETUP_RETRY_MS));
+    }
   }
 }
 

@@ -775,6 +775,15 @@ const SECRET_SETTING = /(TOKEN|PASSWORD|SECRET|_KEY)$/;
  * disk, the database or S3: a bad combination fails start-up with one line (exit code 2).
  */
 function crossChecked(config: Config): Config {
+  checkAddresses(config);
+  checkStorage(config);
+  checkCluster(config);
+  checkLimits(config);
+  return config;
+}
+
+/** Directories made absolute, and the public URL without its trailing slash, checked whole. */
+function checkAddresses(config: Config): void {
   config.dataDir = path.resolve(config.dataDir);
   config.webDir = path.resolve(config.webDir);
   config.publicUrl = config.publicUrl.replace(/\/+$/, '');
@@ -783,6 +792,12 @@ function crossChecked(config: Config): Config {
   } catch {
     throw new ConfigError(`ALGOHOST_PUBLIC_URL must be an absolute URL; got "${config.publicUrl}"`);
   }
+  if (config.repositoryDir) config.repositoryDir = path.resolve(config.repositoryDir);
+  if (config.buildLogDir) config.buildLogDir = path.resolve(config.buildLogDir);
+}
+
+/** The blob store and the database: the settings each choice needs, and their form. */
+function checkStorage(config: Config): void {
   if (config.blobStore === 's3' && !config.s3Bucket) {
     throw new ConfigError('ALGOHOST_BLOB_STORE=s3 needs ALGOHOST_S3_BUCKET (and usually ALGOHOST_S3_ENDPOINT and credentials)');
   }
@@ -798,6 +813,10 @@ function crossChecked(config: Config): Config {
   if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
     throw new ConfigError('ALGOHOST_DATABASE_URL must start with postgres:// (leave it unset for SQLite)');
   }
+}
+
+/** Cluster mode: NATS, the shared cluster key, NATS credentials and a shared database. */
+function checkCluster(config: Config): void {
   if (config.role !== 'all' && !config.natsUrl) {
     throw new ConfigError(`ALGOHOST_ROLE=${config.role} needs ALGOHOST_NATS_URL (the nodes reach each other through NATS)`);
   }
@@ -831,8 +850,10 @@ function crossChecked(config: Config): Config {
   if (config.natsUrl && !config.databaseUrl) {
     throw new ConfigError('ALGOHOST_NATS_URL (cluster mode) needs ALGOHOST_DATABASE_URL: every node must see the same PostgreSQL database');
   }
-  if (config.repositoryDir) config.repositoryDir = path.resolve(config.repositoryDir);
-  if (config.buildLogDir) config.buildLogDir = path.resolve(config.buildLogDir);
+}
+
+/** Limits that must agree with one another, and what the retention and metrics settings allow. */
+function checkLimits(config: Config): void {
   const budget = config.runnerMemoryBudgetMiB;
   if (budget > 0 && config.runnerMemoryPerAccountMiB > budget) {
     throw new ConfigError(
@@ -875,7 +896,6 @@ function crossChecked(config: Config): Config {
       `ALGOHOST_BUILDS_PER_ACCOUNT (${config.buildsPerAccount}) must not exceed ALGOHOST_BUILD_CONCURRENCY (${config.buildConcurrency})`,
     );
   }
-  return config;
 }
 
 /** Whether `host:port` (or `[v6]:port`) names a loopback host: 127.0.0.0/8, ::1 (any spelling, or v4-mapped), localhost. */

@@ -7,7 +7,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Builder } from '../domain/builds/ports.js';
 import type { AlgorithmRuntime } from '../domain/calls/ports.js';
-import type { PoolStats } from '../runtime/runner/runner-pool.js';
+import type { PoolStats } from '../runtime/runner/pool-records.js';
 import { RecentCount } from '../lib/recent-count.js';
 import type { ConsumerStatus, DeliveryOutcome, EventFlow } from '../domain/events/model.js';
 

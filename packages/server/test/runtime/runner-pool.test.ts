@@ -10,8 +10,9 @@ import type { Environment } from '../../src/domain/catalog/model.js';
 import type { PipeRequest, RunTarget } from '../../src/domain/calls/ports.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { RunnerRequest } from '../../src/runtime/runner/runner-factory.js';
-import { type PoolRunner, type PoolSettings, RunnerPool } from '../../src/runtime/runner/runner-pool.js';
-import { CallNotStarted, type CallOutcome, RunnerFailure } from '../../src/runtime/runner/runner-process.js';
+import type { PoolRunner, PoolSettings } from '../../src/runtime/runner/pool-records.js';
+import { RunnerPool } from '../../src/runtime/runner/runner-pool.js';
+import { CallNotStarted, type CallOutcome, RunnerFailure } from '../../src/runtime/runner/runner-outcome.js';
 
 const MiB = 1024 * 1024;
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { jvmFixtureSuite } from '../support/jvm-runner-suite.js';
 import { CALL_MS, checkBackToBack } from '../support/runner-suite.js';
-import type { CallOutcome } from '../../src/runtime/runner/runner-process.js';
+import type { CallOutcome } from '../../src/runtime/runner/runner-outcome.js';
 
 /** A Java algorithm without pom.xml (javac path) taking and returning anything. */
 const TYPES = `package algorithmia.Types;

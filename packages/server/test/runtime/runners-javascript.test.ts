@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { CallOutcome } from '../../src/runtime/runner/runner-process.js';
+import type { CallOutcome } from '../../src/runtime/runner/runner-outcome.js';
 import { answersWith, CALL_MS, checkBackToBack, checkResponseFifoKept } from '../support/runner-suite.js';
 import { scriptRunnerSuite } from '../support/script-runner-suite.js';
 

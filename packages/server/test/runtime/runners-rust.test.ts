@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { CALL_MS, checkBackToBack, contentTypeOf, printsWord, runnerSuite } from '../support/runner-suite.js';
-import type { CallOutcome } from '../../src/runtime/runner/runner-process.js';
+import type { CallOutcome } from '../../src/runtime/runner/runner-outcome.js';
 import { buildFixture } from '../support/runners.js';
 
 const execFileAsync = promisify(execFile);

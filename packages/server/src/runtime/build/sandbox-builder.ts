@@ -25,10 +25,21 @@ import { BuildFailure, type Builder, type BuildRequest } from '../../domain/buil
 import { type Clock, isoNow, systemClock } from '../../domain/clock.js';
 import { predictableGitEnv } from '../../lib/git-env.js';
 import { RemovableLayers } from '../../lib/removable-layers.js';
-import { INSIDE, type BuildStep, type LanguageAdapter, type RegistrySettings, type StepContext } from '../languages/adapter.js';
-import { type Mount, type Outcome, type Supervisor } from '../sandbox/supervisor.js';
-import { egressProxyEnv, type EgressProxy } from '../sandbox/egress-proxy.js';
+import { INSIDE, type LanguageAdapter, type RegistrySettings, type StepContext } from '../languages/adapter.js';
+import { type Mount, type Supervisor } from '../sandbox/supervisor.js';
+import type { EgressProxy } from '../sandbox/egress-proxy.js';
 import { takeLease } from '../sandbox/uids.js';
+import {
+  type ArtifactInfo,
+  type ArtifactManifest,
+  artifactBuilt,
+  artifactPath,
+  exists,
+  packageArtifact,
+  readArtifact,
+} from './artifacts.js';
+import { checkSize, tooLarge, watchSize } from './artifact-size.js';
+import { BuildSteps, describe } from './build-steps.js';
 
 export interface BuilderSettings {
   /** Root for work dirs, artifacts, dependency layers and (by default) download caches. */
@@ -47,46 +58,14 @@ export interface BuilderSettings {
   maxArtifactBytes: number;
 }
 
-export interface ArtifactManifest {
-  algorithmId: string;
-  environment: string;
-  language: string;
-  commit: string;
-  /** Dependency layer directory relative to the layers root, or null when none is needed. */
-  layer: string | null;
-  builtAt: string;
-}
-
-/** A built artifact as the runner needs it: host paths, all checked to be inside their roots. */
-export interface ArtifactInfo {
-  manifest: ArtifactManifest;
-  /** The built tree (read-only for runners). */
-  tree: string;
-  layerDir: string | null;
-}
-
-/** An artifact that cannot be run (missing, from an older version, or failing its checks). */
-export class ArtifactError extends Error {}
-
-const OUTPUT_LIMIT = 20 * 1024 * 1024;
 const BUILDER_VERSION = '1';
-const MANIFEST = 'manifest.json';
-const TREE = 'tree';
 /** Names the host reads or once wrote in a tree: never a link or a special file. */
 const RESERVED = ['.algohost-artifact.json', 'algorithmia.conf'];
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-const ENVIRONMENT = '[A-Za-z0-9][A-Za-z0-9._-]{0,99}';
-const COMMIT = '[0-9a-f]{40}(?:[0-9a-f]{24})?';
-const ARTIFACT_KEY = new RegExp(`^(${UUID})/(${ENVIRONMENT})/(${COMMIT})$`);
-/** What dependencyLayer() names a layer: `<language>/<32 hex digits>`. */
-const LAYER_NAME = /^[a-z0-9][a-z0-9-]*\/[0-9a-f]{32}$/;
-/** How often a running step's output is measured against the artifact limit. */
-const SIZE_CHECK_MS = 5000;
-
 export class SandboxBuilder implements Builder {
   readonly dirs: { work: string; artifacts: string; layers: string; cache: string };
   /** Layers fetched by the cluster's artifact store, which it may remove again unless a build here uses them. */
   readonly removableLayers = new RemovableLayers();
+  private readonly steps: BuildSteps;
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -99,6 +78,7 @@ export class SandboxBuilder implements Builder {
       layers: path.join(settings.root, 'layers'),
       cache: settings.cacheDir ?? path.join(settings.root, 'cache'),
     };
+    this.steps = new BuildSteps(supervisor, settings, this.dirs.work);
   }
 
   /** Creates the directories and checks that the sandbox user can reach them. */
@@ -125,50 +105,15 @@ export class SandboxBuilder implements Builder {
 
   /** The root-owned directory of an artifact (its tree and manifest); the key is checked first. */
   artifactPath(key: string): string {
-    if (!ARTIFACT_KEY.test(key)) {
-      throw new ArtifactError(
-        /^[^/]+\/[0-9a-f]+$/.test(key)
-          ? `the artifact ${key} was built by an earlier version of algohost, whose artifacts were shared between algorithms; build the algorithm again (push, or POST …/compile) and publish a new version`
-          : `${JSON.stringify(key)} is not an artifact name`,
-      );
-    }
-    const dir = path.resolve(this.dirs.artifacts, key);
-    if (!dir.startsWith(this.dirs.artifacts + path.sep)) throw new ArtifactError(`${key} is not an artifact name`);
-    return dir;
+    return artifactPath(this.dirs.artifacts, key);
   }
 
   /**
    * Reads an artifact's manifest (root-owned, outside anything a build step could write) and
    * checks what it names: the layer by pattern and resolved inside the layers root.
    */
-  async readArtifact(key: string): Promise<ArtifactInfo> {
-    const dir = this.artifactPath(key);
-    const text = await readHostFile(path.join(dir, MANIFEST), 64 * 1024).catch((err: NodeJS.ErrnoException) => {
-      throw new ArtifactError(
-        err.code === 'ENOENT'
-          ? `the artifact ${key} does not exist on this node (build it again)`
-          : `the artifact ${key} is damaged: ${err.message}`,
-      );
-    });
-    let manifest: ArtifactManifest;
-    try {
-      manifest = JSON.parse(text) as ArtifactManifest;
-    } catch {
-      throw new ArtifactError(`the manifest of artifact ${key} is not JSON`);
-    }
-    const [, algorithmId, environment, commit] = ARTIFACT_KEY.exec(key)!;
-    if (manifest.algorithmId !== algorithmId || manifest.environment !== environment || manifest.commit !== commit) {
-      throw new ArtifactError(`the manifest of artifact ${key} names another artifact`);
-    }
-    let layerDir: string | null = null;
-    if (manifest.layer !== null) {
-      if (typeof manifest.layer !== 'string' || !LAYER_NAME.test(manifest.layer)) {
-        throw new ArtifactError(`the manifest of artifact ${key} names an invalid dependency layer`);
-      }
-      layerDir = path.resolve(this.dirs.layers, manifest.layer);
-      if (!layerDir.startsWith(this.dirs.layers + path.sep)) throw new ArtifactError(`the layer of artifact ${key} is outside the layers`);
-    }
-    return { manifest, tree: path.join(dir, TREE), layerDir };
+  readArtifact(key: string): Promise<ArtifactInfo> {
+    return readArtifact(this.dirs, key);
   }
 
   async build(req: BuildRequest, log: (text: string) => void, signal: AbortSignal): Promise<{ artifact: string }> {
@@ -182,7 +127,7 @@ export class SandboxBuilder implements Builder {
     } catch (err) {
       throw new BuildFailure((err as Error).message);
     }
-    if (await exists(path.join(final, MANIFEST))) {
+    if (await artifactBuilt(final)) {
       log(`The artifact of ${req.build.commitSha.slice(0, 12)} for ${env.name} exists already; reusing it\n`);
       return { artifact: key };
     }
@@ -199,58 +144,28 @@ export class SandboxBuilder implements Builder {
       const reserved = [...RESERVED, ...adapter.dependencyFiles];
       refuseLinks(src, reserved);
       const limit = this.settings.maxArtifactBytes;
-      const checkSize = async (stage: string, dirs: string[], fixedBytes = 0) => {
-        const used = fixedBytes + (await sizeOf(dirs, limit ? limit - fixedBytes : Infinity));
-        if (limit && used > limit) throw new BuildFailure(tooLarge(stage, used, limit));
-        return used;
-      };
-      const treeBytes = await checkSize('checkout', [src]);
+      const treeBytes = await checkSize('checkout', [src], limit);
 
-      const files = new Set(await fs.promises.readdir(src));
-      const read = (name: string) => readRegularFile(src, name);
-      const ctx: StepContext = {
-        environment: { name: env.name, runtimeVersion: env.runtime.version },
-        files,
-        registries: this.settings.registries,
-        extraInputs: [],
-        read,
-      };
-      const toolMounts = adapter.toolchainMounts?.() ?? [];
-      const findLinks = this.settings.registries.pipFindLinks.map((host, i) => ({ host, inside: `/inputs/${i}` }));
-      ctx.extraInputs.push(...findLinks.map((m) => m.inside));
-      // A file:// registry (a local CRAN-style repository…) is seen read-only at its own path, so its URL holds inside.
-      const localRegistries = Object.values(this.settings.registries).flatMap((u) =>
-        typeof u === 'string' && u.startsWith('file:') ? [{ host: fileURLToPath(u), inside: fileURLToPath(u) }] : [],
-      );
-
-      // Build steps can write the download cache, so tenants do not share one unless told to.
-      let cache = path.join(this.dirs.cache, adapter.languages[0]!, this.settings.sharedCache ? 'shared' : req.ownerId);
-      await fs.promises.mkdir(path.dirname(cache), { recursive: true, mode: 0o711 });
-      // Each step owns the directories it writes (its own uid, handed back after it), so two
-      // builds (of this node or another on the host) cannot write one cache at once: while
-      // another build holds the cache's lease, this one downloads into an empty cache of its own.
-      releaseCache = await takeLease(`${cache}.lease`);
-      if (!releaseCache) {
-        log('The download cache is in use by another build; this build downloads into an empty one\n');
-        cache = path.join(work, 'cache');
-      }
+      const { ctx, toolMounts, inputMounts } = await this.plan(adapter, req, src);
+      const { dir: cache, release } = await this.downloadCache(adapter, req, work, log);
+      releaseCache = release;
       await fs.promises.mkdir(cache, { recursive: true });
 
       const layer = await this.dependencyLayer(
         adapter,
         req,
         ctx,
-        { src, cache, mounts: [...toolMounts, ...findLinks, ...localRegistries], treeBytes },
+        { src, cache, mounts: [...toolMounts, ...inputMounts], treeBytes },
         log,
         signal,
       );
       const layerMount: Mount[] = layer ? [{ host: path.join(this.dirs.layers, layer), inside: INSIDE.deps }] : [];
       const layerBytes = layer
-        ? (await checkSize('installing dependencies', [path.join(this.dirs.layers, layer)], treeBytes)) - treeBytes
+        ? (await checkSize('installing dependencies', [path.join(this.dirs.layers, layer)], limit, treeBytes)) - treeBytes
         : 0;
 
       for (const step of adapter.compile(ctx)) {
-        await this.step(
+        await this.steps.run(
           step,
           adapter,
           [
@@ -265,7 +180,7 @@ export class SandboxBuilder implements Builder {
         );
       }
       refuseLinks(src, reserved);
-      await checkSize('compiling', [src], layerBytes);
+      await checkSize('compiling', [src], limit, layerBytes);
 
       const manifest: ArtifactManifest = {
         algorithmId: req.build.algorithmId,
@@ -275,28 +190,63 @@ export class SandboxBuilder implements Builder {
         layer,
         builtAt: isoNow(this.settings.clock ?? systemClock),
       };
-      // Tree and manifest go into a fresh root-owned directory, renamed into place whole.
-      await fs.promises.mkdir(path.dirname(final), { recursive: true, mode: 0o711 });
-      const staging = await fs.promises.mkdtemp(`${final}.tmp-`);
-      try {
-        await fs.promises.chmod(staging, 0o711);
-        await fs.promises.rename(src, path.join(staging, TREE));
-        await writeNewFile(path.join(staging, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
-        try {
-          await fs.promises.rename(staging, final);
-        } catch (err) {
-          // Another build of the same commit finished first: its artifact is as good as ours.
-          if (!(await exists(path.join(final, MANIFEST)))) throw err;
-        }
-      } finally {
-        await fs.promises.rm(staging, { recursive: true, force: true });
-      }
+      await packageArtifact(final, src, manifest);
       return { artifact: key };
     } finally {
       await releaseCache?.();
       // A failed build's work directory goes too, off the event loop (it can be large).
       await fs.promises.rm(work, { recursive: true, force: true });
     }
+  }
+
+  /** What the language's steps are planned from (the tree's files), and what they mount besides the tree. */
+  private async plan(
+    adapter: LanguageAdapter,
+    req: BuildRequest,
+    src: string,
+  ): Promise<{ ctx: StepContext; toolMounts: Mount[]; inputMounts: Mount[] }> {
+    const env = req.environment;
+    const files = new Set(await fs.promises.readdir(src));
+    const read = (name: string) => readRegularFile(src, name);
+    const ctx: StepContext = {
+      environment: { name: env.name, runtimeVersion: env.runtime.version },
+      files,
+      registries: this.settings.registries,
+      extraInputs: [],
+      read,
+    };
+    const toolMounts = adapter.toolchainMounts?.() ?? [];
+    const findLinks = this.settings.registries.pipFindLinks.map((host, i) => ({ host, inside: `/inputs/${i}` }));
+    ctx.extraInputs.push(...findLinks.map((m) => m.inside));
+    // A file:// registry (a local CRAN-style repository…) is seen read-only at its own path, so its URL holds inside.
+    const localRegistries = Object.values(this.settings.registries).flatMap((u) =>
+      typeof u === 'string' && u.startsWith('file:') ? [{ host: fileURLToPath(u), inside: fileURLToPath(u) }] : [],
+    );
+    return { ctx, toolMounts, inputMounts: [...findLinks, ...localRegistries] };
+  }
+
+  /**
+   * The download cache the build's steps write: the owner's (or the cluster's shared one) with
+   * its lease, or an empty one in the work directory when another build holds it.
+   */
+  private async downloadCache(
+    adapter: LanguageAdapter,
+    req: BuildRequest,
+    work: string,
+    log: (t: string) => void,
+  ): Promise<{ dir: string; release: (() => Promise<void>) | undefined }> {
+    // Build steps can write the download cache, so tenants do not share one unless told to.
+    let cache = path.join(this.dirs.cache, adapter.languages[0]!, this.settings.sharedCache ? 'shared' : req.ownerId);
+    await fs.promises.mkdir(path.dirname(cache), { recursive: true, mode: 0o711 });
+    // Each step owns the directories it writes (its own uid, handed back after it), so two
+    // builds (of this node or another on the host) cannot write one cache at once: while
+    // another build holds the cache's lease, this one downloads into an empty cache of its own (made by the caller).
+    const release = await takeLease(`${cache}.lease`);
+    if (!release) {
+      log('The download cache is in use by another build; this build downloads into an empty one\n');
+      cache = path.join(work, 'cache');
+    }
+    return { dir: cache, release };
   }
 
   /** `git archive` on the host (trusted), `tar -x` in the sandbox (it writes user content). */
@@ -313,7 +263,7 @@ export class SandboxBuilder implements Builder {
     });
     const onAbort = () => tar.kill('cancelled');
     signal.addEventListener('abort', onAbort);
-    const watch = this.watchSize([src], 0, () => tar.kill('cancelled'));
+    const watch = watchSize([src], 0, this.settings.maxArtifactBytes, () => tar.kill('cancelled'));
     const archive = spawn(this.settings.git, ['archive', '--format=tar', req.build.commitSha], {
       cwd: req.repositoryPath,
       env: predictableGitEnv(),
@@ -335,7 +285,7 @@ export class SandboxBuilder implements Builder {
       throw new BuildFailure(
         signal.aborted
           ? 'cancelled'
-          : `${await this.diskFull()}could not check out ${req.build.commitSha}: ${errors.trim() || describe(outcome)}`,
+          : `${await this.steps.diskFull()}could not check out ${req.build.commitSha}: ${errors.trim() || describe(outcome)}`,
       );
     }
   }
@@ -377,7 +327,7 @@ export class SandboxBuilder implements Builder {
           { host: where.cache, inside: INSIDE.cache, owned: true },
           ...where.mounts,
         ];
-        await this.step(step, adapter, mounts, log, signal, { stage: step.title, dirs: [tmp], fixedBytes: where.treeBytes });
+        await this.steps.run(step, adapter, mounts, log, signal, { stage: step.title, dirs: [tmp], fixedBytes: where.treeBytes });
       }
       try {
         await fs.promises.rename(tmp, final);
@@ -389,131 +339,8 @@ export class SandboxBuilder implements Builder {
       await fs.promises.rm(tmp, { recursive: true, force: true });
     }
   }
-
-  /**
-   * Runs one step. With a size budget, the directories it writes are measured while it runs
-   * and it is stopped once the artifact would pass the limit.
-   */
-  private async step(
-    step: BuildStep,
-    adapter: LanguageAdapter,
-    mounts: Mount[],
-    log: (t: string) => void,
-    buildSignal: AbortSignal,
-    budget?: { stage: string; dirs: string[]; fixedBytes: number },
-  ): Promise<void> {
-    if (buildSignal.aborted) throw new BuildFailure('cancelled');
-    const stop = new AbortController();
-    const onAbort = () => stop.abort();
-    buildSignal.addEventListener('abort', onAbort);
-    const watch = budget && this.watchSize(budget.dirs, budget.fixedBytes, () => stop.abort());
-    try {
-      await this.runStep(step, adapter, mounts, log, stop.signal);
-    } catch (err) {
-      const over = watch?.over();
-      if (over !== undefined) throw new BuildFailure(tooLarge(budget!.stage, over, this.settings.maxArtifactBytes));
-      throw err;
-    } finally {
-      watch?.stop();
-      buildSignal.removeEventListener('abort', onAbort);
-    }
-  }
-
-  /**
-   * Measures the directories a running step writes every few seconds and calls `kill` once,
-   * with `fixedBytes` added, they pass the artifact limit. `over()` is the size then.
-   */
-  private watchSize(dirs: string[], fixedBytes: number, kill: () => void): { stop(): void; over(): number | undefined } {
-    const limit = this.settings.maxArtifactBytes;
-    let stopped = !limit;
-    let over: number | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const measure = async () => {
-      const used = fixedBytes + (await sizeOf(dirs, limit - fixedBytes).catch(() => 0));
-      if (stopped) return;
-      if (used > limit) {
-        over = used;
-        kill();
-      } else timer = setTimeout(() => void measure(), SIZE_CHECK_MS);
-    };
-    if (!stopped) timer = setTimeout(() => void measure(), SIZE_CHECK_MS);
-    return {
-      stop: () => {
-        stopped = true;
-        clearTimeout(timer);
-      },
-      over: () => over,
-    };
-  }
-
-  private async runStep(
-    step: BuildStep,
-    adapter: LanguageAdapter,
-    mounts: Mount[],
-    log: (t: string) => void,
-    signal: AbortSignal,
-  ): Promise<void> {
-    if (signal.aborted) throw new BuildFailure('cancelled');
-    log(`$ ${step.title}: ${step.argv.join(' ')}\n`);
-    // A networked step gets its own namespace too; its only way out is a channel of the egress proxy.
-    const egress = step.network ? await this.settings.egress.open(log) : undefined;
-    let outcome: Outcome;
-    try {
-      outcome = await this.supervisor.run(
-        {
-          argv: step.argv,
-          env: { HOME: '/tmp', LANG: 'C.UTF-8', ...adapter.env(), ...step.env, ...(egress ? egressProxyEnv() : {}) },
-          cwd: INSIDE.src,
-          mounts,
-          network: egress ? 'registries' : 'none',
-          egressSocket: egress?.socket,
-          limits: { memoryBytes: this.settings.memoryBytes, pids: BUILD_PIDS },
-          wallTimeMs: 24 * 60 * 60 * 1000, // the build's own time limit aborts through `signal`
-          outputLimitBytes: OUTPUT_LIMIT,
-        },
-        log,
-        signal,
-      );
-    } finally {
-      await egress?.close();
-    }
-    if (outcome.kind === 'exited' && outcome.code === 0) return;
-    throw new BuildFailure(`${await this.diskFull()}${step.title} failed: ${describe(outcome)}`);
-  }
-
-  /**
-   * The cause to name first when a step failed because the file system of the build
-   * directories is full (tools say it in their own words, `tar` as "Wrote only 7168 of 10240
-   * bytes"): checked right after the failure, before the work directory is removed.
-   */
-  private async diskFull(): Promise<string> {
-    const st = await fs.promises.statfs(this.dirs.work).catch(() => undefined);
-    if (!st || st.bavail * st.bsize >= DISK_FULL_BYTES) return '';
-    return "the server's disk is full (no space left on device where builds are made); ask the operator to free space, then push again or rebuild. ";
-  }
 }
 
-/** Free space under which a failed step is blamed on the full disk. */
-const DISK_FULL_BYTES = 1024 * 1024;
-
-function describe(o: Outcome): string {
-  if (o.kind === 'exited') return `exit code ${o.code}`;
-  switch (o.reason) {
-    case 'memory':
-      return 'out of memory';
-    case 'output_limit':
-      return `printed more than ${OUTPUT_LIMIT / 1024 / 1024} MB`;
-    case 'timeout':
-      return 'timed out';
-    case 'cancelled':
-      return 'cancelled';
-    default:
-      return `killed by ${o.signal ?? 'a signal'}`;
-  }
-}
-
-/** Processes and threads of one build step. */
-const BUILD_PIDS = 512;
 const READ_LIMIT = 5 * 1024 * 1024;
 
 /**
@@ -593,91 +420,6 @@ function refuseLinks(root: string, names: readonly string[]): void {
 
 const notRegular = (name: string, what: string) =>
   `${name} in the repository is ${what}; algohost reads ${name} itself and accepts only a regular file under that name (reserved: ${RESERVED.join(', ')} and the dependency files)`;
-
-function tooLarge(stage: string, used: number, limit: number): string {
-  return `the artifact (the built tree plus its dependency layer) grew to more than ${bytes(limit)} during ${stage}, the most this cluster keeps per build (${bytes(used)} counted so far; limit ${limit} bytes)`;
-}
-
-function bytes(n: number): string {
-  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${i === 0 ? n : n.toFixed(n < 10 ? 1 : 0)} ${units[i]}`;
-}
-
-/**
- * Bytes used by the trees (each file counted by its size or the blocks it holds, whichever is
- * more; hard links once), without following links; stops counting once past `stopAbove`.
- */
-async function sizeOf(dirs: string[], stopAbove: number): Promise<number> {
-  let total = 0;
-  const seen = new Set<string>();
-  const stack = [...dirs];
-  while (stack.length) {
-    const dir = stack.pop()!;
-    let entries: string[];
-    try {
-      entries = await fs.promises.readdir(dir);
-    } catch {
-      continue;
-    }
-    for (const e of entries) {
-      const p = path.join(dir, e);
-      let st: fs.Stats;
-      try {
-        st = await fs.promises.lstat(p);
-      } catch {
-        continue;
-      }
-      if (st.nlink > 1 && !st.isDirectory()) {
-        const id = `${st.dev}:${st.ino}`;
-        if (seen.has(id)) continue;
-        seen.add(id);
-      }
-      total += Math.max(st.size, st.blocks * 512);
-      if (total > stopAbove) return total;
-      if (st.isDirectory()) stack.push(p);
-    }
-  }
-  return total;
-}
-
-/** Creates a file that must not exist yet (O_EXCL, no link followed) and writes it whole. */
-async function writeNewFile(file: string, text: string): Promise<void> {
-  const handle = await fs.promises.open(
-    file,
-    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-    0o600,
-  );
-  try {
-    await handle.writeFile(text);
-  } finally {
-    await handle.close();
-  }
-}
-
-const exists = (file: string) =>
-  fs.promises.access(file).then(
-    () => true,
-    () => false,
-  );
-
-/** Reads a small root-owned regular file of the host without following a link. */
-async function readHostFile(file: string, maxBytes: number): Promise<string> {
-  const handle = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-  try {
-    const st = await handle.stat();
-    if (!st.isFile() || st.uid !== process.getuid?.() || st.size > maxBytes) {
-      throw Object.assign(new Error('not a small regular file of the service'), { code: 'EINVAL' });
-    }
-    return await handle.readFile('utf8');
-  } finally {
-    await handle.close();
-  }
-}
 
 /** The sandbox users must be able to pass through every parent of the directory (start-up only, from prepare()). */
 function assertTraversable(dir: string): void {

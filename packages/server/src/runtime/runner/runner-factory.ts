@@ -15,7 +15,8 @@ import type { SandboxBuilder } from '../build/sandbox-builder.js';
 import { egressProxyEnv, type EgressProxy } from '../sandbox/egress-proxy.js';
 import type { RunnerContext } from '../languages/adapter.js';
 import type { Mount, Supervisor } from '../sandbox/supervisor.js';
-import { RunnerProcess, type RunnerMounts } from './runner-process.js';
+import { RunnerProcess } from './runner-process.js';
+import type { RunnerMounts } from './runner-sandbox.js';
 
 export interface RunnerLimits {
   memoryBytes: number;
