@@ -2,7 +2,7 @@ import type { AlgorithmUpdate } from '@algohost/client';
 import { useState } from 'preact/hooks';
 import { navigate } from '../../router.js';
 import { Busy, ConfirmButton, ErrorText, Field, useAction } from '../../ui.js';
-import { LICENSES } from '../create-algorithm.js';
+import { LICENSES } from '../create-algorithm/runtime.js';
 import type { TabProps } from '../algorithm.js';
 
 /** Edit details and settings; delete the algorithm after typing its name. */
