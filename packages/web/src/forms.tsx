@@ -132,6 +132,8 @@ export function Checkbox({
   children,
   ...input
 }: ControlAttributes & {
+  /** What the box sends when ticked (a form's own submit). */
+  value?: string;
   checked: boolean;
   onValue: (checked: boolean) => void;
   children: ComponentChildren;

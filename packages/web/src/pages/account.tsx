@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Capability, CreatedApiKey, Identity } from '@algohost/client';
 import type { SignedIn } from '../session.js';
+import { Checkbox, Form, TextField } from '../forms.js';
 import { AccountScm } from './account-scm.js';
 import { Busy, ConfirmButton, CopyBlock, ErrorText, Field, Show, Table, Time, useAction, useLoad, useTitle } from '../ui.js';
 
@@ -161,14 +162,6 @@ function Keys({ session }: { session: SignedIn }) {
   const c = session.client;
   const me = session.me.username;
   const keys = useLoad(() => c.keys.list(me), [me]);
-  const [description, setDescription] = useState('');
-  const [caps, setCaps] = useState<string[]>(CAPABILITIES.map(([id]) => id));
-  const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const create = useAction(async () => {
-    setCreated(await c.keys.create(me, { description: description || undefined, capabilities: caps as Capability[] }));
-    setDescription('');
-    keys.reload();
-  });
   const revoke = useAction(async (id: string) => {
     await c.keys.revoke(me, id);
     keys.reload();
@@ -176,50 +169,7 @@ function Keys({ session }: { session: SignedIn }) {
   return (
     <section aria-labelledby="keys">
       <h2 id="keys">API keys</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create.run();
-        }}
-      >
-        <Field label="Description" hint="What the key is for, e.g. laptop or CI.">
-          {(p) => <input {...p} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />}
-        </Field>
-        <fieldset>
-          <legend>Capabilities</legend>
-          {CAPABILITIES.map(([id, label]) => (
-            <label class="check" key={id}>
-              <input
-                type="checkbox"
-                name="capabilities"
-                value={id}
-                checked={caps.includes(id)}
-                onChange={(e) => setCaps(e.currentTarget.checked ? [...caps, id] : caps.filter((x) => x !== id))}
-              />
-              {label}
-            </label>
-          ))}
-          <p class="hint">
-            A key with all four is a full credential (keys, profile, organizations); a key can never hold more than the credential that made
-            it.
-          </p>
-        </fieldset>
-        <ErrorText error={create.error} />
-        <Busy type="submit" busy={create.busy}>
-          Create API key
-        </Busy>
-      </form>
-      {created && (
-        <div class="notice" role="status">
-          <p>
-            <strong>Copy the key now:</strong> it is shown only this once.
-          </p>
-          <CopyBlock text={created.key} label="New API key" copyLabel="Copy the key" />
-          <button type="button" class="secondary small" onClick={() => setCreated(null)}>
-            I have copied it
-          </button>
-        </div>
-      )}
+      <NewKey session={session} onCreated={keys.reload} />
       <Show loaded={keys} label="your keys">
         {(list) => (
           <Table
@@ -256,5 +206,58 @@ function Keys({ session }: { session: SignedIn }) {
         )}
       </Show>
     </section>
+  );
+}
+
+/** Creating a key with the capabilities ticked; the key is shown once, to copy. */
+function NewKey({ session, onCreated }: { session: SignedIn; onCreated: () => void }) {
+  const me = session.me.username;
+  const [description, setDescription] = useState('');
+  const [caps, setCaps] = useState<string[]>(CAPABILITIES.map(([id]) => id));
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const create = useAction(async () => {
+    setCreated(await session.client.keys.create(me, { description: description || undefined, capabilities: caps as Capability[] }));
+    setDescription('');
+    onCreated();
+  });
+  return (
+    <>
+      <Form onSubmit={() => void create.run()}>
+        <TextField label="Description" hint="What the key is for, e.g. laptop or CI." value={description} onValue={setDescription} />
+        <fieldset>
+          <legend>Capabilities</legend>
+          {CAPABILITIES.map(([id, label]) => (
+            <Checkbox
+              key={id}
+              name="capabilities"
+              value={id}
+              checked={caps.includes(id)}
+              onValue={(on) => setCaps(on ? [...caps, id] : caps.filter((x) => x !== id))}
+            >
+              {label}
+            </Checkbox>
+          ))}
+          <p class="hint">
+            A key with all four is a full credential (keys, profile, organizations); a key can never hold more than the credential that made
+            it.
+          </p>
+        </fieldset>
+        <ErrorText error={create.error} />
+        <Busy type="submit" busy={create.busy}>
+          Create API key
+        </Busy>
+      </Form>
+      {created && (
+        <div class="notice" role="status">
+          <p>
+            <strong>Copy the key now:</strong> it is shown only this once.
+          </p>
+          <CopyBlock text={created.key} label="New API key" copyLabel="Copy the key" />
+          <button type="button" class="secondary small" onClick={() => setCreated(null)}>
+            I have copied it
+          </button>
+        </div>
+      )}
+    </>
   );
 }
