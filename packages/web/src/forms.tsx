@@ -48,6 +48,7 @@ interface ControlAttributes {
 
 interface TextAttributes extends ControlAttributes {
   placeholder?: string;
+  inputMode?: 'text' | 'decimal' | 'numeric';
 }
 
 type Bound<T, A> = A & Labelled & { value: T; onValue: (value: T) => void };
