@@ -62,6 +62,15 @@ export function TextField({ label, hint, error, value, onValue, ...input }: Boun
   );
 }
 
+/** A labelled password input bound to `value`; `autoComplete` tells password managers which password it is. */
+export function PasswordField({ label, hint, error, value, onValue, ...input }: Bound<string, Omit<ControlAttributes, 'spellcheck'>>) {
+  return (
+    <Field label={label} hint={hint} error={error}>
+      {(p) => <input {...p} type="password" {...input} value={value} onInput={(e) => onValue(e.currentTarget.value)} />}
+    </Field>
+  );
+}
+
 /** A labelled text area bound to `value`. */
 export function TextAreaField({ label, hint, error, value, onValue, ...area }: Bound<string, TextAttributes>) {
   return (

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Capability, CreatedApiKey, Identity } from '@algohost/client';
 import type { SignedIn } from '../session.js';
-import { Checkbox, Form, TextField } from '../forms.js';
+import { Checkbox, Form, PasswordField, TextField } from '../forms.js';
 import { AccountScm } from './account-scm.js';
 import { Busy, ConfirmButton, CopyBlock, ErrorText, Field, Show, Table, Time, useAction, useLoad, useTitle } from '../ui.js';
 
@@ -46,28 +46,17 @@ function Profile({ session, user, onSaved }: { session: SignedIn; user: Identity
   return (
     <section aria-labelledby="profile">
       <h2 id="profile">Profile of {user.username}</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save.run();
-        }}
-      >
+      <Form onSubmit={() => void save.run()}>
         <div class="grid-2">
           <div>
-            <Field label="Full name">
-              {(p) => <input {...p} autoComplete="name" value={fullname} onInput={(e) => setFullname(e.currentTarget.value)} />}
-            </Field>
+            <TextField label="Full name" autoComplete="name" value={fullname} onValue={setFullname} />
             <Field label="Email">
               {(p) => <input {...p} type="email" autoComplete="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />}
             </Field>
           </div>
           <div>
-            <Field label="Company">
-              {(p) => <input {...p} autoComplete="organization" value={company} onInput={(e) => setCompany(e.currentTarget.value)} />}
-            </Field>
-            <Field label="Role at the company">
-              {(p) => <input {...p} autoComplete="organization-title" value={role} onInput={(e) => setRole(e.currentTarget.value)} />}
-            </Field>
+            <TextField label="Company" autoComplete="organization" value={company} onValue={setCompany} />
+            <TextField label="Role at the company" autoComplete="organization-title" value={role} onValue={setRole} />
           </div>
         </div>
         <ErrorText error={save.error} />
@@ -79,7 +68,7 @@ function Profile({ session, user, onSaved }: { session: SignedIn; user: Identity
         <Busy type="submit" busy={save.busy}>
           Save profile
         </Busy>
-      </form>
+      </Form>
     </section>
   );
 }
@@ -101,49 +90,22 @@ function Password({ session }: { session: SignedIn }) {
   return (
     <section aria-labelledby="password">
       <h2 id="password">Password</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
+      <Form
+        onSubmit={() => {
           if (!mismatch) void change.run();
         }}
       >
         {/* A hidden username lets password managers file the new password under the right account. */}
         <input type="text" name="username" autoComplete="username" value={session.me.username} hidden readOnly />
-        <Field label="Current password" hint="An account that never had a password gets its first one from an admin.">
-          {(p) => (
-            <input
-              {...p}
-              type="password"
-              autoComplete="current-password"
-              value={current}
-              onInput={(e) => setCurrent(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="New password">
-          {(p) => (
-            <input
-              {...p}
-              type="password"
-              autoComplete="new-password"
-              required
-              value={next}
-              onInput={(e) => setNext(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="New password again" error={mismatch}>
-          {(p) => (
-            <input
-              {...p}
-              type="password"
-              autoComplete="new-password"
-              required
-              value={again}
-              onInput={(e) => setAgain(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <PasswordField
+          label="Current password"
+          hint="An account that never had a password gets its first one from an admin."
+          autoComplete="current-password"
+          value={current}
+          onValue={setCurrent}
+        />
+        <PasswordField label="New password" autoComplete="new-password" required value={next} onValue={setNext} />
+        <PasswordField label="New password again" error={mismatch} autoComplete="new-password" required value={again} onValue={setAgain} />
         <ErrorText error={change.error} />
         {done && (
           <p class="success" role="status">
@@ -153,7 +115,7 @@ function Password({ session }: { session: SignedIn }) {
         <Busy type="submit" busy={change.busy}>
           Change password
         </Busy>
-      </form>
+      </Form>
     </section>
   );
 }

@@ -6,7 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import type { ScmConfig, ScmConfigInput } from '@algohost/client';
-import { Checkbox, Form, SelectField, TextField, useFields } from '../forms.js';
+import { Checkbox, Form, PasswordField, SelectField, TextField, useFields } from '../forms.js';
 import type { SignedIn } from '../session.js';
 import { Busy, ConfirmButton, ErrorText, Field, Show, useAction, useLoad } from '../ui.js';
 import { PROVIDERS, scmLabel } from './account-scm.js';
@@ -90,18 +90,14 @@ function NewScm({ session, callback, onCreated }: { session: SignedIn; callback:
           </div>
           <div>
             <TextField label="OAuth client id" required autoComplete="off" value={v.clientId} onValue={set('clientId')} />
-            <Field label="OAuth client secret" hint="Stored encrypted; never shown again.">
-              {(p) => (
-                <input
-                  {...p}
-                  type="password"
-                  required
-                  autoComplete="new-password"
-                  value={v.secret}
-                  onInput={(e) => set('secret')(e.currentTarget.value)}
-                />
-              )}
-            </Field>
+            <PasswordField
+              label="OAuth client secret"
+              hint="Stored encrypted; never shown again."
+              required
+              autoComplete="new-password"
+              value={v.secret}
+              onValue={set('secret')}
+            />
             <Checkbox checked={v.enabled} onValue={set('enabled')}>
               Enabled: may back new algorithms
             </Checkbox>

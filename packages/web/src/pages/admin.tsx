@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { collect, type User } from '@algohost/client';
-import { Form, TextField, useFields, useProblems } from '../forms.js';
+import { Form, PasswordField, TextField, useFields, useProblems } from '../forms.js';
 import { Link } from '../router.js';
 import type { SignedIn } from '../session.js';
 import { Busy, ConfirmButton, ErrorText, Field, type Loaded, Show, Table, Time, useAction, useLoad, useTitle } from '../ui.js';
@@ -132,20 +132,13 @@ function NewUser({ session, onCreated }: { session: SignedIn; onCreated: () => v
           </div>
           <div>
             <TextField label="Full name" value={v.fullname} onValue={set('fullname')} autoComplete="off" />
-            <Field
+            <PasswordField
               label="Password"
               hint="The user signs in with it and changes it in their account settings. Leave empty to sign in with keys only."
-            >
-              {(p) => (
-                <input
-                  {...p}
-                  type="password"
-                  autoComplete="new-password"
-                  value={v.password}
-                  onInput={(e) => set('password')(e.currentTarget.value)}
-                />
-              )}
-            </Field>
+              autoComplete="new-password"
+              value={v.password}
+              onValue={set('password')}
+            />
           </div>
         </div>
         <ErrorText error={create.error} />

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { EventDelivery, EventFlow } from '@algohost/client';
-import { Form, SelectField, TextField, useFields } from '../../forms.js';
+import { Form, PasswordField, SelectField, TextField, useFields } from '../../forms.js';
 import { Busy, ConfirmButton, ErrorText, Field, Show, StatusBadge, Time, useAction, useLoad } from '../../ui.js';
 import type { TabProps } from '../algorithm.js';
 
@@ -288,15 +288,6 @@ type DraftProps = {
   set: <K extends keyof QueueFlowDraft>(key: K) => (value: QueueFlowDraft[K]) => void;
 };
 
-/** A password field for a secret that is stored encrypted and never shown again. */
-function SecretField({ label, hint, value, onValue }: { label: string; hint: string; value: string; onValue: (value: string) => void }) {
-  return (
-    <Field label={label} hint={hint}>
-      {(p) => <input {...p} type="password" required value={value} onInput={(e) => onValue(e.currentTarget.value)} autoComplete="off" />}
-    </Field>
-  );
-}
-
 function ServiceBusCredentials({ draft: v, set }: DraftProps) {
   return (
     <fieldset>
@@ -310,7 +301,14 @@ function ServiceBusCredentials({ draft: v, set }: DraftProps) {
           onValue={set('keyId')}
           autoComplete="off"
         />
-        <SecretField label="Shared access key" hint="Stored encrypted; never shown again." value={v.secret} onValue={set('secret')} />
+        <PasswordField
+          label="Shared access key"
+          hint="Stored encrypted; never shown again."
+          required
+          value={v.secret}
+          onValue={set('secret')}
+          autoComplete="off"
+        />
       </div>
     </fieldset>
   );
@@ -335,7 +333,14 @@ function SqsCredentials({ draft: v, set, session, account }: DraftProps & { sess
       ) : (
         <div class="grid-2">
           <TextField label="Access key id" required value={v.keyId} onValue={set('keyId')} autoComplete="off" />
-          <SecretField label="Secret access key" hint="Stored encrypted; never shown again." value={v.secret} onValue={set('secret')} />
+          <PasswordField
+            label="Secret access key"
+            hint="Stored encrypted; never shown again."
+            required
+            value={v.secret}
+            onValue={set('secret')}
+            autoComplete="off"
+          />
         </div>
       )}
     </fieldset>
