@@ -184,9 +184,33 @@ type Step =
   | { kind: 'folder'; rel: string; exists: boolean }
   | { kind: 'file'; rel: string; size: number; lastModified: string; skip?: ManifestRecord };
 
+/** Both sides of one run: the clients, the roots, and where the resume state is kept. */
+interface Migration {
+  from: Context;
+  to: Context;
+  src: AlgohostClient;
+  dst: AlgohostClient;
+  sourceServer: string;
+  destServer: string;
+  owner: string;
+  destAccount: string;
+  collection: string | undefined;
+  srcRoot: string;
+  dstRoot: string;
+  manifest: Manifest;
+  dryRun: boolean;
+}
+
+type FileStep = Extract<Step, { kind: 'file' }>;
+
 async function migrateData(from: Context, to: Context, sourceArg: string, opts: Options): Promise<DataMigrationReport> {
-  const src = from.client();
-  const dst = to.client();
+  const migration = resolveMigration(from, to, sourceArg, opts);
+  const steps = await plan(migration);
+  return carryOut(migration, steps);
+}
+
+/** Who is copied where; refuses copying a collection onto itself. */
+function resolveMigration(from: Context, to: Context, sourceArg: string, opts: Options): Migration {
   const sourceServer = from.profile().api_server!;
   const destServer = to.profile().api_server!;
   const { owner, collection } = parseSource(sourceArg, from);
@@ -198,23 +222,38 @@ async function migrateData(from: Context, to: Context, sourceArg: string, opts: 
       `source and destination are both ${owner} on ${sourceServer}: pass --to-owner or --to <profile> (a collection cannot be copied onto itself)`,
     );
   }
-  const srcRoot = `data://${owner}`;
-  const dstRoot = `data://${destOwner}`;
-  const manifest = new Manifest(sourceServer, owner, destServer, destAccount);
+  return {
+    from,
+    to,
+    src: from.client(),
+    dst: to.client(),
+    sourceServer,
+    destServer,
+    owner,
+    destAccount,
+    collection,
+    srcRoot: `data://${owner}`,
+    dstRoot: `data://${destOwner}`,
+    manifest: new Manifest(sourceServer, owner, destServer, destAccount),
+    dryRun: Boolean(opts.dryRun),
+  };
+}
 
-  // 1. What there is to do: every collection, folder and file, and what the manifest says.
+/** What there is to do: every collection, folder and file, and what the manifest says of each file. */
+async function plan(m: Migration): Promise<Step[]> {
+  const { src, dst, srcRoot, dstRoot } = m;
   let names: string[];
-  if (collection) {
-    const st = await src.data.stat(joinDataUri(srcRoot, collection));
-    if (st === null) throw new CliError(`${srcRoot}/${collection} does not exist`);
-    names = [collection];
+  if (m.collection) {
+    const st = await src.data.stat(joinDataUri(srcRoot, m.collection));
+    if (st === null) throw new CliError(`${srcRoot}/${m.collection} does not exist`);
+    names = [m.collection];
   } else {
     names = [];
     for await (const e of src.data.entries(srcRoot)) if (e.type === 'folder') names.push(e.name);
     if (names.length === 0) throw new CliError(`${srcRoot} has no collections you can read`);
   }
   if ((await dst.data.stat(dstRoot)) === null) {
-    throw new CliError(`the destination has no user or organization "${destAccount}" (${destServer}): create it first`);
+    throw new CliError(`the destination has no user or organization "${m.destAccount}" (${m.destServer}): create it first`);
   }
   const steps: Step[] = [];
   for (const name of names) {
@@ -222,94 +261,130 @@ async function migrateData(from: Context, to: Context, sourceArg: string, opts: 
     const destUri = joinDataUri(dstRoot, name);
     const existing = (await dst.data.type(destUri)) === null ? null : ((await dst.data.list(destUri, { acl: true })).acl ?? { read: [] });
     steps.push({ kind: 'collection', name, acl, existing });
-    await walk(src, dst, srcRoot, dstRoot, name, existing !== null, manifest, steps);
+    await walk(src, dst, srcRoot, dstRoot, name, existing !== null, m.manifest, steps);
   }
+  return steps;
+}
 
-  // 2. Doing it, or saying what would be done.
-  const files = steps.filter((s): s is Extract<Step, { kind: 'file' }> => s.kind === 'file');
-  const toCopy = files.filter((f) => !f.skip);
+/** Does the planned steps in order, or says what would be done, with a progress bar over the bytes to copy. */
+async function carryOut(m: Migration, steps: Step[]): Promise<DataMigrationReport> {
+  const suffix = m.collection ? `/${m.collection}` : '';
   const report: DataMigrationReport = {
-    source: srcRoot + (collection ? `/${collection}` : ''),
-    destination: dstRoot + (collection ? `/${collection}` : ''),
-    source_server: sourceServer,
-    destination_server: destServer,
-    dry_run: Boolean(opts.dryRun),
+    source: m.srcRoot + suffix,
+    destination: m.dstRoot + suffix,
+    source_server: m.sourceServer,
+    destination_server: m.destServer,
+    dry_run: m.dryRun,
     collections: [],
     files: [],
     copied: 0,
     skipped: 0,
     bytes_copied: 0,
     bytes_skipped: 0,
-    manifest: manifest.file,
+    manifest: m.manifest.file,
   };
-  const total = toCopy.reduce((n, f) => n + f.size, 0);
+  const toCopy = steps.filter((s): s is FileStep => s.kind === 'file' && !s.skip);
   const progress = new Progress(`Migrating ${plural(toCopy.length, 'file')}`);
-  const say = (text: string) => {
-    progress.clear();
-    notice(text);
+  const copying: FileCopying = {
+    progress,
+    say: (text) => {
+      progress.clear();
+      notice(text);
+    },
+    count: toCopy.length,
+    total: toCopy.reduce((n, f) => n + f.size, 0),
+    index: 0,
+    done: 0,
   };
-  let done = 0;
-  let index = 0;
   try {
-    progress.update(0, total);
+    progress.update(0, copying.total);
     for (const step of steps) {
-      if (step.kind === 'collection') {
-        const destUri = joinDataUri(dstRoot, step.name);
-        let action = step.existing === null ? 'created' : sameAcl(step.existing, step.acl) ? 'exists' : 'acl-updated';
-        if (opts.dryRun) action = action === 'exists' ? action : `would-${action === 'created' ? 'create' : 'update-acl'}`;
-        else if (step.existing === null) await dst.data.mkdir(destUri, { acl: step.acl });
-        else if (action === 'acl-updated') await dst.data.setAcl(destUri, step.acl);
-        if (action !== 'exists') say(`${action.replace('-', ' ')}: ${destUri} (read ACL: ${aclName(step.acl)})`);
-        report.collections.push({ source: joinDataUri(srcRoot, step.name), destination: destUri, acl: step.acl, action });
-      } else if (step.kind === 'folder') {
-        if (!step.exists && !opts.dryRun) await dst.data.mkdir(joinDataUri(dstRoot, step.rel));
-      } else {
-        const srcUri = joinDataUri(srcRoot, step.rel);
-        const dstUri = joinDataUri(dstRoot, step.rel);
-        if (step.skip) {
-          report.files.push({ source: srcUri, destination: dstUri, size: step.size, sha256: step.skip.sha256, action: 'skipped' });
-          report.skipped++;
-          report.bytes_skipped += step.size;
-          say(`skipped ${step.rel} (${formatBytes(step.size)}, copied and verified before)`);
-          continue;
-        }
-        index++;
-        if (opts.dryRun) {
-          report.files.push({ source: srcUri, destination: dstUri, size: step.size, sha256: null, action: 'planned' });
-          report.copied++;
-          report.bytes_copied += step.size;
-          say(`would copy ${step.rel} (${formatBytes(step.size)})`);
-          continue;
-        }
-        // Said before the first copy, so that the user knows where the resume state is even if this run is killed.
-        if (index === 1) say(`resume manifest: ${displayPath(manifest.file)}`);
-        say(`[${index}/${toCopy.length}] copying ${step.rel} (${formatBytes(step.size)})`);
-        progress.setLabel(`[${index}/${toCopy.length}] ${step.rel}`);
-        const copied = await copyVerified(src, dst, srcUri, dstUri, (n) => progress.update(done + n, total)).catch((err: unknown) => {
-          if (err instanceof CliError) throw err;
-          // Name the file, and the profile of the side that failed (for "is the server running?").
-          const url = err instanceof AlgohostError ? err.details.url : undefined;
-          const profile = url && normalizeServer(url).startsWith(normalizeServer(destServer)) ? to.profileName : from.profileName;
-          throw new CliError(`copying ${srcUri} to ${dstUri} failed: ${describeError(err, { profile })}; run the command again to resume`);
-        });
-        done += copied.size;
-        manifest.add({
-          path: step.rel,
-          size: step.size,
-          last_modified: step.lastModified,
-          sha256: copied.sha256,
-          copied_at: new Date().toISOString(),
-        });
-        report.files.push({ source: srcUri, destination: dstUri, size: copied.size, sha256: copied.sha256, action: 'copied' });
-        report.copied++;
-        report.bytes_copied += copied.size;
-        say(`[${index}/${toCopy.length}] verified ${step.rel} (sha256 ${copied.sha256.slice(0, 16)}…)`);
-      }
+      if (step.kind === 'collection') report.collections.push(await migrateCollection(m, step, copying.say));
+      else if (step.kind === 'folder') {
+        if (!step.exists && !m.dryRun) await m.dst.data.mkdir(joinDataUri(m.dstRoot, step.rel));
+      } else addFile(report, await migrateFile(m, step, copying));
     }
   } finally {
     progress.done();
   }
   return report;
+}
+
+/** Creates the collection at the destination with the source's read ACL, or sets that ACL on the one there. */
+async function migrateCollection(
+  m: Migration,
+  step: Extract<Step, { kind: 'collection' }>,
+  say: (text: string) => void,
+): Promise<CollectionReport> {
+  const destUri = joinDataUri(m.dstRoot, step.name);
+  let action = step.existing === null ? 'created' : sameAcl(step.existing, step.acl) ? 'exists' : 'acl-updated';
+  if (m.dryRun) action = action === 'exists' ? action : `would-${action === 'created' ? 'create' : 'update-acl'}`;
+  else if (step.existing === null) await m.dst.data.mkdir(destUri, { acl: step.acl });
+  else if (action === 'acl-updated') await m.dst.data.setAcl(destUri, step.acl);
+  if (action !== 'exists') say(`${action.replace('-', ' ')}: ${destUri} (read ACL: ${aclName(step.acl)})`);
+  return { source: joinDataUri(m.srcRoot, step.name), destination: destUri, acl: step.acl, action };
+}
+
+/** The progress of the file copies across one run. */
+interface FileCopying {
+  progress: Progress;
+  say: (text: string) => void;
+  /** How many files there are to copy, and their bytes. */
+  count: number;
+  total: number;
+  /** The number of the file being copied, and the bytes copied before it. */
+  index: number;
+  done: number;
+}
+
+function addFile(report: DataMigrationReport, file: FileReport): void {
+  report.files.push(file);
+  if (file.action === 'skipped') {
+    report.skipped++;
+    report.bytes_skipped += file.size;
+  } else {
+    report.copied++;
+    report.bytes_copied += file.size;
+  }
+}
+
+/** Skips a file the manifest shows as copied, plans it in a dry run, or copies and verifies it and records that in the manifest. */
+async function migrateFile(m: Migration, step: FileStep, copying: FileCopying): Promise<FileReport> {
+  const { say, progress } = copying;
+  const srcUri = joinDataUri(m.srcRoot, step.rel);
+  const dstUri = joinDataUri(m.dstRoot, step.rel);
+  if (step.skip) {
+    say(`skipped ${step.rel} (${formatBytes(step.size)}, copied and verified before)`);
+    return { source: srcUri, destination: dstUri, size: step.size, sha256: step.skip.sha256, action: 'skipped' };
+  }
+  const index = ++copying.index;
+  if (m.dryRun) {
+    say(`would copy ${step.rel} (${formatBytes(step.size)})`);
+    return { source: srcUri, destination: dstUri, size: step.size, sha256: null, action: 'planned' };
+  }
+  // Said before the first copy, so that the user knows where the resume state is even if this run is killed.
+  if (index === 1) say(`resume manifest: ${displayPath(m.manifest.file)}`);
+  say(`[${index}/${copying.count}] copying ${step.rel} (${formatBytes(step.size)})`);
+  progress.setLabel(`[${index}/${copying.count}] ${step.rel}`);
+  const copied = await copyVerified(m.src, m.dst, srcUri, dstUri, (n) => progress.update(copying.done + n, copying.total)).catch(
+    (err: unknown) => {
+      if (err instanceof CliError) throw err;
+      // Name the file, and the profile of the side that failed (for "is the server running?").
+      const url = err instanceof AlgohostError ? err.details.url : undefined;
+      const profile = url && normalizeServer(url).startsWith(normalizeServer(m.destServer)) ? m.to.profileName : m.from.profileName;
+      throw new CliError(`copying ${srcUri} to ${dstUri} failed: ${describeError(err, { profile })}; run the command again to resume`);
+    },
+  );
+  copying.done += copied.size;
+  m.manifest.add({
+    path: step.rel,
+    size: step.size,
+    last_modified: step.lastModified,
+    sha256: copied.sha256,
+    copied_at: new Date().toISOString(),
+  });
+  say(`[${index}/${copying.count}] verified ${step.rel} (sha256 ${copied.sha256.slice(0, 16)}…)`);
+  return { source: srcUri, destination: dstUri, size: copied.size, sha256: copied.sha256, action: 'copied' };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Capability, CreatedApiKey, Identity } from '@algohost/client';
 import type { SignedIn } from '../session.js';
+import { Checkbox, Form, PasswordField, TextField } from '../forms.js';
 import { AccountScm } from './account-scm.js';
 import { Busy, ConfirmButton, CopyBlock, ErrorText, Field, Show, Table, Time, useAction, useLoad, useTitle } from '../ui.js';
 
@@ -45,28 +46,17 @@ function Profile({ session, user, onSaved }: { session: SignedIn; user: Identity
   return (
     <section aria-labelledby="profile">
       <h2 id="profile">Profile of {user.username}</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save.run();
-        }}
-      >
+      <Form onSubmit={() => void save.run()}>
         <div class="grid-2">
           <div>
-            <Field label="Full name">
-              {(p) => <input {...p} autoComplete="name" value={fullname} onInput={(e) => setFullname(e.currentTarget.value)} />}
-            </Field>
+            <TextField label="Full name" autoComplete="name" value={fullname} onValue={setFullname} />
             <Field label="Email">
               {(p) => <input {...p} type="email" autoComplete="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />}
             </Field>
           </div>
           <div>
-            <Field label="Company">
-              {(p) => <input {...p} autoComplete="organization" value={company} onInput={(e) => setCompany(e.currentTarget.value)} />}
-            </Field>
-            <Field label="Role at the company">
-              {(p) => <input {...p} autoComplete="organization-title" value={role} onInput={(e) => setRole(e.currentTarget.value)} />}
-            </Field>
+            <TextField label="Company" autoComplete="organization" value={company} onValue={setCompany} />
+            <TextField label="Role at the company" autoComplete="organization-title" value={role} onValue={setRole} />
           </div>
         </div>
         <ErrorText error={save.error} />
@@ -78,7 +68,7 @@ function Profile({ session, user, onSaved }: { session: SignedIn; user: Identity
         <Busy type="submit" busy={save.busy}>
           Save profile
         </Busy>
-      </form>
+      </Form>
     </section>
   );
 }
@@ -100,49 +90,22 @@ function Password({ session }: { session: SignedIn }) {
   return (
     <section aria-labelledby="password">
       <h2 id="password">Password</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
+      <Form
+        onSubmit={() => {
           if (!mismatch) void change.run();
         }}
       >
         {/* A hidden username lets password managers file the new password under the right account. */}
         <input type="text" name="username" autoComplete="username" value={session.me.username} hidden readOnly />
-        <Field label="Current password" hint="An account that never had a password gets its first one from an admin.">
-          {(p) => (
-            <input
-              {...p}
-              type="password"
-              autoComplete="current-password"
-              value={current}
-              onInput={(e) => setCurrent(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="New password">
-          {(p) => (
-            <input
-              {...p}
-              type="password"
-              autoComplete="new-password"
-              required
-              value={next}
-              onInput={(e) => setNext(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="New password again" error={mismatch}>
-          {(p) => (
-            <input
-              {...p}
-              type="password"
-              autoComplete="new-password"
-              required
-              value={again}
-              onInput={(e) => setAgain(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <PasswordField
+          label="Current password"
+          hint="An account that never had a password gets its first one from an admin."
+          autoComplete="current-password"
+          value={current}
+          onValue={setCurrent}
+        />
+        <PasswordField label="New password" autoComplete="new-password" required value={next} onValue={setNext} />
+        <PasswordField label="New password again" error={mismatch} autoComplete="new-password" required value={again} onValue={setAgain} />
         <ErrorText error={change.error} />
         {done && (
           <p class="success" role="status">
@@ -152,7 +115,7 @@ function Password({ session }: { session: SignedIn }) {
         <Busy type="submit" busy={change.busy}>
           Change password
         </Busy>
-      </form>
+      </Form>
     </section>
   );
 }
@@ -161,14 +124,6 @@ function Keys({ session }: { session: SignedIn }) {
   const c = session.client;
   const me = session.me.username;
   const keys = useLoad(() => c.keys.list(me), [me]);
-  const [description, setDescription] = useState('');
-  const [caps, setCaps] = useState<string[]>(CAPABILITIES.map(([id]) => id));
-  const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const create = useAction(async () => {
-    setCreated(await c.keys.create(me, { description: description || undefined, capabilities: caps as Capability[] }));
-    setDescription('');
-    keys.reload();
-  });
   const revoke = useAction(async (id: string) => {
     await c.keys.revoke(me, id);
     keys.reload();
@@ -176,50 +131,7 @@ function Keys({ session }: { session: SignedIn }) {
   return (
     <section aria-labelledby="keys">
       <h2 id="keys">API keys</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create.run();
-        }}
-      >
-        <Field label="Description" hint="What the key is for, e.g. laptop or CI.">
-          {(p) => <input {...p} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />}
-        </Field>
-        <fieldset>
-          <legend>Capabilities</legend>
-          {CAPABILITIES.map(([id, label]) => (
-            <label class="check" key={id}>
-              <input
-                type="checkbox"
-                name="capabilities"
-                value={id}
-                checked={caps.includes(id)}
-                onChange={(e) => setCaps(e.currentTarget.checked ? [...caps, id] : caps.filter((x) => x !== id))}
-              />
-              {label}
-            </label>
-          ))}
-          <p class="hint">
-            A key with all four is a full credential (keys, profile, organizations); a key can never hold more than the credential that made
-            it.
-          </p>
-        </fieldset>
-        <ErrorText error={create.error} />
-        <Busy type="submit" busy={create.busy}>
-          Create API key
-        </Busy>
-      </form>
-      {created && (
-        <div class="notice" role="status">
-          <p>
-            <strong>Copy the key now:</strong> it is shown only this once.
-          </p>
-          <CopyBlock text={created.key} label="New API key" copyLabel="Copy the key" />
-          <button type="button" class="secondary small" onClick={() => setCreated(null)}>
-            I have copied it
-          </button>
-        </div>
-      )}
+      <NewKey session={session} onCreated={keys.reload} />
       <Show loaded={keys} label="your keys">
         {(list) => (
           <Table
@@ -256,5 +168,58 @@ function Keys({ session }: { session: SignedIn }) {
         )}
       </Show>
     </section>
+  );
+}
+
+/** Creating a key with the capabilities ticked; the key is shown once, to copy. */
+function NewKey({ session, onCreated }: { session: SignedIn; onCreated: () => void }) {
+  const me = session.me.username;
+  const [description, setDescription] = useState('');
+  const [caps, setCaps] = useState<string[]>(CAPABILITIES.map(([id]) => id));
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const create = useAction(async () => {
+    setCreated(await session.client.keys.create(me, { description: description || undefined, capabilities: caps as Capability[] }));
+    setDescription('');
+    onCreated();
+  });
+  return (
+    <>
+      <Form onSubmit={() => void create.run()}>
+        <TextField label="Description" hint="What the key is for, e.g. laptop or CI." value={description} onValue={setDescription} />
+        <fieldset>
+          <legend>Capabilities</legend>
+          {CAPABILITIES.map(([id, label]) => (
+            <Checkbox
+              key={id}
+              name="capabilities"
+              value={id}
+              checked={caps.includes(id)}
+              onValue={(on) => setCaps(on ? [...caps, id] : caps.filter((x) => x !== id))}
+            >
+              {label}
+            </Checkbox>
+          ))}
+          <p class="hint">
+            A key with all four is a full credential (keys, profile, organizations); a key can never hold more than the credential that made
+            it.
+          </p>
+        </fieldset>
+        <ErrorText error={create.error} />
+        <Busy type="submit" busy={create.busy}>
+          Create API key
+        </Busy>
+      </Form>
+      {created && (
+        <div class="notice" role="status">
+          <p>
+            <strong>Copy the key now:</strong> it is shown only this once.
+          </p>
+          <CopyBlock text={created.key} label="New API key" copyLabel="Copy the key" />
+          <button type="button" class="secondary small" onClick={() => setCreated(null)}>
+            I have copied it
+          </button>
+        </div>
+      )}
+    </>
   );
 }

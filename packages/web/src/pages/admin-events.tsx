@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
-import { AlgohostError, type KafkaCluster } from '@algohost/client';
+import { type AlgohostClient, AlgohostError, type KafkaCluster } from '@algohost/client';
 import { Link } from '../router.js';
+import { Form, SelectField, TextField } from '../forms.js';
 import type { SignedIn } from '../session.js';
-import { Busy, ConfirmButton, ErrorText, Field, Show, Table, Time, useAction, useLoad } from '../ui.js';
+import { Busy, ConfirmButton, ErrorText, Field, type Loaded, Show, Table, Time, useAction, useLoad } from '../ui.js';
 
 const MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
 
@@ -50,15 +51,6 @@ function Insights({ session, clusters }: { session: SignedIn; clusters: KafkaClu
       }),
     [session],
   );
-  const [cluster, setCluster] = useState('');
-  const [topic, setTopic] = useState('');
-  const topics = useLoad(() => (cluster ? c.events.topics(cluster) : Promise.resolve([])), [cluster]);
-  const connect = useAction(async () => {
-    await c.insights.connect({ cluster, topic });
-    setCluster('');
-    setTopic('');
-    connection.reload();
-  });
   const disconnect = useAction(async () => {
     await c.insights.disconnect();
     connection.reload();
@@ -98,47 +90,50 @@ function Insights({ session, clusters }: { session: SignedIn; clusters: KafkaClu
               />
             </div>
           ) : (
-            <form
-              onSubmit={(e) => {
-                e.preventDefault();
-                void connect.run();
-              }}
-            >
-              <div class="grid-2">
-                <Field label="Insights cluster" hint="A connected Kafka cluster.">
-                  {(p) => (
-                    <select {...p} required value={cluster} onChange={(e) => setCluster(e.currentTarget.value)}>
-                      <option value="">choose a cluster</option>
-                      {clusters.map((k) => (
-                        <option key={k.id} value={k.name}>
-                          {k.name}
-                        </option>
-                      ))}
-                    </select>
-                  )}
-                </Field>
-                <Field label="Insights topic">
-                  {(p) => (
-                    <select {...p} required value={topic} onChange={(e) => setTopic(e.currentTarget.value)}>
-                      <option value="">choose a topic</option>
-                      {(topics.data ?? []).map((t) => (
-                        <option key={t.name} value={t.name}>
-                          {t.name}
-                        </option>
-                      ))}
-                    </select>
-                  )}
-                </Field>
-              </div>
-              <ErrorText error={connect.error} />
-              <Busy type="submit" busy={connect.busy}>
-                Send Insights here
-              </Busy>
-            </form>
+            <ConnectInsights session={session} clusters={clusters} onConnected={connection.reload} />
           )
         }
       </Show>
     </section>
+  );
+}
+
+/** Choosing the cluster, then one of the topics it lists, that Insights go to. */
+function ConnectInsights({ session, clusters, onConnected }: { session: SignedIn; clusters: KafkaCluster[]; onConnected: () => void }) {
+  const c = session.client;
+  const [cluster, setCluster] = useState('');
+  const [topic, setTopic] = useState('');
+  const topics = useLoad(() => (cluster ? c.events.topics(cluster) : Promise.resolve([])), [cluster]);
+  const connect = useAction(async () => {
+    await c.insights.connect({ cluster, topic });
+    setCluster('');
+    setTopic('');
+    onConnected();
+  });
+  return (
+    <Form onSubmit={() => void connect.run()}>
+      <div class="grid-2">
+        <SelectField
+          label="Insights cluster"
+          hint="A connected Kafka cluster."
+          required
+          value={cluster}
+          onValue={setCluster}
+          options={[['', 'choose a cluster'], ...clusters.map((k) => [k.name, k.name] as const)]}
+        />
+        <SelectField
+          label="Insights topic"
+          required
+          value={topic}
+          onValue={setTopic}
+          options={[['', 'choose a topic'], ...(topics.data ?? []).map((t) => [t.name, t.name] as const)]}
+        />
+      </div>
+      <ErrorText error={connect.error} />
+      <Busy type="submit" busy={connect.busy}>
+        Send Insights here
+      </Busy>
+    </Form>
   );
 }
 
@@ -245,21 +240,9 @@ function ClusterCard({ session, cluster: k, onDeleted }: { session: SignedIn; cl
   const c = session.client;
   const topics = useLoad(() => c.events.topics(k.name), [k.id]);
   const assignments = useLoad(() => c.events.assignments(k.name), [k.id]);
-  const [algorithm, setAlgorithm] = useState('');
-  const [topic, setTopic] = useState('');
-  const [role, setRole] = useState<'subscriber' | 'publisher'>('subscriber');
   const remove = useAction(async () => {
     await c.events.disconnectCluster(k.name);
     onDeleted();
-  });
-  const assign = useAction(async () => {
-    await c.events.assign(k.name, { algorithm: algorithm.trim(), topic: topic.trim(), role });
-    setAlgorithm('');
-    assignments.reload();
-  });
-  const unassign = useAction(async (id: string) => {
-    await c.events.unassign(k.name, id);
-    assignments.reload();
   });
   const headingId = `cluster-${k.id}`;
   return (
@@ -306,6 +289,30 @@ function ClusterCard({ session, cluster: k, onDeleted }: { session: SignedIn; cl
         }
       </Show>
       <h4>Assignments</h4>
+      <Assignments session={session} cluster={k} assignments={assignments} />
+      <AssignToTopic session={session} cluster={k} topics={topics.data ?? []} onAssigned={assignments.reload} />
+    </li>
+  );
+}
+
+type Assignment = Awaited<ReturnType<AlgohostClient['events']['assignments']>>[number];
+
+/** The algorithms assigned to the cluster's topics, each with a button that removes it. */
+function Assignments({
+  session,
+  cluster: k,
+  assignments,
+}: {
+  session: SignedIn;
+  cluster: KafkaCluster;
+  assignments: Loaded<Assignment[]>;
+}) {
+  const unassign = useAction(async (id: string) => {
+    await session.client.events.unassign(k.name, id);
+    assignments.reload();
+  });
+  return (
+    <>
       <Show loaded={assignments} label={`the assignments of ${k.name}`}>
         {(list) => (
           <Table
@@ -342,45 +349,63 @@ function ClusterCard({ session, cluster: k, onDeleted }: { session: SignedIn; cl
         )}
       </Show>
       <ErrorText error={unassign.error} />
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void assign.run();
-        }}
-      >
-        <div class="grid-2">
-          <Field label={`Algorithm (owner/name) for ${k.name}`} hint="It must have a published version.">
-            {(p) => <input {...p} required value={algorithm} onInput={(e) => setAlgorithm(e.currentTarget.value)} autoComplete="off" />}
-          </Field>
-          <Field label={`Topic of ${k.name}`}>
-            {(p) => (
-              <select {...p} required value={topic} onChange={(e) => setTopic(e.currentTarget.value)}>
-                <option value="">choose a topic</option>
-                {(topics.data ?? []).map((t) => (
-                  <option key={t.name} value={t.name}>
-                    {t.name}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-        </div>
-        <fieldset>
-          <legend>Role</legend>
-          <label class="inline">
-            <input type="radio" name={`role-${k.id}`} checked={role === 'subscriber'} onChange={() => setRole('subscriber')} /> Subscriber
-            (called for each record)
-          </label>
-          <label class="inline">
-            <input type="radio" name={`role-${k.id}`} checked={role === 'publisher'} onChange={() => setRole('publisher')} /> Publisher (its
-            results go to the topic)
-          </label>
-        </fieldset>
-        <ErrorText error={assign.error} />
-        <Busy type="submit" busy={assign.busy}>
-          Assign to topic
-        </Busy>
-      </form>
-    </li>
+    </>
+  );
+}
+
+function AssignToTopic({
+  session,
+  cluster: k,
+  topics,
+  onAssigned,
+}: {
+  session: SignedIn;
+  cluster: KafkaCluster;
+  topics: { name: string }[];
+  onAssigned: () => void;
+}) {
+  const [algorithm, setAlgorithm] = useState('');
+  const [topic, setTopic] = useState('');
+  const [role, setRole] = useState<'subscriber' | 'publisher'>('subscriber');
+  const assign = useAction(async () => {
+    await session.client.events.assign(k.name, { algorithm: algorithm.trim(), topic: topic.trim(), role });
+    setAlgorithm('');
+    onAssigned();
+  });
+  return (
+    <Form onSubmit={() => void assign.run()}>
+      <div class="grid-2">
+        <TextField
+          label={`Algorithm (owner/name) for ${k.name}`}
+          hint="It must have a published version."
+          required
+          value={algorithm}
+          onValue={setAlgorithm}
+          autoComplete="off"
+        />
+        <SelectField
+          label={`Topic of ${k.name}`}
+          required
+          value={topic}
+          onValue={setTopic}
+          options={[['', 'choose a topic'], ...topics.map((t) => [t.name, t.name] as const)]}
+        />
+      </div>
+      <fieldset>
+        <legend>Role</legend>
+        <label class="inline">
+          <input type="radio" name={`role-${k.id}`} checked={role === 'subscriber'} onChange={() => setRole('subscriber')} /> Subscriber
+          (called for each record)
+        </label>
+        <label class="inline">
+          <input type="radio" name={`role-${k.id}`} checked={role === 'publisher'} onChange={() => setRole('publisher')} /> Publisher (its
+          results go to the topic)
+        </label>
+      </fieldset>
+      <ErrorText error={assign.error} />
+      <Busy type="submit" busy={assign.busy}>
+        Assign to topic
+      </Busy>
+    </Form>
   );
 }

@@ -6,11 +6,12 @@
  */
 import { useState } from 'preact/hooks';
 import type { ScmConfig, ScmConfigInput } from '@algohost/client';
+import { Checkbox, Form, PasswordField, SelectField, TextField, useFields } from '../forms.js';
 import type { SignedIn } from '../session.js';
 import { Busy, ConfirmButton, ErrorText, Field, Show, useAction, useLoad } from '../ui.js';
 import { PROVIDERS, scmLabel } from './account-scm.js';
 
-const EXTERNAL: [NonNullable<ScmConfigInput['provider']>, string][] = [
+const EXTERNAL: [Provider, string][] = [
   ['github', 'GitHub (github.com or GitHub Enterprise Server)'],
   ['gitlab', 'GitLab (gitlab.com or self-managed)'],
   ['bitbucket', 'Bitbucket Cloud'],
@@ -18,113 +19,13 @@ const EXTERNAL: [NonNullable<ScmConfigInput['provider']>, string][] = [
 ];
 
 export function AdminScm({ session }: { session: SignedIn }) {
-  const c = session.client;
-  const configs = useLoad(() => c.scms.list(), [session]);
-  const [provider, setProvider] = useState<NonNullable<ScmConfigInput['provider']>>('github');
-  const [web, setWeb] = useState('');
-  const [apiUrl, setApiUrl] = useState('');
-  const [ssh, setSsh] = useState('');
-  const [clientId, setClientId] = useState('');
-  const [secret, setSecret] = useState('');
-  const [enabled, setEnabled] = useState(true);
-  const [makeDefault, setMakeDefault] = useState(false);
-  const [created, setCreated] = useState<string | null>(null);
+  const configs = useLoad(() => session.client.scms.list(), [session]);
   // The internal SCM's address is the server's public URL, the one the callback is built on
   // (which may differ from the address this browser used).
   const publicUrl = configs.data?.find((x) => x.provider === 'internal')?.urls.web ?? location.origin;
-  const callback = `${publicUrl}/v1/scms/oauth/callback`;
-  const create = useAction(async () => {
-    setCreated(null);
-    const config = await c.scms.create({
-      provider,
-      enabled,
-      default: makeDefault,
-      urls: { web: web.trim(), ...(apiUrl.trim() ? { api: apiUrl.trim() } : {}), ...(ssh.trim() ? { ssh: ssh.trim() } : {}) },
-      oauth: { client_id: clientId.trim(), client_secret: secret },
-    });
-    // The secret leaves the page with the request: the form forgets it.
-    setSecret('');
-    setClientId('');
-    setWeb('');
-    setApiUrl('');
-    setSsh('');
-    setCreated(scmLabel(config));
-    configs.reload();
-  });
   return (
     <>
-      <section aria-labelledby="new-scm">
-        <h2 id="new-scm">Add a source-control provider</h2>
-        <p class="hint">
-          First register an OAuth application at the provider with the callback (redirect) URL <code>{callback}</code>, then enter its
-          client id and secret here. Users authorize it under Account, Source Code Management.
-        </p>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            void create.run();
-          }}
-        >
-          <div class="grid-2">
-            <div>
-              <Field label="Provider">
-                {(p) => (
-                  <select {...p} value={provider} onChange={(e) => setProvider(e.currentTarget.value as typeof provider)}>
-                    {EXTERNAL.map(([v, l]) => (
-                      <option key={v} value={v}>
-                        {l}
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </Field>
-              <Field label="Web address" hint="Where users sign in, e.g. https://github.com or https://gitea.example.org.">
-                {(p) => <input {...p} type="url" required value={web} onInput={(e) => setWeb(e.currentTarget.value)} />}
-              </Field>
-              <Field label="API address (optional)" hint="Left empty: the provider's usual API address for that web address.">
-                {(p) => <input {...p} type="url" value={apiUrl} onInput={(e) => setApiUrl(e.currentTarget.value)} />}
-              </Field>
-              <Field label="SSH address (optional)" hint="Left empty: ssh://git@ and the web address's host.">
-                {(p) => <input {...p} value={ssh} onInput={(e) => setSsh(e.currentTarget.value)} />}
-              </Field>
-            </div>
-            <div>
-              <Field label="OAuth client id">
-                {(p) => <input {...p} required autoComplete="off" value={clientId} onInput={(e) => setClientId(e.currentTarget.value)} />}
-              </Field>
-              <Field label="OAuth client secret" hint="Stored encrypted; never shown again.">
-                {(p) => (
-                  <input
-                    {...p}
-                    type="password"
-                    required
-                    autoComplete="new-password"
-                    value={secret}
-                    onInput={(e) => setSecret(e.currentTarget.value)}
-                  />
-                )}
-              </Field>
-              <label class="check">
-                <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
-                Enabled: may back new algorithms
-              </label>
-              <label class="check">
-                <input type="checkbox" checked={makeDefault} onChange={(e) => setMakeDefault(e.currentTarget.checked)} />
-                Default: offered first when creating an algorithm
-              </label>
-            </div>
-          </div>
-          <ErrorText error={create.error} />
-          {created && (
-            <p class="success" role="status">
-              {created} added.
-            </p>
-          )}
-          <Busy type="submit" busy={create.busy}>
-            Add provider
-          </Busy>
-        </form>
-      </section>
+      <NewScm session={session} callback={`${publicUrl}/v1/scms/oauth/callback`} onCreated={configs.reload} />
       <section aria-labelledby="scm-list">
         <h2 id="scm-list">Source control configurations</h2>
         <Show loaded={configs} label="the configurations">
@@ -138,6 +39,84 @@ export function AdminScm({ session }: { session: SignedIn }) {
         </Show>
       </section>
     </>
+  );
+}
+
+type Provider = NonNullable<ScmConfigInput['provider']>;
+
+/** What the form forgets once a configuration is added (the secret above all). */
+const NO_ADDRESSES = { web: '', apiUrl: '', ssh: '', clientId: '', secret: '' };
+
+function NewScm({ session, callback, onCreated }: { session: SignedIn; callback: string; onCreated: () => void }) {
+  const { values: v, set, update } = useFields({ provider: 'github' as Provider, ...NO_ADDRESSES, enabled: true, makeDefault: false });
+  const [created, setCreated] = useState<string | null>(null);
+  const create = useAction(async () => {
+    setCreated(null);
+    const config = await session.client.scms.create({
+      provider: v.provider,
+      enabled: v.enabled,
+      default: v.makeDefault,
+      urls: { web: v.web.trim(), ...(v.apiUrl.trim() ? { api: v.apiUrl.trim() } : {}), ...(v.ssh.trim() ? { ssh: v.ssh.trim() } : {}) },
+      oauth: { client_id: v.clientId.trim(), client_secret: v.secret },
+    });
+    // The secret leaves the page with the request: the form forgets it.
+    update(NO_ADDRESSES);
+    setCreated(scmLabel(config));
+    onCreated();
+  });
+  return (
+    <section aria-labelledby="new-scm">
+      <h2 id="new-scm">Add a source-control provider</h2>
+      <p class="hint">
+        First register an OAuth application at the provider with the callback (redirect) URL <code>{callback}</code>, then enter its client
+        id and secret here. Users authorize it under Account, Source Code Management.
+      </p>
+      <Form onSubmit={() => void create.run()}>
+        <div class="grid-2">
+          <div>
+            <SelectField label="Provider" value={v.provider} onValue={(p) => set('provider')(p as Provider)} options={EXTERNAL} />
+            <Field label="Web address" hint="Where users sign in, e.g. https://github.com or https://gitea.example.org.">
+              {(p) => <input {...p} type="url" required value={v.web} onInput={(e) => set('web')(e.currentTarget.value)} />}
+            </Field>
+            <Field label="API address (optional)" hint="Left empty: the provider's usual API address for that web address.">
+              {(p) => <input {...p} type="url" value={v.apiUrl} onInput={(e) => set('apiUrl')(e.currentTarget.value)} />}
+            </Field>
+            <TextField
+              label="SSH address (optional)"
+              hint="Left empty: ssh://git@ and the web address's host."
+              value={v.ssh}
+              onValue={set('ssh')}
+            />
+          </div>
+          <div>
+            <TextField label="OAuth client id" required autoComplete="off" value={v.clientId} onValue={set('clientId')} />
+            <PasswordField
+              label="OAuth client secret"
+              hint="Stored encrypted; never shown again."
+              required
+              autoComplete="new-password"
+              value={v.secret}
+              onValue={set('secret')}
+            />
+            <Checkbox checked={v.enabled} onValue={set('enabled')}>
+              Enabled: may back new algorithms
+            </Checkbox>
+            <Checkbox checked={v.makeDefault} onValue={set('makeDefault')}>
+              Default: offered first when creating an algorithm
+            </Checkbox>
+          </div>
+        </div>
+        <ErrorText error={create.error} />
+        {created && (
+          <p class="success" role="status">
+            {created} added.
+          </p>
+        )}
+        <Busy type="submit" busy={create.busy}>
+          Add provider
+        </Busy>
+      </Form>
+    </section>
   );
 }
 

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { collect } from '@algohost/client';
+import { collect, type User } from '@algohost/client';
+import { Form, PasswordField, TextField, useFields, useProblems } from '../forms.js';
 import { Link } from '../router.js';
 import type { SignedIn } from '../session.js';
-import { Busy, ConfirmButton, ErrorText, Field, Show, Table, Time, useAction, useLoad, useTitle } from '../ui.js';
+import { Busy, ConfirmButton, ErrorText, Field, type Loaded, Show, Table, Time, useAction, useLoad, useTitle } from '../ui.js';
 import { AdminEvents } from './admin-events.js';
 import { AdminScm } from './admin-scm.js';
 import { nameProblem } from './create-algorithm.js';
@@ -88,114 +89,110 @@ function Health({ session }: { session: SignedIn }) {
 }
 
 function Users({ session }: { session: SignedIn }) {
-  const c = session.client;
-  const users = useLoad(() => collect(c.users.all({ limit: 100 })), [session]);
-  const [username, setUsername] = useState('');
-  const [email, setEmail] = useState('');
-  const [fullname, setFullname] = useState('');
-  const [password, setPassword] = useState('');
-  const [touched, setTouched] = useState(false);
+  const users = useLoad(() => collect(session.client.users.all({ limit: 100 })), [session]);
+  return (
+    <>
+      <NewUser session={session} onCreated={users.reload} />
+      <UserList session={session} users={users} />
+    </>
+  );
+}
+
+const NO_USER = { username: '', email: '', fullname: '', password: '' };
+
+function NewUser({ session, onCreated }: { session: SignedIn; onCreated: () => void }) {
+  const { values: v, set, update } = useFields(NO_USER);
+  const problems = useProblems();
   const [created, setCreated] = useState<string | null>(null);
-  const problem = nameProblem(username, 30);
+  const problem = nameProblem(v.username, 30);
   const create = useAction(async () => {
     setCreated(null);
-    await c.users.create({ username, email, ...(fullname ? { fullname } : {}), ...(password ? { password } : {}) });
+    const { username, email, fullname, password } = v;
+    await session.client.users.create({ username, email, ...(fullname ? { fullname } : {}), ...(password ? { password } : {}) });
     setCreated(username);
-    setUsername('');
-    setEmail('');
-    setFullname('');
-    setPassword('');
-    setTouched(false);
-    users.reload();
+    update(NO_USER);
+    problems.hide();
+    onCreated();
   });
+  return (
+    <section aria-labelledby="new-user">
+      <h2 id="new-user">Create a user</h2>
+      <Form
+        onSubmit={() => {
+          problems.reveal();
+          if (!problem) void create.run();
+        }}
+      >
+        <div class="grid-2">
+          <div>
+            <TextField label="Username" error={problems.shown(problem)} value={v.username} onValue={set('username')} autoComplete="off" />
+            <Field label="Email">
+              {(p) => <input {...p} type="email" value={v.email} onInput={(e) => set('email')(e.currentTarget.value)} autoComplete="off" />}
+            </Field>
+          </div>
+          <div>
+            <TextField label="Full name" value={v.fullname} onValue={set('fullname')} autoComplete="off" />
+            <PasswordField
+              label="Password"
+              hint="The user signs in with it and changes it in their account settings. Leave empty to sign in with keys only."
+              autoComplete="new-password"
+              value={v.password}
+              onValue={set('password')}
+            />
+          </div>
+        </div>
+        <ErrorText error={create.error} />
+        {created && (
+          <p class="success" role="status">
+            Created {created}.
+          </p>
+        )}
+        <Busy type="submit" busy={create.busy}>
+          Create user
+        </Busy>
+      </Form>
+    </section>
+  );
+}
+
+function UserList({ session, users }: { session: SignedIn; users: Loaded<User[]> }) {
   const remove = useAction(async (name: string) => {
-    await c.users.delete(name);
+    await session.client.users.delete(name);
     users.reload();
   });
   return (
-    <>
-      <section aria-labelledby="new-user">
-        <h2 id="new-user">Create a user</h2>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            setTouched(true);
-            if (!problem) void create.run();
-          }}
-        >
-          <div class="grid-2">
-            <div>
-              <Field label="Username" error={touched ? problem : null}>
-                {(p) => <input {...p} value={username} onInput={(e) => setUsername(e.currentTarget.value)} autoComplete="off" />}
-              </Field>
-              <Field label="Email">
-                {(p) => <input {...p} type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} autoComplete="off" />}
-              </Field>
-            </div>
-            <div>
-              <Field label="Full name">
-                {(p) => <input {...p} value={fullname} onInput={(e) => setFullname(e.currentTarget.value)} autoComplete="off" />}
-              </Field>
-              <Field
-                label="Password"
-                hint="The user signs in with it and changes it in their account settings. Leave empty to sign in with keys only."
-              >
-                {(p) => (
-                  <input
-                    {...p}
-                    type="password"
-                    autoComplete="new-password"
-                    value={password}
-                    onInput={(e) => setPassword(e.currentTarget.value)}
-                  />
-                )}
-              </Field>
-            </div>
-          </div>
-          <ErrorText error={create.error} />
-          {created && (
-            <p class="success" role="status">
-              Created {created}.
-            </p>
-          )}
-          <Busy type="submit" busy={create.busy}>
-            Create user
-          </Busy>
-        </form>
-      </section>
-      <section aria-labelledby="user-list">
-        <h2 id="user-list">Users</h2>
-        <Show loaded={users} label="users">
-          {(list) => (
-            <Table
-              rows={list}
-              rowKey={(u) => u.id}
-              columns={[
-                { header: 'Username', cell: (u) => u.username },
-                { header: 'Name', cell: (u) => u.fullname || <span class="muted">—</span> },
-                { header: 'Email', cell: (u) => u.email || <span class="muted">—</span> },
-                {
-                  header: 'Delete',
-                  cell: (u) =>
-                    u.username === session.me.username ? (
-                      <span class="muted">you</span>
-                    ) : (
-                      <ConfirmButton
-                        label={`Delete ${u.username}`}
-                        question={<p>Delete the account {u.username}, its keys, algorithms and data?</p>}
-                        confirmText={u.username}
-                        onConfirm={() => remove.run(u.username)}
-                        busy={remove.busy}
-                        error={remove.error}
-                      />
-                    ),
-                },
-              ]}
-            />
-          )}
-        </Show>
-      </section>
-    </>
+    <section aria-labelledby="user-list">
+      <h2 id="user-list">Users</h2>
+      <Show loaded={users} label="users">
+        {(list) => (
+          <Table
+            rows={list}
+            rowKey={(u) => u.id}
+            columns={[
+              { header: 'Username', cell: (u) => u.username },
+              { header: 'Name', cell: (u) => u.fullname || <span class="muted">—</span> },
+              { header: 'Email', cell: (u) => u.email || <span class="muted">—</span> },
+              {
+                header: 'Delete',
+                cell: (u) =>
+                  u.username === session.me.username ? (
+                    <span class="muted">you</span>
+                  ) : (
+                    <ConfirmButton
+                      label={`Delete ${u.username}`}
+                      question={<p>Delete the account {u.username}, its keys, algorithms and data?</p>}
+                      confirmText={u.username}
+                      onConfirm={() => remove.run(u.username)}
+                      busy={remove.busy}
+                      error={remove.error}
+                    />
+                  ),
+              },
+            ]}
+          />
+        )}
+      </Show>
+    </section>
   );
 }
 

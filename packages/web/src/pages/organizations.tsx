@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
-import type { Invitation, OrganizationInput } from '@algohost/client';
+import type { Invitation, OrganizationInput, OrganizationMember } from '@algohost/client';
+import { Form, type Options, SelectField, TextField, useProblems } from '../forms.js';
 import { Link, navigate } from '../router.js';
 import { refreshMe, type SignedIn } from '../session.js';
-import { Busy, ConfirmButton, ErrorText, Field, Show, Table, Time, useAction, useLoad, useTitle } from '../ui.js';
+import { Busy, ConfirmButton, ErrorText, Field, type Loaded, Show, Table, Time, useAction, useLoad, useTitle } from '../ui.js';
 import { nameProblem } from './create-algorithm.js';
 
 /** The organizations I belong to, invitations waiting for me, and creating one. */
@@ -77,7 +78,7 @@ function CreateOrganization({ session }: { session: SignedIn }) {
   const [email, setEmail] = useState('');
   const [url, setUrl] = useState('');
   const [type, setType] = useState('');
-  const [touched, setTouched] = useState(false);
+  const problems = useProblems();
   const problem = nameProblem(name, 30);
   const create = useAction(async () => {
     await c.organizations.create({
@@ -95,46 +96,37 @@ function CreateOrganization({ session }: { session: SignedIn }) {
   return (
     <section aria-labelledby="create-org">
       <h2 id="create-org">Create an organization</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          setTouched(true);
+      <Form
+        onSubmit={() => {
+          problems.reveal();
           if (!problem) void create.run();
         }}
       >
         <div class="grid-2">
           <div>
-            <Field label="Organization name" hint="Used in URLs: letters, digits and underscores." error={touched ? problem : null}>
-              {(p) => (
-                <input
-                  {...p}
-                  value={name}
-                  onInput={(e) => setName(e.currentTarget.value)}
-                  onBlur={() => setTouched(true)}
-                  autoComplete="off"
-                />
-              )}
-            </Field>
-            <Field label="Display name">{(p) => <input {...p} value={label} onInput={(e) => setLabel(e.currentTarget.value)} />}</Field>
+            <TextField
+              label="Organization name"
+              hint="Used in URLs: letters, digits and underscores."
+              error={problems.shown(problem)}
+              value={name}
+              onValue={setName}
+              onBlur={problems.reveal}
+              autoComplete="off"
+            />
+            <TextField label="Display name" value={label} onValue={setLabel} />
             <Show loaded={types} label="organization types">
               {(list) => (
-                <Field label="Type">
-                  {(p) => (
-                    <select {...p} value={type} onChange={(e) => setType(e.currentTarget.value)}>
-                      <option value="">Default</option>
-                      {list.map((t) => (
-                        <option key={t.id} value={t.id}>
-                          {t.name}
-                        </option>
-                      ))}
-                    </select>
-                  )}
-                </Field>
+                <SelectField
+                  label="Type"
+                  value={type}
+                  onValue={setType}
+                  options={[['', 'Default'], ...list.map((t) => [t.id, t.name] as const)]}
+                />
               )}
             </Show>
           </div>
           <div>
-            <Field label="Contact name">{(p) => <input {...p} value={contact} onInput={(e) => setContact(e.currentTarget.value)} />}</Field>
+            <TextField label="Contact name" value={contact} onValue={setContact} />
             <Field label="Contact email">
               {(p) => <input {...p} type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />}
             </Field>
@@ -145,7 +137,7 @@ function CreateOrganization({ session }: { session: SignedIn }) {
         <Busy type="submit" busy={create.busy}>
           Create organization
         </Busy>
-      </form>
+      </Form>
     </section>
   );
 }
@@ -159,30 +151,6 @@ export function OrganizationPage({ session, org }: { session: SignedIn; org: str
   const details = useLoad(() => c.organizations.get(org), [org]);
   const members = useLoad(() => c.organizations.members(org), [org]);
   const invitations = useLoad<Invitation[]>(() => (canManage ? c.organizations.invitations(org) : Promise.resolve([])), [org, canManage]);
-  const [username, setUsername] = useState('');
-  const [role, setRole] = useState<'member' | 'owner'>('member');
-  const [notice, setNotice] = useState<string | null>(null);
-  const add = useAction(async () => {
-    setNotice(null);
-    const invitation = await c.organizations.addMember(org, username, role);
-    setNotice(invitation ? `Invited ${username}: they become a member when they accept.` : `${username} is now a ${role}.`);
-    setUsername('');
-    members.reload();
-    invitations.reload();
-  });
-  const changeRole = useAction(async (user: string, newRole: 'member' | 'owner') => {
-    await c.organizations.addMember(org, user, newRole);
-    members.reload();
-  });
-  const remove = useAction(async (user: string) => {
-    await c.organizations.removeMember(org, user);
-    members.reload();
-    if (user.toLowerCase() === session.me.username.toLowerCase()) await refreshMe();
-  });
-  const withdraw = useAction(async (user: string) => {
-    await c.organizations.withdrawInvitation(org, user);
-    invitations.reload();
-  });
   return (
     <>
       <nav aria-label="Breadcrumb">
@@ -212,107 +180,157 @@ export function OrganizationPage({ session, org }: { session: SignedIn; org: str
           </>
         )}
       </Show>
-      <section aria-labelledby="members">
-        <h2 id="members">Members</h2>
-        <Show loaded={members} label="members">
-          {(list) => (
-            <Table
-              rows={list}
-              rowKey={(m) => m.username}
-              columns={[
-                { header: 'User', cell: (m) => m.username },
-                {
-                  header: 'Role',
-                  cell: (m) =>
-                    canManage ? (
-                      <select
-                        aria-label={`Role of ${m.username}`}
-                        value={m.role}
-                        onChange={(e) => void changeRole.run(m.username, e.currentTarget.value as 'member' | 'owner')}
-                      >
-                        <option value="member">member</option>
-                        <option value="owner">owner</option>
-                      </select>
-                    ) : (
-                      m.role
-                    ),
-                },
-                canManage && {
-                  header: 'Remove',
-                  cell: (m) => (
-                    <ConfirmButton
-                      label={`Remove ${m.username}`}
-                      question={
-                        <p>
-                          Remove {m.username} from {org}?
-                        </p>
-                      }
-                      onConfirm={() => remove.run(m.username)}
-                      busy={remove.busy}
-                      error={remove.error}
-                    />
-                  ),
-                },
-              ]}
-            />
-          )}
-        </Show>
-        <ErrorText error={changeRole.error} />
-      </section>
-      {canManage && (
-        <section aria-labelledby="add-member">
-          <h2 id="add-member">Add a member</h2>
-          <p class="hint">An owner's request is an invitation: the user becomes a member by accepting it. A cluster admin adds at once.</p>
-          <form
-            class="inline"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void add.run();
-            }}
-          >
-            <Field label="Username">
-              {(p) => <input {...p} required value={username} onInput={(e) => setUsername(e.currentTarget.value)} autoComplete="off" />}
-            </Field>
-            <Field label="Role">
-              {(p) => (
-                <select {...p} value={role} onChange={(e) => setRole(e.currentTarget.value as 'member' | 'owner')}>
-                  <option value="member">member</option>
-                  <option value="owner">owner</option>
-                </select>
-              )}
-            </Field>
-            <Busy type="submit" busy={add.busy}>
-              Add member
-            </Busy>
-          </form>
-          <ErrorText error={add.error} />
-          {notice && (
-            <p class="success" role="status">
-              {notice}
-            </p>
-          )}
-          <h3>Pending invitations</h3>
-          <Show loaded={invitations} label="invitations">
-            {(list) =>
-              list.length === 0 ? (
-                <p class="muted">None.</p>
-              ) : (
-                <ul class="rows">
-                  {list.map((i) => (
-                    <li key={i.username}>
-                      {i.username} as {i.role} · <Time iso={i.created_at} />
-                      <Busy type="button" class="secondary small" busy={withdraw.busy} onClick={() => void withdraw.run(i.username)}>
-                        Withdraw {i.username}
-                      </Busy>
-                    </li>
-                  ))}
-                </ul>
-              )
-            }
-          </Show>
-          <ErrorText error={withdraw.error} />
-        </section>
-      )}
+      <Members session={session} org={org} members={members} canManage={canManage} />
+      {canManage && <AddMember session={session} org={org} members={members} invitations={invitations} />}
     </>
   );
 }
+
+type Role = 'member' | 'owner';
+
+/** The members and their roles; an owner (or an admin) changes a role or removes a member here. */
+function Members({
+  session,
+  org,
+  members,
+  canManage,
+}: {
+  session: SignedIn;
+  org: string;
+  members: Loaded<OrganizationMember[]>;
+  canManage: boolean;
+}) {
+  const c = session.client;
+  const changeRole = useAction(async (user: string, newRole: Role) => {
+    await c.organizations.addMember(org, user, newRole);
+    members.reload();
+  });
+  const remove = useAction(async (user: string) => {
+    await c.organizations.removeMember(org, user);
+    members.reload();
+    if (user.toLowerCase() === session.me.username.toLowerCase()) await refreshMe();
+  });
+  return (
+    <section aria-labelledby="members">
+      <h2 id="members">Members</h2>
+      <Show loaded={members} label="members">
+        {(list) => (
+          <Table
+            rows={list}
+            rowKey={(m) => m.username}
+            columns={[
+              { header: 'User', cell: (m) => m.username },
+              {
+                header: 'Role',
+                cell: (m) =>
+                  canManage ? (
+                    <select
+                      aria-label={`Role of ${m.username}`}
+                      value={m.role}
+                      onChange={(e) => void changeRole.run(m.username, e.currentTarget.value as Role)}
+                    >
+                      <option value="member">member</option>
+                      <option value="owner">owner</option>
+                    </select>
+                  ) : (
+                    m.role
+                  ),
+              },
+              canManage && {
+                header: 'Remove',
+                cell: (m) => (
+                  <ConfirmButton
+                    label={`Remove ${m.username}`}
+                    question={
+                      <p>
+                        Remove {m.username} from {org}?
+                      </p>
+                    }
+                    onConfirm={() => remove.run(m.username)}
+                    busy={remove.busy}
+                    error={remove.error}
+                  />
+                ),
+              },
+            ]}
+          />
+        )}
+      </Show>
+      <ErrorText error={changeRole.error} />
+    </section>
+  );
+}
+
+/** Adding a member (an invitation, unless a cluster admin adds), and the invitations not yet accepted. */
+function AddMember({
+  session,
+  org,
+  members,
+  invitations,
+}: {
+  session: SignedIn;
+  org: string;
+  members: Loaded<OrganizationMember[]>;
+  invitations: Loaded<Invitation[]>;
+}) {
+  const c = session.client;
+  const [username, setUsername] = useState('');
+  const [role, setRole] = useState<Role>('member');
+  const [notice, setNotice] = useState<string | null>(null);
+  const add = useAction(async () => {
+    setNotice(null);
+    const invitation = await c.organizations.addMember(org, username, role);
+    setNotice(invitation ? `Invited ${username}: they become a member when they accept.` : `${username} is now a ${role}.`);
+    setUsername('');
+    members.reload();
+    invitations.reload();
+  });
+  const withdraw = useAction(async (user: string) => {
+    await c.organizations.withdrawInvitation(org, user);
+    invitations.reload();
+  });
+  return (
+    <section aria-labelledby="add-member">
+      <h2 id="add-member">Add a member</h2>
+      <p class="hint">An owner's request is an invitation: the user becomes a member by accepting it. A cluster admin adds at once.</p>
+      <Form class="inline" onSubmit={() => void add.run()}>
+        <TextField label="Username" required value={username} onValue={setUsername} autoComplete="off" />
+        <SelectField label="Role" value={role} onValue={(r) => setRole(r as Role)} options={ROLES} />
+        <Busy type="submit" busy={add.busy}>
+          Add member
+        </Busy>
+      </Form>
+      <ErrorText error={add.error} />
+      {notice && (
+        <p class="success" role="status">
+          {notice}
+        </p>
+      )}
+      <h3>Pending invitations</h3>
+      <Show loaded={invitations} label="invitations">
+        {(list) =>
+          list.length === 0 ? (
+            <p class="muted">None.</p>
+          ) : (
+            <ul class="rows">
+              {list.map((i) => (
+                <li key={i.username}>
+                  {i.username} as {i.role} · <Time iso={i.created_at} />
+                  <Busy type="button" class="secondary small" busy={withdraw.busy} onClick={() => void withdraw.run(i.username)}>
+                    Withdraw {i.username}
+                  </Busy>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </Show>
+      <ErrorText error={withdraw.error} />
+    </section>
+  );
+}
+
+const ROLES: Options = [
+  ['member', 'member'],
+  ['owner', 'owner'],
+];

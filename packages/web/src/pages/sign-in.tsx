@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { signInWithKey, signInWithPassword, takeEndMessage } from '../session.js';
-import { Busy, ErrorText, Field, useAction, useTitle } from '../ui.js';
+import { Form, PasswordField, TextField } from '../forms.js';
+import { Busy, ErrorText, useAction, useTitle } from '../ui.js';
 
 /** Sign-in with a username and password (a session token) or with an API key. */
 export function SignInPage() {
@@ -28,63 +29,35 @@ export function SignInPage() {
           API key
         </button>
       </div>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void action.run();
-        }}
-      >
+      <Form onSubmit={() => void action.run()}>
         {mode === 'password' ? (
           <>
-            <Field label="Username">
-              {(p) => (
-                <input
-                  {...p}
-                  name="username"
-                  autoComplete="username"
-                  required
-                  value={username}
-                  onInput={(e) => setUsername(e.currentTarget.value)}
-                />
-              )}
-            </Field>
-            <Field label="Password">
-              {(p) => (
-                <input
-                  {...p}
-                  name="password"
-                  type="password"
-                  autoComplete="current-password"
-                  required
-                  value={password}
-                  onInput={(e) => setPassword(e.currentTarget.value)}
-                />
-              )}
-            </Field>
+            <TextField label="Username" name="username" autoComplete="username" required value={username} onValue={setUsername} />
+            <PasswordField
+              label="Password"
+              name="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onValue={setPassword}
+            />
           </>
         ) : (
-          <Field
+          <PasswordField
             label="API key"
             hint="A key with all four capabilities can do everything the account can; a restricted key only what it holds."
-          >
-            {(p) => (
-              <input
-                {...p}
-                name="key"
-                type="password"
-                autoComplete="off"
-                required
-                value={key}
-                onInput={(e) => setKey(e.currentTarget.value)}
-              />
-            )}
-          </Field>
+            name="key"
+            autoComplete="off"
+            required
+            value={key}
+            onValue={setKey}
+          />
         )}
         <ErrorText error={action.error} />
         <Busy type="submit" busy={action.busy}>
           Sign in
         </Busy>
-      </form>
+      </Form>
       <p class="hint">
         No password yet? An admin sets one when creating your account, or gives you an API key. The first start of the server writes the
         admin key to <code>data/initial-admin-key</code>.

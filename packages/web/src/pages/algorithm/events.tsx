@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { EventDelivery, EventFlow } from '@algohost/client';
+import { Form, PasswordField, SelectField, TextField, useFields } from '../../forms.js';
 import { Busy, ConfirmButton, ErrorText, Field, Show, StatusBadge, Time, useAction, useLoad } from '../../ui.js';
 import type { TabProps } from '../algorithm.js';
 
@@ -61,7 +62,80 @@ function flowTitle(f: EventFlow): string {
   return `${f.source_type === 'servicebus' ? 'Service Bus' : 'SQS'} subscriber: ${f.source_uri ?? '?'}`;
 }
 
-function FlowCard({
+/** A timeout field's text as seconds: empty is none (the default applies). */
+function timeoutSeconds(text: string): number | null {
+  const t = text.trim();
+  const seconds = t === '' ? null : Number(t);
+  if (seconds !== null && !(Number.isFinite(seconds) && seconds > 0)) throw new Error('The timeout is a number of seconds above 0.');
+  return seconds;
+}
+
+function FlowCard({ flow: f, ...rest }: Base & { flow: EventFlow; versions: string[]; onChanged: () => void }) {
+  return (
+    <li class="card" data-testid="flow">
+      <div class="page-head">
+        <h3>{flowTitle(f)}</h3>
+        <span class={`badge ${f.enabled ? 'status-succeeded' : ''}`}>{f.enabled ? 'enabled' : 'disabled'}</span>
+      </div>
+      <FlowFacts flow={f} />
+      <FlowSettings flow={f} {...rest} />
+    </li>
+  );
+}
+
+/** What the flow is doing now, its dead letters and credentials. */
+function FlowFacts({ flow: f }: { flow: EventFlow }) {
+  return (
+    <dl class="kv">
+      <dt>State</dt>
+      <dd>{f.status ? <StatusBadge status={f.status.state} /> : <span class="muted">not running</span>}</dd>
+      <dt>Lag</dt>
+      <dd>{f.status?.lag ?? <span class="muted">—</span>}</dd>
+      {f.status?.error && (
+        <>
+          <dt>Error</dt>
+          <dd class="error">{f.status.error}</dd>
+        </>
+      )}
+      {f.dead_letter_topic && (
+        <>
+          <dt>Dead letters</dt>
+          <dd>
+            <code>{f.dead_letter_topic}</code>
+          </dd>
+        </>
+      )}
+      {f.credentials && (
+        <>
+          <dt>Credentials</dt>
+          <dd>
+            {f.credentials.kind === 'role' ? 'role' : f.source_type === 'servicebus' ? 'shared access key' : 'access key'}{' '}
+            <code>{f.credentials.id}</code>
+          </dd>
+        </>
+      )}
+      {f.credentials?.external_id && (
+        <>
+          <dt>ExternalId</dt>
+          <dd>
+            <code>{f.credentials.external_id}</code>{' '}
+            <span class="hint">
+              sent with every AssumeRole (SourceIdentity <code>{f.credentials.source_identity}</code>); the role’s trust policy must require
+              it.
+            </span>
+          </dd>
+        </>
+      )}
+      <dt>Flow id</dt>
+      <dd>
+        <code>{f.id}</code>
+      </dd>
+    </dl>
+  );
+}
+
+/** The flow's version and timeout, enabling or disabling it, and deleting a queue flow. */
+function FlowSettings({
   session,
   algorithm: a,
   flow: f,
@@ -76,9 +150,7 @@ function FlowCard({
     onChanged();
   });
   const save = useAction(async () => {
-    const t = timeout.trim();
-    const seconds = t === '' ? null : Number(t);
-    if (seconds !== null && !(Number.isFinite(seconds) && seconds > 0)) throw new Error('The timeout is a number of seconds above 0.');
+    const seconds = timeoutSeconds(timeout);
     await c.events.updateFlow(a.owner, a.name, f.id, { version: version || null, timeout: seconds });
     onChanged();
   });
@@ -88,235 +160,190 @@ function FlowCard({
   });
   const choices = f.version && !versions.includes(f.version) ? [f.version, ...versions] : versions;
   return (
-    <li class="card" data-testid="flow">
-      <div class="page-head">
-        <h3>{flowTitle(f)}</h3>
-        <span class={`badge ${f.enabled ? 'status-succeeded' : ''}`}>{f.enabled ? 'enabled' : 'disabled'}</span>
+    <Form onSubmit={() => void save.run()}>
+      <div class="grid-2">
+        <SelectField
+          label="Version"
+          hint="The published version the flow runs."
+          value={version}
+          onValue={setVersion}
+          options={[['', 'none'], ...choices.map((v) => [v, v] as const)]}
+        />
+        <TextField
+          label="Timeout (seconds)"
+          hint="Per delivery's call; empty means 60."
+          inputMode="decimal"
+          value={timeout}
+          onValue={setTimeoutText}
+        />
       </div>
-      <dl class="kv">
-        <dt>State</dt>
-        <dd>{f.status ? <StatusBadge status={f.status.state} /> : <span class="muted">not running</span>}</dd>
-        <dt>Lag</dt>
-        <dd>{f.status?.lag ?? <span class="muted">—</span>}</dd>
-        {f.status?.error && (
-          <>
-            <dt>Error</dt>
-            <dd class="error">{f.status.error}</dd>
-          </>
+      <ErrorText error={save.error} />
+      <div class="actions">
+        <Busy type="submit" class="secondary" busy={save.busy}>
+          Save version and timeout
+        </Busy>
+        <Busy type="button" busy={toggle.busy} onClick={() => void toggle.run()}>
+          {f.enabled ? 'Disable' : 'Enable'}
+        </Busy>
+        {f.source_type !== 'kafka' && (
+          <ConfirmButton
+            label="Delete flow"
+            question={<p>Stop reading {f.source_uri} and delete this flow? Its deliveries are deleted with it.</p>}
+            onConfirm={() => remove.run()}
+            busy={remove.busy}
+            error={remove.error}
+          />
         )}
-        {f.dead_letter_topic && (
-          <>
-            <dt>Dead letters</dt>
-            <dd>
-              <code>{f.dead_letter_topic}</code>
-            </dd>
-          </>
-        )}
-        {f.credentials && (
-          <>
-            <dt>Credentials</dt>
-            <dd>
-              {f.credentials.kind === 'role' ? 'role' : f.source_type === 'servicebus' ? 'shared access key' : 'access key'}{' '}
-              <code>{f.credentials.id}</code>
-            </dd>
-          </>
-        )}
-        {f.credentials?.external_id && (
-          <>
-            <dt>ExternalId</dt>
-            <dd>
-              <code>{f.credentials.external_id}</code>{' '}
-              <span class="hint">
-                sent with every AssumeRole (SourceIdentity <code>{f.credentials.source_identity}</code>); the role’s trust policy must
-                require it.
-              </span>
-            </dd>
-          </>
-        )}
-        <dt>Flow id</dt>
-        <dd>
-          <code>{f.id}</code>
-        </dd>
-      </dl>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save.run();
-        }}
-      >
-        <div class="grid-2">
-          <Field label="Version" hint="The published version the flow runs.">
-            {(p) => (
-              <select {...p} value={version} onChange={(e) => setVersion(e.currentTarget.value)}>
-                <option value="">none</option>
-                {choices.map((v) => (
-                  <option key={v} value={v}>
-                    {v}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <Field label="Timeout (seconds)" hint="Per delivery's call; empty means 60.">
-            {(p) => <input {...p} inputMode="decimal" value={timeout} onInput={(e) => setTimeoutText(e.currentTarget.value)} />}
-          </Field>
-        </div>
-        <ErrorText error={save.error} />
-        <div class="actions">
-          <Busy type="submit" class="secondary" busy={save.busy}>
-            Save version and timeout
-          </Busy>
-          <Busy type="button" busy={toggle.busy} onClick={() => void toggle.run()}>
-            {f.enabled ? 'Disable' : 'Enable'}
-          </Busy>
-          {f.source_type !== 'kafka' && (
-            <ConfirmButton
-              label="Delete flow"
-              question={<p>Stop reading {f.source_uri} and delete this flow? Its deliveries are deleted with it.</p>}
-              onConfirm={() => remove.run()}
-              busy={remove.busy}
-              error={remove.error}
-            />
-          )}
-        </div>
-        <ErrorText error={toggle.error} />
-      </form>
-    </li>
+      </div>
+      <ErrorText error={toggle.error} />
+    </Form>
   );
 }
 
+interface QueueFlowDraft {
+  service: 'sqs' | 'servicebus';
+  uri: string;
+  kind: 'role' | 'static';
+  roleArn: string;
+  keyId: string;
+  secret: string;
+  timeout: string;
+}
+
+/** What the form forgets once a flow is made (the secret above all). */
+const NO_QUEUE = { uri: '', roleArn: '', keyId: '', secret: '', timeout: '' };
+
 function NewQueueFlow({ session, algorithm: a, onCreated }: Base & { onCreated: () => void }) {
-  const [service, setService] = useState<'sqs' | 'servicebus'>('sqs');
-  const [uri, setUri] = useState('');
-  const [kind, setKind] = useState<'role' | 'static'>('role');
-  const [roleArn, setRoleArn] = useState('');
-  const [keyId, setKeyId] = useState('');
-  const [secret, setSecret] = useState('');
-  const [timeout, setTimeoutText] = useState('');
+  const draft = useFields<QueueFlowDraft>({ service: 'sqs', kind: 'role', ...NO_QUEUE });
+  const { values: v, set } = draft;
   const create = useAction(async () => {
-    const t = timeout.trim();
-    const seconds = t === '' ? null : Number(t);
-    if (seconds !== null && !(Number.isFinite(seconds) && seconds > 0)) throw new Error('The timeout is a number of seconds above 0.');
-    const source_uri = uri.trim();
+    const seconds = timeoutSeconds(v.timeout);
+    const source_uri = v.uri.trim();
     await session.client.events.createQueueFlow(
       a.owner,
       a.name,
-      service === 'servicebus'
+      v.service === 'servicebus'
         ? {
             source_type: 'servicebus',
             source_uri,
-            credentials: { shared_access_key_name: keyId.trim(), shared_access_key: secret },
+            credentials: { shared_access_key_name: v.keyId.trim(), shared_access_key: v.secret },
             timeout: seconds,
           }
         : {
             source_type: 'sqs',
             source_uri,
-            credentials: kind === 'role' ? { role_arn: roleArn.trim() } : { access_key_id: keyId.trim(), secret_access_key: secret },
+            credentials:
+              v.kind === 'role' ? { role_arn: v.roleArn.trim() } : { access_key_id: v.keyId.trim(), secret_access_key: v.secret },
             timeout: seconds,
           },
     );
-    setUri('');
-    setRoleArn('');
-    setKeyId('');
-    setSecret('');
-    setTimeoutText('');
+    draft.update(NO_QUEUE);
     onCreated();
   });
   return (
     <section aria-labelledby="new-queue-flow">
       <h2 id="new-queue-flow">Subscribe to a queue</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create.run();
-        }}
-      >
+      <Form onSubmit={() => void create.run()}>
         <fieldset>
           <legend>Queue service</legend>
           <label class="inline">
-            <input type="radio" name="queue-service" checked={service === 'sqs'} onChange={() => setService('sqs')} /> Amazon SQS
+            <input type="radio" name="queue-service" checked={v.service === 'sqs'} onChange={() => set('service')('sqs')} /> Amazon SQS
           </label>
           <label class="inline">
-            <input type="radio" name="queue-service" checked={service === 'servicebus'} onChange={() => setService('servicebus')} /> Azure
-            Service Bus
+            <input type="radio" name="queue-service" checked={v.service === 'servicebus'} onChange={() => set('service')('servicebus')} />{' '}
+            Azure Service Bus
           </label>
         </fieldset>
         <Field
           label="Queue URL"
           hint={
-            service === 'sqs' ? 'https://sqs.<region>.amazonaws.com/<account>/<queue>' : 'sb://<namespace>.servicebus.windows.net/<queue>'
+            v.service === 'sqs' ? 'https://sqs.<region>.amazonaws.com/<account>/<queue>' : 'sb://<namespace>.servicebus.windows.net/<queue>'
           }
         >
-          {(p) => <input {...p} type="url" required value={uri} onInput={(e) => setUri(e.currentTarget.value)} autoComplete="off" />}
+          {(p) => <input {...p} type="url" required value={v.uri} onInput={(e) => set('uri')(e.currentTarget.value)} autoComplete="off" />}
         </Field>
-        {service === 'servicebus' ? (
-          <fieldset>
-            <legend>Credentials</legend>
-            <div class="grid-2">
-              <Field label="Shared access key name" hint="A policy with Listen rights on the queue or namespace.">
-                {(p) => <input {...p} required value={keyId} onInput={(e) => setKeyId(e.currentTarget.value)} autoComplete="off" />}
-              </Field>
-              <Field label="Shared access key" hint="Stored encrypted; never shown again.">
-                {(p) => (
-                  <input
-                    {...p}
-                    type="password"
-                    required
-                    value={secret}
-                    onInput={(e) => setSecret(e.currentTarget.value)}
-                    autoComplete="off"
-                  />
-                )}
-              </Field>
-            </div>
-          </fieldset>
+        {v.service === 'servicebus' ? (
+          <ServiceBusCredentials draft={v} set={set} />
         ) : (
-          <fieldset>
-            <legend>Credentials</legend>
-            <label class="inline">
-              <input type="radio" name="sqs-credentials" checked={kind === 'role'} onChange={() => setKind('role')} /> An IAM role the node
-              assumes
-            </label>
-            <label class="inline">
-              <input type="radio" name="sqs-credentials" checked={kind === 'static'} onChange={() => setKind('static')} /> An access key
-            </label>
-            {kind === 'role' ? (
-              <>
-                <Field label="Role ARN">
-                  {(p) => <input {...p} required value={roleArn} onInput={(e) => setRoleArn(e.currentTarget.value)} autoComplete="off" />}
-                </Field>
-                <RoleTrust session={session} account={a.owner} />
-              </>
-            ) : (
-              <div class="grid-2">
-                <Field label="Access key id">
-                  {(p) => <input {...p} required value={keyId} onInput={(e) => setKeyId(e.currentTarget.value)} autoComplete="off" />}
-                </Field>
-                <Field label="Secret access key" hint="Stored encrypted; never shown again.">
-                  {(p) => (
-                    <input
-                      {...p}
-                      type="password"
-                      required
-                      value={secret}
-                      onInput={(e) => setSecret(e.currentTarget.value)}
-                      autoComplete="off"
-                    />
-                  )}
-                </Field>
-              </div>
-            )}
-          </fieldset>
+          <SqsCredentials draft={v} set={set} session={session} account={a.owner} />
         )}
-        <Field label="Timeout (seconds)" hint="Per delivery's call; empty means 60, at most 3000.">
-          {(p) => <input {...p} inputMode="decimal" value={timeout} onInput={(e) => setTimeoutText(e.currentTarget.value)} />}
-        </Field>
+        <TextField
+          label="Timeout (seconds)"
+          hint="Per delivery's call; empty means 60, at most 3000."
+          inputMode="decimal"
+          value={v.timeout}
+          onValue={set('timeout')}
+        />
         <ErrorText error={create.error} />
         <Busy type="submit" busy={create.busy}>
           Create queue flow
         </Busy>
-      </form>
+      </Form>
     </section>
+  );
+}
+
+type DraftProps = {
+  draft: QueueFlowDraft;
+  set: <K extends keyof QueueFlowDraft>(key: K) => (value: QueueFlowDraft[K]) => void;
+};
+
+function ServiceBusCredentials({ draft: v, set }: DraftProps) {
+  return (
+    <fieldset>
+      <legend>Credentials</legend>
+      <div class="grid-2">
+        <TextField
+          label="Shared access key name"
+          hint="A policy with Listen rights on the queue or namespace."
+          required
+          value={v.keyId}
+          onValue={set('keyId')}
+          autoComplete="off"
+        />
+        <PasswordField
+          label="Shared access key"
+          hint="Stored encrypted; never shown again."
+          required
+          value={v.secret}
+          onValue={set('secret')}
+          autoComplete="off"
+        />
+      </div>
+    </fieldset>
+  );
+}
+
+function SqsCredentials({ draft: v, set, session, account }: DraftProps & { session: Base['session']; account: string }) {
+  return (
+    <fieldset>
+      <legend>Credentials</legend>
+      <label class="inline">
+        <input type="radio" name="sqs-credentials" checked={v.kind === 'role'} onChange={() => set('kind')('role')} /> An IAM role the node
+        assumes
+      </label>
+      <label class="inline">
+        <input type="radio" name="sqs-credentials" checked={v.kind === 'static'} onChange={() => set('kind')('static')} /> An access key
+      </label>
+      {v.kind === 'role' ? (
+        <>
+          <TextField label="Role ARN" required value={v.roleArn} onValue={set('roleArn')} autoComplete="off" />
+          <RoleTrust session={session} account={account} />
+        </>
+      ) : (
+        <div class="grid-2">
+          <TextField label="Access key id" required value={v.keyId} onValue={set('keyId')} autoComplete="off" />
+          <PasswordField
+            label="Secret access key"
+            hint="Stored encrypted; never shown again."
+            required
+            value={v.secret}
+            onValue={set('secret')}
+            autoComplete="off"
+          />
+        </div>
+      )}
+    </fieldset>
   );
 }
 

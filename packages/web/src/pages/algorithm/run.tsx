@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { AlgorithmError, decodeBase64, type CallResponse } from '@algohost/client';
-import { Busy, ErrorText, Field, formatBytes, useAction, useLoad } from '../../ui.js';
+import { Checkbox, Form, type Options, RadioGroup, SelectField, SubmitActions, TextAreaField, useFields } from '../../forms.js';
+import { Field, formatBytes, useAction, useLoad } from '../../ui.js';
 import type { TabProps } from '../algorithm.js';
 
 type InputKind = 'text' | 'json' | 'binary';
@@ -12,75 +13,17 @@ interface Outcome {
 
 /** A console: an input (text, JSON or a file), a version, a timeout; the whole answer shown. */
 export function RunTab({ session, algorithm: a, manager }: TabProps) {
-  const c = session.client;
-  const versions = useLoad(async () => {
-    const published = (await c.versions.list(a.owner, a.name, { limit: 50 })).results
-      .map((v) => v.version_info.semantic_version!)
-      .filter(Boolean);
-    const builds = manager
-      ? (await c.versions.list(a.owner, a.name, { published: false, limit: 20 })).results.map((v) => v.version_info.git_hash)
-      : [];
-    return { published, builds };
-  }, [a.id]);
-  const [version, setVersion] = useState('');
-  const [kind, setKind] = useState<InputKind>('text');
-  const [text, setText] = useState('');
-  const [file, setFile] = useState<File | null>(null);
-  const [timeout, setTimeoutSeconds] = useState('300');
-  const [stdout, setStdout] = useState(false);
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const versions = useVersionChoice(session, a, manager);
+  const input = useFields<RunInput>({ kind: 'text', text: '', file: null, timeout: '300', stdout: false });
   const [inputError, setInputError] = useState<string | null>(null);
-
-  useEffect(() => {
-    const v = versions.data;
-    if (v && !version) setVersion(v.published[0] ?? v.builds[0] ?? (manager ? 'latestPrivate' : 'latest'));
-  }, [versions.data]);
-
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
   const run = useAction(async () => {
     setOutcome(null);
-    let input: unknown;
-    if (kind === 'json') {
-      try {
-        input = JSON.parse(text);
-      } catch (err) {
-        setInputError(`This is not JSON: ${(err as Error).message}`);
-        return;
-      }
-    } else if (kind === 'binary') {
-      if (!file) {
-        setInputError('Choose a file to send.');
-        return;
-      }
-      input = new Uint8Array(await file.arrayBuffer());
-    } else input = text;
+    const body = await inputOf(input.values);
+    if ('problem' in body) return setInputError(body.problem);
     setInputError(null);
-    try {
-      const response = await c.call(`${a.owner}/${a.name}/${version}`, input, {
-        inputType: kind,
-        timeout: Number(timeout) || undefined,
-        stdout: manager && stdout,
-      });
-      setOutcome({ response });
-    } catch (err) {
-      // The algorithm raised: HTTP 200 with an error envelope, shown as a result, not a failure.
-      if (err instanceof AlgorithmError)
-        setOutcome({ failure: { message: err.message, errorType: err.errorType, stacktrace: err.stacktrace, metadata: err.metadata } });
-      else throw err;
-    }
+    setOutcome(await call(session, a, versions.version, body.input, input.values, manager));
   });
-
-  const options = versions.data
-    ? [
-        ...versions.data.published.map((v) => [v, v]),
-        ['latest', 'latest (newest public)'],
-        ...(manager
-          ? [
-              ['latestPrivate', 'latestPrivate (newest, private too)'],
-              ...versions.data.builds.map((sha) => [sha, `build ${sha.slice(0, 8)} (not published)`]),
-            ]
-          : []),
-      ]
-    : [];
 
   return (
     <div class="grid-2">
@@ -95,86 +38,167 @@ export function RunTab({ session, algorithm: a, manager }: TabProps) {
             <code>call_algorithms</code> (without <code>read_data</code> and <code>write_data</code>); its call then gets neither.
           </p>
         )}
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            void run.run();
-          }}
-        >
-          <Field label="Version" hint={versions.error ? `Could not list versions: ${versions.error}` : undefined}>
-            {(p) => (
-              <select {...p} value={version} onChange={(e) => setVersion(e.currentTarget.value)}>
-                {options.map(([v, l]) => (
-                  <option key={v} value={v}>
-                    {l}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <fieldset>
-            <legend>Input type</legend>
-            {(
-              [
-                ['text', 'Text (text/plain)'],
-                ['json', 'JSON (application/json)'],
-                ['binary', 'A file (application/octet-stream)'],
-              ] as [InputKind, string][]
-            ).map(([k, l]) => (
-              <label class="check" key={k}>
-                <input type="radio" name="input_kind" value={k} checked={kind === k} onChange={() => (setKind(k), setInputError(null))} />
-                {l}
-              </label>
-            ))}
-          </fieldset>
-          {kind === 'binary' ? (
-            <Field label="File" error={inputError}>
-              {(p) => <input {...p} type="file" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />}
-            </Field>
-          ) : (
-            <Field label="Input" error={inputError} hint={kind === 'json' ? 'Any JSON value: "text", 42, [1, 2], {"a": 1}.' : undefined}>
-              {(p) => <textarea {...p} class="mono" value={text} onInput={(e) => setText(e.currentTarget.value)} />}
-            </Field>
-          )}
-          <Field label="Timeout (seconds)" hint="At most 3000.">
-            {(p) => (
-              <input {...p} type="number" min={1} max={3000} value={timeout} onInput={(e) => setTimeoutSeconds(e.currentTarget.value)} />
-            )}
-          </Field>
-          {manager && (
-            <label class="check">
-              <input type="checkbox" checked={stdout} onChange={(e) => setStdout(e.currentTarget.checked)} />
-              Show what the algorithm printed (stdout)
-            </label>
-          )}
-          <ErrorText error={run.error} />
-          <div class="actions">
-            <Busy type="submit" busy={run.busy} disabled={!version}>
-              Run
-            </Busy>
-          </div>
-        </form>
+        <Form onSubmit={() => void run.run()}>
+          <SelectField
+            label="Version"
+            hint={versions.error ? `Could not list versions: ${versions.error}` : undefined}
+            value={versions.version}
+            onValue={versions.setVersion}
+            options={versions.options}
+          />
+          <InputFields input={input} inputError={inputError} onKind={() => setInputError(null)} manager={manager} />
+          <SubmitActions action={run} disabled={!versions.version}>
+            Run
+          </SubmitActions>
+        </Form>
       </section>
       <section aria-labelledby="result" aria-live="polite">
         <h2 id="result">Result</h2>
         {run.busy && <p aria-busy="true">Running…</p>}
         {!run.busy && !outcome && <p class="muted">Run the algorithm to see its answer here.</p>}
         {outcome?.response && <ResultView response={outcome.response} />}
-        {outcome?.failure && (
-          <div data-testid="algorithm-error">
-            <p class="error">
-              {outcome.failure.errorType}: {outcome.failure.message}
-            </p>
-            {outcome.failure.stacktrace && (
-              <>
-                <h3>Stack trace</h3>
-                <pre tabIndex={0}>{outcome.failure.stacktrace}</pre>
-              </>
-            )}
-            {outcome.failure.metadata && <Metadata metadata={outcome.failure.metadata} />}
-          </div>
-        )}
+        {outcome?.failure && <FailureView failure={outcome.failure} />}
       </section>
+    </div>
+  );
+}
+
+interface RunInput {
+  kind: InputKind;
+  text: string;
+  file: File | null;
+  timeout: string;
+  stdout: boolean;
+}
+
+/** The versions offered (published ones, then latest, and for a manager latestPrivate and unpublished builds); the newest published first. */
+function useVersionChoice(session: TabProps['session'], a: TabProps['algorithm'], manager: boolean) {
+  const c = session.client;
+  const versions = useLoad(async () => {
+    const published = (await c.versions.list(a.owner, a.name, { limit: 50 })).results
+      .map((v) => v.version_info.semantic_version!)
+      .filter(Boolean);
+    const builds = manager
+      ? (await c.versions.list(a.owner, a.name, { published: false, limit: 20 })).results.map((v) => v.version_info.git_hash)
+      : [];
+    return { published, builds };
+  }, [a.id]);
+  const [version, setVersion] = useState('');
+  useEffect(() => {
+    const v = versions.data;
+    if (v && !version) setVersion(v.published[0] ?? v.builds[0] ?? (manager ? 'latestPrivate' : 'latest'));
+  }, [versions.data]);
+  const options: Options = versions.data
+    ? [
+        ...versions.data.published.map((v) => [v, v] as const),
+        ['latest', 'latest (newest public)'],
+        ...(manager
+          ? [
+              ['latestPrivate', 'latestPrivate (newest, private too)'] as const,
+              ...versions.data.builds.map((sha) => [sha, `build ${sha.slice(0, 8)} (not published)`] as const),
+            ]
+          : []),
+      ]
+    : [];
+  return { version, setVersion, options, error: versions.error };
+}
+
+const INPUT_KINDS: [InputKind, string][] = [
+  ['text', 'Text (text/plain)'],
+  ['json', 'JSON (application/json)'],
+  ['binary', 'A file (application/octet-stream)'],
+];
+
+function InputFields({
+  input,
+  inputError,
+  onKind,
+  manager,
+}: {
+  input: { values: RunInput; set: <K extends keyof RunInput>(key: K) => (value: RunInput[K]) => void };
+  inputError: string | null;
+  onKind: () => void;
+  manager: boolean;
+}) {
+  const { values: v, set } = input;
+  return (
+    <>
+      <RadioGroup legend="Input type" name="input_kind" value={v.kind} onValue={(k) => (set('kind')(k), onKind())} options={INPUT_KINDS} />
+      {v.kind === 'binary' ? (
+        <Field label="File" error={inputError}>
+          {(p) => <input {...p} type="file" onChange={(e) => set('file')(e.currentTarget.files?.[0] ?? null)} />}
+        </Field>
+      ) : (
+        <TextAreaField
+          label="Input"
+          error={inputError}
+          hint={v.kind === 'json' ? 'Any JSON value: "text", 42, [1, 2], {"a": 1}.' : undefined}
+          class="mono"
+          value={v.text}
+          onValue={set('text')}
+        />
+      )}
+      <Field label="Timeout (seconds)" hint="At most 3000.">
+        {(p) => <input {...p} type="number" min={1} max={3000} value={v.timeout} onInput={(e) => set('timeout')(e.currentTarget.value)} />}
+      </Field>
+      {manager && (
+        <Checkbox checked={v.stdout} onValue={set('stdout')}>
+          Show what the algorithm printed (stdout)
+        </Checkbox>
+      )}
+    </>
+  );
+}
+
+/** The call's input as the chosen kind says, or why it cannot be sent. */
+async function inputOf(v: RunInput): Promise<{ input: unknown } | { problem: string }> {
+  if (v.kind === 'json') {
+    try {
+      return { input: JSON.parse(v.text) };
+    } catch (err) {
+      return { problem: `This is not JSON: ${(err as Error).message}` };
+    }
+  }
+  if (v.kind === 'binary') return v.file ? { input: new Uint8Array(await v.file.arrayBuffer()) } : { problem: 'Choose a file to send.' };
+  return { input: v.text };
+}
+
+async function call(
+  session: TabProps['session'],
+  a: TabProps['algorithm'],
+  version: string,
+  input: unknown,
+  v: RunInput,
+  manager: boolean,
+): Promise<Outcome> {
+  try {
+    const response = await session.client.call(`${a.owner}/${a.name}/${version}`, input, {
+      inputType: v.kind,
+      timeout: Number(v.timeout) || undefined,
+      stdout: manager && v.stdout,
+    });
+    return { response };
+  } catch (err) {
+    // The algorithm raised: HTTP 200 with an error envelope, shown as a result, not a failure.
+    if (err instanceof AlgorithmError)
+      return { failure: { message: err.message, errorType: err.errorType, stacktrace: err.stacktrace, metadata: err.metadata } };
+    throw err;
+  }
+}
+
+function FailureView({ failure }: { failure: NonNullable<Outcome['failure']> }) {
+  return (
+    <div data-testid="algorithm-error">
+      <p class="error">
+        {failure.errorType}: {failure.message}
+      </p>
+      {failure.stacktrace && (
+        <>
+          <h3>Stack trace</h3>
+          <pre tabIndex={0}>{failure.stacktrace}</pre>
+        </>
+      )}
+      {failure.metadata && <Metadata metadata={failure.metadata} />}
     </div>
   );
 }
