@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../packages/server/src/config/config.js';
 import { pino } from 'pino';
 import { buildApi } from '../packages/server/src/api/app.js';
-import { buildServices, checkSettings } from '../packages/server/src/main/services.js';
+import { buildServices } from '../packages/server/src/main/services.js';
+import { checkSettings } from '../packages/server/src/main/settings.js';
 import { VERSION } from '../packages/server/src/main/server.js';
 
 const target = fileURLToPath(new URL('../openapi.json', import.meta.url));
