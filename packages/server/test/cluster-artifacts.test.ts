@@ -26,7 +26,7 @@ import type { BlobContent, BlobStore } from '../src/domain/data/ports.js';
 import { SandboxBuilder } from '../src/runtime/build/sandbox-builder.js';
 import { LANGUAGE_ADAPTERS } from '../src/runtime/languages/index.js';
 import { EgressProxy } from '../src/runtime/sandbox/egress-proxy.js';
-import { Supervisor } from '../src/runtime/sandbox/supervisor.js';
+import { Supervisor, type SupervisorOptions } from '../src/runtime/sandbox/supervisor.js';
 import { DiskBlobStore } from '../src/storage/blobs/disk-blob-store.js';
 import { S3BlobStore } from '../src/storage/blobs/s3-blob-store.js';
 import { readCatalog } from '../src/storage/catalog-files.js';
@@ -35,13 +35,20 @@ import { migrateToLatest } from '../src/storage/database.js';
 import { emptyDatabase, type OpenedDb } from './support/database.js';
 import { DATABASES, type DatabaseKind, makeTempDir } from './support/server.js';
 
+/** A supervisor that has taken the host's cgroups, as the node's start step does. */
+function preparedSupervisor(options?: SupervisorOptions): Supervisor {
+  const supervisor = new Supervisor(options);
+  supervisor.prepare();
+  return supervisor;
+}
+
 const silent = { warn: () => {} };
 const GIT = '/usr/bin/git';
 
 function builderAt(root: string): SandboxBuilder {
   const egress = new EgressProxy({ dir: path.join(root, 'egress'), allow: [] });
   egress.prepare();
-  const builder = new SandboxBuilder(new Supervisor({ maxOpenFiles: 64 }), LANGUAGE_ADAPTERS, {
+  const builder = new SandboxBuilder(preparedSupervisor({ maxOpenFiles: 64 }), LANGUAGE_ADAPTERS, {
     root,
     sharedCache: true,
     registries: { pipFindLinks: [] },

@@ -16,13 +16,20 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/config.js';
 import { seccompFilter } from '../src/runtime/sandbox/seccomp.js';
-import { SandboxUnavailableError, Supervisor, type SandboxSpec } from '../src/runtime/sandbox/supervisor.js';
+import { SandboxUnavailableError, Supervisor, type SupervisorOptions, type SandboxSpec } from '../src/runtime/sandbox/supervisor.js';
 import { DEFAULT_SANDBOX_UID_RANGE, parseUidRange, uidRangeProblem } from '../src/runtime/sandbox/uids.js';
 import { environmentId } from './support/algorithms.js';
 import { createUser, type TestUser } from './support/fixtures.js';
 import { git, gitUrl } from './support/git.js';
 import { client, request, type Client } from './support/http.js';
 import { DATABASES, makeTempDir, startTestServer, type TestServer } from './support/server.js';
+
+/** A supervisor that has taken the host's cgroups, as the node's start step does. */
+function preparedSupervisor(options?: SupervisorOptions): Supervisor {
+  const supervisor = new Supervisor(options);
+  supervisor.prepare();
+  return supervisor;
+}
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/hostile/escapes/', import.meta.url));
 const MAX_INOTIFY_INSTANCES = Number(fs.readFileSync('/proc/sys/fs/inotify/max_user_instances', 'utf8'));
@@ -238,7 +245,7 @@ describe('sandbox uids: recycling, exhaustion, the range', () => {
     // The sandbox users pass through it to their owned directory.
     fs.chmodSync(dir, 0o711);
     lockDir = path.join(dir, 'locks');
-    supervisor = new Supervisor({ uidRange: RANGE, uidLockDir: lockDir, requireCgroups: false });
+    supervisor = preparedSupervisor({ uidRange: RANGE, uidLockDir: lockDir, requireCgroups: false });
   });
   after(async () => {
     await fs.promises.rm(dir, { recursive: true, force: true });

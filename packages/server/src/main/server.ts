@@ -17,7 +17,7 @@ import { Errors } from '../domain/errors.js';
 import { securityHeaders, setSecurityHeaders } from '../api/security-headers.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { bootstrapAdmin, type BootstrapResult } from './bootstrap.js';
-import { buildServices, VERSION, type Services } from './services.js';
+import { buildServices, openNode, VERSION, type Services } from './services.js';
 import { checkSettings } from './settings.js';
 import { roleOf } from './roles/index.js';
 
@@ -56,7 +56,8 @@ export async function startServer(config: Config, logOptions: { level: string } 
   const sockets = sandboxSockets(config, timeouts, guard);
   let services: Services;
   try {
-    services = await buildServices(config, checked, logger, { publicUrl, apiSockets: sockets.apiSockets });
+    services = await buildServices(config, checked, logger, { publicUrl, apiSockets: sockets.apiSockets }, await openNode(config, logger));
+    await services.start();
   } catch (err) {
     await closeServer(server);
     throw err;

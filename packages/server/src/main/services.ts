@@ -19,20 +19,20 @@ import type { Job } from '../jobs/job-runner.js';
 import type { RunnerPool } from '../runtime/runner/runner-pool.js';
 import type { SqlAccountStore } from '../storage/account-store.js';
 import type { Db } from '../storage/database.js';
-import { openBlobStore } from './blob-store.js';
+import { blobStoreFor } from './blob-store.js';
 import { NodeMetrics } from './metrics.js';
 import type { CheckedSettings } from './settings.js';
 import { wireAccounts, wireKeys } from './wiring/accounts.js';
 import { wireAlgorithms, wireBuilds, wireRepositories } from './wiring/algorithms.js';
-import { type Base, type NodeAddress, openBase } from './wiring/base.js';
+import { type Base, type NodeAddress, type NodeResources, openBase } from './wiring/base.js';
 import { wireAsyncCalls, wireCalls } from './wiring/calls.js';
 import { clusterJobs, clusterWorker, hearBuildEvents, uploadingBuilder } from './wiring/cluster.js';
 import { wireData } from './wiring/data.js';
 import { wireEvents, wireFlowWorkers } from './wiring/events.js';
-import { type Sandboxes, wireSandboxes } from './wiring/runtime.js';
+import { type Sandboxes, startSandboxes, wireSandboxes } from './wiring/runtime.js';
 import { wireScmSourcing, wireScmSync } from './wiring/scm.js';
 
-export type { NodeAddress } from './wiring/base.js';
+export { type NodeAddress, type NodeResources, openNode } from './wiring/base.js';
 
 /** This server's release, from its package.json. */
 export const VERSION = (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -49,6 +49,11 @@ export interface Services extends ApiServices, Omit<Sandboxes, 'supervisor' | 'a
   /** Cluster mode: the NATS connection (closed last but the database) and, on workers, the work loop. */
   nats?: NatsCluster;
   clusterWorker?: ClusterWorker;
+  /**
+   * The effects on the host, once before the node serves: directories, cgroups, the blob store.
+   * Building the services has none (the OpenAPI document is written without this step).
+   */
+  start: () => Promise<void>;
 }
 
 /** Areas in the order their dependencies allow; each area's wiring subscribes to the domain changes it acts on. */
@@ -57,9 +62,10 @@ export async function buildServices(
   checked: CheckedSettings,
   log: Logger & WorkerLog,
   node: NodeAddress,
+  resources: NodeResources,
 ): Promise<Services> {
-  const base = await openBase(config, checked, log, node);
-  const blobs = await openBlobStore(config);
+  const base = await openBase(config, checked, log, node, resources);
+  const blobs = await blobStoreFor(config);
   const sandboxes = wireSandboxes(base, blobs);
   const { pool } = sandboxes;
   // The flow workers deliver through the calls, made below; what they report is read only when
@@ -134,6 +140,10 @@ export async function buildServices(
         auditRetentionMs: config.auditRetentionSeconds * 1000,
       },
     ),
+    start: async () => {
+      startSandboxes(base, sandboxes);
+      await blobs.open();
+    },
   };
 }
 

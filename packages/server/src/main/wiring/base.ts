@@ -63,15 +63,36 @@ export interface Base {
  */
 const ALONE_CACHE_TTL_MS = 60_000;
 
-export async function openBase(config: Config, checked: CheckedSettings, log: Logger & WorkerLog, node: NodeAddress): Promise<Base> {
+/** What the wiring is made on: opened by `openNode` on a node, made in memory for the OpenAPI document. */
+export interface NodeResources {
+  db: Db;
+  /** Seals credentials kept at rest and signs cluster messages (`clusterKey`). */
+  clusterKey: Buffer;
+  cluster?: ClusterLink;
+}
+
+/** The node's data directory, its migrated database, its cluster key and, in cluster mode, NATS. */
+export async function openNode(config: Config, log: Logger): Promise<NodeResources> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   // The sandbox user must pass through the data dir to reach build directories (never list
   // it or read the database: those stay 0600/0700).
   fs.chmodSync(config.dataDir, 0o711);
   const db = openDatabase({ url: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'algohost.sqlite') });
   await migrateToLatest(db);
+  const key = clusterKey(config);
   // Cluster mode: every node reaches the others through NATS (ARCHITECTURE.md "Cluster mode").
-  const cluster = config.natsUrl ? await openClusterLink(config, log) : undefined;
+  const cluster = config.natsUrl ? await openClusterLink(config, key, log) : undefined;
+  return { db, clusterKey: key, ...(cluster ? { cluster } : {}) };
+}
+
+export async function openBase(
+  config: Config,
+  checked: CheckedSettings,
+  log: Logger & WorkerLog,
+  node: NodeAddress,
+  resources: NodeResources,
+): Promise<Base> {
+  const { db, cluster } = resources;
   const clock = systemClock;
   const accounts = new SqlAccountStore(db);
   return {
@@ -91,7 +112,7 @@ export async function openBase(config: Config, checked: CheckedSettings, log: Lo
     // the services' own few seconds apply.
     ...(cluster ? {} : { cacheTtlMs: ALONE_CACHE_TTL_MS }),
     gpu: config.workerGpu === 'auto' ? fs.existsSync('/dev/nvidia0') : config.workerGpu === 'true',
-    secrets: new SecretBox(clusterKey(config)),
+    secrets: new SecretBox(resources.clusterKey),
     accounts,
     algorithmStore: new SqlAlgorithmStore(db),
     buildStore: new SqlBuildStore(db),

@@ -31,15 +31,15 @@ import type { Base } from './base.js';
 import { wireRunTargets } from './calls.js';
 
 /** NATS and the live workers' presence entries; a server that cannot carry the call limits is a settings error (exit 2). */
-export async function openClusterLink(config: Config, log: Logger): Promise<ClusterLink> {
-  const nats = await openNats(config, log);
+export async function openClusterLink(config: Config, key: Buffer, log: Logger): Promise<ClusterLink> {
+  const nats = await openNats(config, key, log);
   // The live workers, from their presence entries: where sync calls go, whether a GPU worker is there.
   const directory = new WorkerDirectory(nats);
   await directory.start();
   return { nats, directory };
 }
 
-async function openNats(config: Config, log: Logger): Promise<NatsCluster> {
+async function openNats(config: Config, key: Buffer, log: Logger): Promise<NatsCluster> {
   try {
     return await openNatsCluster(
       config.natsUrl!,
@@ -53,7 +53,7 @@ async function openNats(config: Config, log: Logger): Promise<NatsCluster> {
         warn: (message) => log.warn({ nats: config.natsUrl }, message),
       },
       // Messages are signed under the cluster key (required in cluster mode, config.ts).
-      { clusterKey: clusterKey(config), log },
+      { clusterKey: key, log },
     );
   } catch (err) {
     if (err instanceof NatsSetupError) throw new ConfigError(`ALGOHOST_NATS_URL: ${err.message}`);

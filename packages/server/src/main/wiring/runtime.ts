@@ -34,7 +34,6 @@ export interface Sandboxes {
 export function wireSandboxes(base: Base, blobs: BlobStore): Sandboxes {
   const { config, checked } = base;
   const egress = new EgressProxy({ dir: path.join(config.dataDir, 'egress'), allow: checked.egress });
-  egress.prepare();
   // Full-network runners' only way out: public addresses (and the operator's named private
   // hosts), never the node's own services, whatever address they are at.
   const runnerEgress = new EgressProxy({
@@ -43,7 +42,6 @@ export function wireSandboxes(base: Base, blobs: BlobStore): Sandboxes {
     policy: 'internet',
     services: nodeServiceEndpoints(config),
   });
-  runnerEgress.prepare();
   const supervisor = wireSupervisor(base);
   const builder = new SandboxBuilder(supervisor, LANGUAGE_ADAPTERS, {
     root: path.join(config.dataDir, 'builds'),
@@ -56,7 +54,6 @@ export function wireSandboxes(base: Base, blobs: BlobStore): Sandboxes {
     registries: checked.registries,
     egress,
   });
-  builder.prepare();
   // The artifacts warm here are the pool's, made below: asked only once calls arrive.
   const artifacts = clusterArtifacts(base, blobs, builder, () => pool.warmArtifacts());
   const runners = new RunnerFactory(
@@ -74,22 +71,33 @@ export function wireSandboxes(base: Base, blobs: BlobStore): Sandboxes {
     artifacts && ((key) => artifacts.ensure(key)),
     base.node.apiSockets,
   );
-  runners.prepare();
   const pool = wirePool(base, runners);
   return { egress, runnerEgress, supervisor, builder, ...(artifacts ? { artifacts } : {}), runners, pool };
 }
 
-/** Only nodes that run work touch the host's cgroups (on cgroup v2 that moves this process into a leaf group: runtime/sandbox/cgroups.ts). */
+/** Only nodes that run work touch the host's cgroups. */
 function wireSupervisor(base: Base): Supervisor {
   const { config, role } = base;
-  const supervisor = new Supervisor({
+  return new Supervisor({
     maxOpenFiles: Math.max(16, config.sandboxOpenFiles),
     cgroups: role.runsWork ? {} : false,
     requireCgroups: config.requireCgroups,
     uidRange: parseUidRange(config.sandboxUidRange),
   });
-  if (role.runsWork) logCgroups(base.log, supervisor.cgroupReport, config.requireCgroups);
-  return supervisor;
+}
+
+/**
+ * The sandboxes' effects on the host, before the node serves: the proxies' and the builder's
+ * directories, and the cgroups (on cgroup v2 this moves this process into a leaf group:
+ * runtime/sandbox/cgroups.ts).
+ */
+export function startSandboxes(base: Base, s: Sandboxes): void {
+  s.egress.prepare();
+  s.runnerEgress.prepare();
+  s.supervisor.prepare();
+  if (base.role.runsWork) logCgroups(base.log, s.supervisor.cgroupReport, base.config.requireCgroups);
+  s.builder.prepare();
+  s.runners.prepare();
 }
 
 function wirePool(base: Base, runners: RunnerFactory): RunnerPool {
