@@ -47,6 +47,8 @@ export default tseslint.config(
     ignores: [
       'packages/server/src/main/start.ts', // the entry point
       'packages/server/src/main/services.ts', // the composition root
+      'packages/server/src/main/wiring/**', // the composition root, by area
+      'packages/server/src/main/bootstrap.ts', // the first start's admin key file
       'packages/server/src/main/server.ts', // reads its version and makes the API socket before listening
       'packages/server/src/config/config.ts', // settings are read once, before anything starts
       'packages/server/src/storage/database.ts', // the database file is opened once

@@ -29,7 +29,7 @@ export function hasMetricsToken(authorization: string | undefined, token: string
   return given.length === wanted.length && crypto.timingSafeEqual(given, wanted);
 }
 
-export function metricsRoute(app: Api, s: ApiServices, opts: MetricsOptions): void {
+export function metricsRoute(app: Api, s: Pick<ApiServices, 'keys' | 'metrics'>, opts: MetricsOptions): void {
   if (opts.elsewhere) return;
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (req, reply) => {
     await requireMetricsAccess(req, s, opts.token);
@@ -37,7 +37,11 @@ export function metricsRoute(app: Api, s: ApiServices, opts: MetricsOptions): vo
   });
 }
 
-async function requireMetricsAccess(req: FastifyRequest, s: ApiServices, token: string | undefined): Promise<void> {
+async function requireMetricsAccess(
+  req: FastifyRequest,
+  s: Pick<ApiServices, 'keys' | 'metrics'>,
+  token: string | undefined,
+): Promise<void> {
   if (hasMetricsToken(req.headers.authorization, token)) return;
   if (!req.headers.authorization) {
     throw unauthenticated(

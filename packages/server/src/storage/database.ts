@@ -72,6 +72,13 @@ export function openDatabase(opts: OpenDatabaseOptions): Db {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
 }
 
+/** A SQLite database in memory, gone with the process: for tools that build the services without a node (the OpenAPI document). */
+export function openMemoryDatabase(): Db {
+  const sqlite = new SQLite(':memory:');
+  sqlite.pragma('foreign_keys = ON');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
 export async function migrateToLatest(db: Db): Promise<void> {
   const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
   const { error, results } = await migrator.migrateToLatest();

@@ -1,6 +1,6 @@
 /**
  * A node keeps the keys and resolutions a call needs in caches (a node alone for a minute, a
- * cluster's API node for seconds: main/services.ts). Every change those answers depend on,
+ * cluster's API node for seconds: main/wiring/base.ts). Every change those answers depend on,
  * made through this node, must apply to the very next call, not when the entry expires. Each
  * test first makes the caller's answer cached (a call that succeeds), then changes one thing
  * and calls again at once.

@@ -34,6 +34,7 @@ import { SqlBlobIndexDigestStore } from '../../src/storage/blob-index-digest-sto
 import { migrateToLatest } from '../../src/storage/database.js';
 import { emptyDatabase, type OpenedDb } from '../support/database.js';
 import { DATABASES, type DatabaseKind, makeTempDir } from '../support/server.js';
+import { preparedSupervisor } from '../support/supervisor.js';
 
 const silent = { warn: () => {} };
 const GIT = '/usr/bin/git';
@@ -41,7 +42,7 @@ const GIT = '/usr/bin/git';
 function builderAt(root: string): SandboxBuilder {
   const egress = new EgressProxy({ dir: path.join(root, 'egress'), allow: [] });
   egress.prepare();
-  const builder = new SandboxBuilder(new Supervisor({ maxOpenFiles: 64 }), LANGUAGE_ADAPTERS, {
+  const builder = new SandboxBuilder(preparedSupervisor({ maxOpenFiles: 64 }), LANGUAGE_ADAPTERS, {
     root,
     sharedCache: true,
     registries: { pipFindLinks: [] },

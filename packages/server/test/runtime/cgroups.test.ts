@@ -17,6 +17,7 @@ import crypto from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { detectCgroups, sandboxGroupInUse, sandboxGroupName, SERVER_LEAF } from '../../src/runtime/sandbox/cgroups.js';
 import { SandboxUnavailableError, Supervisor } from '../../src/runtime/sandbox/supervisor.js';
+import { preparedSupervisor } from '../support/supervisor.js';
 
 const temps: string[] = [];
 after(() => {
@@ -144,14 +145,14 @@ describe('cgroup v2: the service delegates controllers to its sandboxes at start
     assert.equal(fs.existsSync(path.join(dir, 'memory.max')), false);
     assert.equal(fs.existsSync(path.join(dir, 'pids.max')), false);
 
-    const strict = new Supervisor({ cgroups: t });
+    const strict = preparedSupervisor({ cgroups: t });
     assert.deepEqual(strict.cgroupReport.limits, { memory: false, pids: false, cpu: true });
     assert.throws(
       () => strict.check(),
       (err: Error) => err instanceof SandboxUnavailableError && /ALGOHOST_REQUIRE_CGROUPS=false/.test(err.message),
     );
     // The operator's choice: run without them (bubblewrap is installed on this machine).
-    new Supervisor({ cgroups: t, requireCgroups: false }).check();
+    preparedSupervisor({ cgroups: t, requireCgroups: false }).check();
   });
 
   test('a refused write (read-only or busy cgroup file system) warns and falls back to no limits, without a crash', async () => {
@@ -165,7 +166,7 @@ describe('cgroup v2: the service delegates controllers to its sandboxes at start
     assert.match(cg.problem ?? '', /enabling memory, pids, cpu for sandboxes under \/ was refused \(EISDIR/);
     assert.match(cg.problem ?? '', /writable cgroup file system/);
     assert.equal(await cg.create('s-3', { memoryBytes: 1 << 20, pids: 9 }), undefined);
-    assert.throws(() => new Supervisor({ cgroups: t }).check(), SandboxUnavailableError);
+    assert.throws(() => preparedSupervisor({ cgroups: t }).check(), SandboxUnavailableError);
   });
 
   test('the base group refusing its controllers is a refusal too', () => {
@@ -195,7 +196,7 @@ describe('cgroup v1 and none', () => {
   });
 
   test("this machine's real hierarchy is v1 with memory and pids (read only)", () => {
-    const cg = new Supervisor().cgroupReport;
+    const cg = preparedSupervisor().cgroupReport;
     assert.equal(cg.version, 1);
     assert.equal(cg.limits.memory && cg.limits.pids, true);
   });
@@ -205,12 +206,12 @@ describe('cgroup v1 and none', () => {
     const cg = detectCgroups(t);
     assert.equal(cg.version, 0);
     assert.match(cg.problem ?? '', /no cgroup hierarchy with memory and pids controllers/);
-    assert.throws(() => new Supervisor({ cgroups: t }).check(), /refuses to run user code without memory and pids limits/);
-    new Supervisor({ cgroups: t, requireCgroups: false }).check();
+    assert.throws(() => preparedSupervisor({ cgroups: t }).check(), /refuses to run user code without memory and pids limits/);
+    preparedSupervisor({ cgroups: t, requireCgroups: false }).check();
   });
 
   test('a node that runs no sandbox (cgroups: false) reads nothing and reports no limits', () => {
-    const s = new Supervisor({ cgroups: false, requireCgroups: false });
+    const s = preparedSupervisor({ cgroups: false, requireCgroups: false });
     assert.equal(s.cgroupReport.version, 0);
   });
 });

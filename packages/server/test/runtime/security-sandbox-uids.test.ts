@@ -23,6 +23,7 @@ import { createUser, type TestUser } from '../support/fixtures.js';
 import { git, gitUrl } from '../support/git.js';
 import { client, request, type Client } from '../support/http.js';
 import { DATABASES, makeTempDir, startTestServer, type TestServer } from '../support/server.js';
+import { preparedSupervisor } from '../support/supervisor.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../../test/fixtures/hostile/escapes/', import.meta.url));
 const MAX_INOTIFY_INSTANCES = Number(fs.readFileSync('/proc/sys/fs/inotify/max_user_instances', 'utf8'));
@@ -238,7 +239,7 @@ describe('sandbox uids: recycling, exhaustion, the range', () => {
     // The sandbox users pass through it to their owned directory.
     fs.chmodSync(dir, 0o711);
     lockDir = path.join(dir, 'locks');
-    supervisor = new Supervisor({ uidRange: RANGE, uidLockDir: lockDir, requireCgroups: false });
+    supervisor = preparedSupervisor({ uidRange: RANGE, uidLockDir: lockDir, requireCgroups: false });
   });
   after(async () => {
     await fs.promises.rm(dir, { recursive: true, force: true });

@@ -31,7 +31,7 @@ const AuditEntrySchema = Type.Object(
 export const ADMIN_SCHEMAS = [AuditEntrySchema];
 
 /** What cluster admins read about the cluster as a whole. */
-export function adminRoutes(app: Api, s: ApiServices): void {
+export function adminRoutes(app: Api, s: Pick<ApiServices, 'audit' | 'cluster' | 'links'>): void {
   app.get('/v1/admin/status', {
     schema: {
       operationId: 'admin.status',

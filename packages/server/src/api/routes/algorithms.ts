@@ -19,7 +19,7 @@ const SearchQuery = Type.Object({
   ...PageQuery.properties,
 });
 
-export function algorithmRoutes(app: Api, s: ApiServices): void {
+export function algorithmRoutes(app: Api, s: Pick<ApiServices, 'algorithms' | 'links'>): void {
   app.get('/v1/algorithms', {
     schema: {
       operationId: 'algorithm.search',

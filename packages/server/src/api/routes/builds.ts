@@ -10,7 +10,7 @@ const AlgoParams = Type.Object({ owner: Type.String(), name: Type.String() });
 const BuildParams = Type.Object({ owner: Type.String(), name: Type.String(), build_id: Type.String() });
 const BuildRef = Type.Ref('Build');
 
-export function buildRoutes(app: Api, s: ApiServices): void {
+export function buildRoutes(app: Api, s: Pick<ApiServices, 'builds' | 'links'>): void {
   app.get('/v1/algorithms/:owner/:name/builds', {
     schema: {
       operationId: 'build.list',

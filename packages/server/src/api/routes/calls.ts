@@ -60,7 +60,7 @@ export interface CallRouteOptions {
   budget: InputBudget;
 }
 
-export async function callRoutes(app: Api, s: ApiServices, { budget }: CallRouteOptions): Promise<void> {
+export async function callRoutes(app: Api, s: Pick<ApiServices, 'calls' | 'asyncCalls'>, { budget }: CallRouteOptions): Promise<void> {
   app.decorateRequest('inputLease', null);
 
   // The input is the raw body whatever its type; the call service interprets it. Read here,

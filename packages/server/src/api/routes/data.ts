@@ -85,7 +85,7 @@ const PATH_DOC =
   'Names are percent-encoded UTF-8; "/" between names may also be sent as %2F (either case), so a name never holds "/". ' +
   'After one decoding, ".", "..", empty names, NUL and control characters, names over 255 bytes and paths over 1024 bytes are refused (400, code 6001).';
 
-export async function dataRoutes(app: Api, s: ApiServices): Promise<void> {
+export async function dataRoutes(app: Api, s: Pick<ApiServices, 'data'>): Promise<void> {
   for (const { prefix, op, hide } of PREFIXES) {
     const pathOf = (req: FastifyRequest) => {
       const url = req.url.split('?')[0]!;

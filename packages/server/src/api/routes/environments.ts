@@ -4,7 +4,7 @@ import type { Api, ApiServices } from '../context.js';
 import { environmentJson, languageJson } from '../presenters.js';
 import { errorResponses } from '../schemas.js';
 
-export function environmentRoutes(app: Api, s: ApiServices): void {
+export function environmentRoutes(app: Api, s: Pick<ApiServices, 'catalog'>): void {
   app.get('/v1/algorithm-environments/edge/languages', {
     schema: {
       operationId: 'language.list',

@@ -147,7 +147,7 @@ const List = <T extends Parameters<typeof Type.Array>[0]>(t: T) => Type.Object({
 const FLOWS_DOC =
   'Subscribers: each record or message becomes a call of the chosen version as the algorithm’s owner, at least once (a delivery interrupted by a restart is delivered again); its topic, partition, offset and key (queues: message id) reach the algorithm as ALGOHOST_EVENT. Kafka: a failed call is retried with backoff, then written to <topic>.dlq with the error in header algohost-error. SQS: success deletes the message; failure or saturation returns it with a delay; the queue’s redrive policy dead-letters it after maxReceiveCount. Service Bus (peek-lock): success completes the message; failure or saturation abandons it after a delay; the queue’s max delivery count dead-letters it. Publishers: every successful call of the version sends its result to the topic with headers algohost-algorithm, algohost-version, algohost-request-id and content-type.';
 
-export function eventRoutes(app: Api, s: ApiServices): void {
+export function eventRoutes(app: Api, s: Pick<ApiServices, 'events' | 'links'>): void {
   // ---- cluster admins ----
   app.post('/v1/admin/event-clusters', {
     schema: {

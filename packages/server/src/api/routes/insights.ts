@@ -21,7 +21,7 @@ const InsightsConnectionSchema = Type.Object({
 
 const TOKEN_HEADER = 'x-algohost-insights-token';
 
-export function insightsRoutes(app: Api, s: ApiServices): void {
+export function insightsRoutes(app: Api, s: Pick<ApiServices, 'insights'>): void {
   app.post('/v1/admin/insights-connection', {
     schema: {
       operationId: 'insightsConnection.create',

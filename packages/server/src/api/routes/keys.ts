@@ -7,7 +7,7 @@ import { chargedClientOf } from '../sandbox-sockets.js';
 
 const NameParams = Type.Object({ account_name: Type.String() });
 
-export function keyRoutes(app: Api, s: ApiServices): void {
+export function keyRoutes(app: Api, s: Pick<ApiServices, 'keys' | 'users'>): void {
   app.post('/v1/users/:account_name/keys', {
     schema: {
       operationId: 'key.create',

@@ -14,7 +14,7 @@ const InvitationRef = Type.Ref('Invitation');
 const UserParams = Type.Object({ account_name: Type.String() });
 const UserOrgParams = Type.Object({ account_name: Type.String(), org_name: Type.String() });
 
-export function organizationRoutes(app: Api, s: ApiServices): void {
+export function organizationRoutes(app: Api, s: Pick<ApiServices, 'organizations' | 'links'>): void {
   app.get('/v1/organization/types', {
     schema: {
       operationId: 'organization.types',
@@ -86,8 +86,7 @@ export function organizationRoutes(app: Api, s: ApiServices): void {
       response: { 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404) },
     },
     handler: async (req, reply) => {
-      const deleted = await s.organizations.delete(principalOf(req), req.params.org_name);
-      s.keys.forgetAccount(deleted.id);
+      await s.organizations.delete(principalOf(req), req.params.org_name);
       return reply.code(204).send(null);
     },
   });

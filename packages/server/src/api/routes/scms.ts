@@ -15,6 +15,9 @@ const ConfigRef = Type.Ref('ScmConfig');
 /** The cookie that ties an authorization to the browser that started it (see AuthorizationService). */
 const BROWSER_COOKIE = 'algohost_scm_oauth';
 const CALLBACK_PATH = '/v1/scms/oauth/callback';
+/** What the SCM routes use. */
+type ScmRouteServices = Pick<ApiServices, 'scmConfigs' | 'scmAuthorizations' | 'scmSources' | 'links'>;
+
 /** The largest webhook body read (providers send the pushed commits' list; GitHub caps at 25 MB). */
 const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
 
@@ -24,7 +27,7 @@ const SyncResult = Type.Object({
   build: Type.Optional(Type.Ref('Build')),
 });
 
-export function scmRoutes(app: Api, s: ApiServices): void {
+export function scmRoutes(app: Api, s: ScmRouteServices): void {
   app.get('/v1/scms', {
     schema: {
       operationId: 'scm.list',
@@ -216,7 +219,7 @@ export function scmRoutes(app: Api, s: ApiServices): void {
 }
 
 /** The webhook receiver reads the raw body: the signature is over its exact bytes. */
-export function scmWebhookRoutes(app: Api, s: ApiServices): void {
+export function scmWebhookRoutes(app: Api, s: Pick<ApiServices, 'scmSources'>): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_WEBHOOK_BYTES }, (_req, body, done) => done(null, body));
   app.post('/v1/scm/webhooks/:algorithmId', {

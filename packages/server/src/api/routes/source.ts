@@ -8,7 +8,7 @@ import { COMMIT_LIMIT_PATTERN, REF_CHARACTERS } from '../../domain/algorithms/so
 const AlgoParams = Type.Object({ owner: Type.String(), name: Type.String() });
 
 /** An algorithm's source read through the API: its recent commits and its README. */
-export function sourceRoutes(app: Api, s: ApiServices): void {
+export function sourceRoutes(app: Api, s: Pick<ApiServices, 'source'>): void {
   app.get('/v1/algorithms/:owner/:name/source/commits', {
     schema: {
       operationId: 'algorithm.source.commits',

@@ -9,7 +9,7 @@ import { requestUrl } from '../context.js';
 const UserRef = Type.Ref('User');
 const NameParams = Type.Object({ account_name: Type.String() });
 
-export function userRoutes(app: Api, s: ApiServices): void {
+export function userRoutes(app: Api, s: Pick<ApiServices, 'users' | 'links'>): void {
   app.post('/v1/users', {
     schema: {
       operationId: 'user.create',
@@ -68,8 +68,7 @@ export function userRoutes(app: Api, s: ApiServices): void {
       response: { 204: Type.Null(), ...errorResponses(...AUTH_ERRORS, 404) },
     },
     handler: async (req, reply) => {
-      const deleted = await s.users.delete(principalOf(req), req.params.account_name);
-      s.keys.forgetAccount(deleted.id);
+      await s.users.delete(principalOf(req), req.params.account_name);
       return reply.code(204).send(null);
     },
   });

@@ -17,7 +17,7 @@ const VersionListQuery = Query({
 // A version is shown as the algorithm object as of that version (docs/compatibility.md §3).
 const VersionRef = Type.Ref('Algorithm');
 
-export function versionRoutes(app: Api, s: ApiServices): void {
+export function versionRoutes(app: Api, s: Pick<ApiServices, 'versions' | 'links'>): void {
   // docs/compatibility.md §3: one client publishes at /version (singular); both paths do the same.
   for (const url of ['/v1/algorithms/:owner/:name/versions', '/v1/algorithms/:owner/:name/version']) {
     app.post(url, {

@@ -10,6 +10,7 @@ import type { SignInThrottle } from './sign-in-throttle.js';
 import type { Logger } from '../logger.js';
 import { RefreshingCache } from '../../lib/refreshing-cache.js';
 import { lruGet } from '../../lib/lru-get.js';
+import { type ChangeNotifier, ignoreChanges } from '../changes.js';
 
 export interface KeyInput {
   kind?: unknown;
@@ -51,15 +52,15 @@ export interface KeyServiceDeps {
   settings: ClusterSettingsStore;
   clock: Clock;
   sessionTtlSeconds: number;
-  /** Called with the session id when a request tree ends (its outermost call key is revoked). */
-  onSessionEnd?: (session: string) => void;
+  /** Told when a request tree ends, its outermost call key revoked (`call_session_ended`). */
+  changes?: ChangeNotifier;
   /** Slows repeated failed sign-ins; none: sign-ins are never delayed. */
   signInThrottle?: SignInThrottle;
   /** Where a failed background refresh of a cached key is reported. */
   log: Logger;
   /**
    * How long a resolved key is served (default CACHE_TTL_MS). A node alone sees every revoke
-   * as it happens and forgets the key at once, so it may keep keys longer (main/services.ts).
+   * as it happens and forgets the key at once, so it may keep keys longer (main/wiring/base.ts).
    */
   cacheTtlMs?: number;
 }
@@ -77,7 +78,7 @@ export class KeyService {
   private readonly cache: RefreshingCache<string, Principal, undefined>;
   /** Call keys by hash, each with its call's time-to-live. */
   private readonly callKeys = new LRUCache<string, Principal>({ max: CALL_KEYS_MAX, ttlResolution: TTL_RESOLUTION_MS });
-  private readonly onSessionEnd: (session: string) => void;
+  private readonly changes: ChangeNotifier;
   private jwtSecret: string | undefined;
 
   private readonly accounts: AccountStore;
@@ -93,7 +94,7 @@ export class KeyService {
     this.settings = deps.settings;
     this.clock = deps.clock;
     this.sessionTtlSeconds = deps.sessionTtlSeconds;
-    this.onSessionEnd = deps.onSessionEnd ?? (() => {});
+    this.changes = deps.changes ?? ignoreChanges;
     this.signInThrottle = deps.signInThrottle;
     const log = deps.log;
     this.cache = new RefreshingCache({
@@ -198,7 +199,7 @@ export class KeyService {
       secret,
       revoke: () => {
         this.callKeys.delete(hash);
-        if (outermost) this.onSessionEnd(session);
+        if (outermost) this.changes.publish({ kind: 'call_session_ended', session });
       },
     };
   }

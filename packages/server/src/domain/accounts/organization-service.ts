@@ -8,6 +8,7 @@ import { type Account, type Invitation, type Member, type MemberRole, ORGANIZATI
 import type { AccountStore } from './ports.js';
 import type { AccountCleanup } from './user-service.js';
 import { optionalText } from '../text.js';
+import { type ChangeNotifier, ignoreChanges } from '../changes.js';
 
 export interface OrganizationInput {
   org_name?: unknown;
@@ -23,24 +24,21 @@ export interface OrganizationServiceDeps {
   accounts: AccountStore;
   clock: Clock;
   cleanup: AccountCleanup;
-  /**
-   * Told after a membership was added, changed or removed: what a member may call changes with
-   * it (the call service forgets the resolutions it cached).
-   */
-  onMembershipChanged?: () => void;
+  /** Told after a membership was added, changed or removed, and after the organization is deleted. */
+  changes?: ChangeNotifier;
 }
 
 export class OrganizationService {
   private readonly accounts: AccountStore;
   private readonly clock: Clock;
   private readonly cleanup: AccountCleanup;
-  private readonly onMembershipChanged: () => void;
+  private readonly changes: ChangeNotifier;
 
   constructor(deps: OrganizationServiceDeps) {
     this.accounts = deps.accounts;
     this.clock = deps.clock;
     this.cleanup = deps.cleanup;
-    this.onMembershipChanged = deps.onMembershipChanged ?? (() => {});
+    this.changes = deps.changes ?? ignoreChanges;
   }
 
   /** Any user may found an organization and becomes its owner. */
@@ -110,13 +108,12 @@ export class OrganizationService {
     await this.accounts.update(org);
   }
 
-  /** Returns the deleted organization, so that the caller can drop what it cached about it. */
-  async delete(p: Principal, name: string): Promise<Account> {
+  async delete(p: Principal, name: string): Promise<void> {
     const org = await this.require(name);
     await this.requireRole(p, org, 'owner');
     await this.cleanup(org);
     await this.accounts.delete(org.id);
-    return org;
+    this.changes.publish({ kind: 'account_deleted', accountId: org.id });
   }
 
   async members(p: Principal, name: string): Promise<Member[]> {
@@ -147,7 +144,7 @@ export class OrganizationService {
     if (current) await this.accounts.removeMember(org.id, user.id);
     await this.accounts.addMember(org.id, user.id, newRole, now);
     await this.accounts.deleteInvitation(org.id, user.id);
-    this.onMembershipChanged();
+    this.changes.publish({ kind: 'membership_changed', organizationId: org.id });
     return {};
   }
 
@@ -189,7 +186,7 @@ export class OrganizationService {
     const org = await this.accounts.findByName(orgName);
     const role = org?.kind === 'organization' ? await this.accounts.acceptInvitation(org.id, user.id, isoNow(this.clock)) : undefined;
     if (!org || !role) throw this.noInvitation(user, orgName);
-    this.onMembershipChanged();
+    this.changes.publish({ kind: 'membership_changed', organizationId: org.id });
     return { organization: org, user, role };
   }
 
@@ -233,7 +230,7 @@ export class OrganizationService {
     if (p.account.id !== user.id) await this.requireRole(p, org, 'owner');
     if (role === 'owner') await this.assertAnotherOwner(org, user.id);
     await this.accounts.removeMember(org.id, user.id);
-    this.onMembershipChanged();
+    this.changes.publish({ kind: 'membership_changed', organizationId: org.id });
   }
 
   /** Admins act as owners of every organization. */

@@ -8,6 +8,7 @@ import type { Account } from './model.js';
 import type { AccountStore } from './ports.js';
 import { hashPassword, verifyPassword } from './secrets.js';
 import { optionalText } from '../text.js';
+import { type ChangeNotifier, ignoreChanges } from '../changes.js';
 
 export interface UserInput {
   username?: unknown;
@@ -31,17 +32,21 @@ export interface UserServiceDeps {
   accounts: AccountStore;
   clock: Clock;
   cleanup: AccountCleanup;
+  /** Told after a user is deleted (`account_deleted`). */
+  changes?: ChangeNotifier;
 }
 
 export class UserService {
   private readonly accounts: AccountStore;
   private readonly clock: Clock;
   private readonly cleanup: AccountCleanup;
+  private readonly changes: ChangeNotifier;
 
   constructor(deps: UserServiceDeps) {
     this.accounts = deps.accounts;
     this.clock = deps.clock;
     this.cleanup = deps.cleanup;
+    this.changes = deps.changes ?? ignoreChanges;
   }
 
   /**
@@ -137,14 +142,13 @@ export class UserService {
     return account;
   }
 
-  /** Returns the deleted account, so that the caller can drop what it cached about it. */
-  async delete(p: Principal, name: string): Promise<Account> {
+  async delete(p: Principal, name: string): Promise<void> {
     requireAdmin(p, 'deleting users');
     const account = await this.require(name);
     if (account.id === p.account.id) throw invalid('an admin cannot delete the account it is signed in as');
     await this.cleanup(account);
     await this.accounts.delete(account.id);
-    return account;
+    this.changes.publish({ kind: 'account_deleted', accountId: account.id });
   }
 
   private async assertMayChangePassword(p: Principal, account: Account, current: unknown): Promise<void> {

@@ -17,6 +17,7 @@ import type { BuildStore } from '../builds/ports.js';
 import type { Version } from '../versions/model.js';
 import type { VersionStore } from '../versions/ports.js';
 import { INTERNAL_SCM_ID } from '../scm/model.js';
+import { type ChangeNotifier, ignoreChanges } from '../changes.js';
 
 /** The request shape of docs/compatibility.md §9.2 endpoint 2 and of PUT/PATCH (docs/compatibility.md §3); all fields optional here. */
 export interface AlgorithmInput {
@@ -59,12 +60,12 @@ export interface AlgorithmServiceDeps {
   status?: AlgorithmStatusSource;
   /** External SCM hosting (domain/scm); without it, `source.scm` can name only the internal SCM. */
   external?: ExternalSourcing;
-  /** Called after settings change or an algorithm goes, so that caches of calls can forget. */
-  onChanged?: (algorithmId: string) => void;
+  /** Told after settings change or an algorithm goes (`algorithm_changed`). */
+  changes?: ChangeNotifier;
 }
 
 export class AlgorithmService {
-  private readonly onChanged: (algorithmId: string) => void;
+  private readonly changes: ChangeNotifier;
 
   private readonly algorithms: AlgorithmStore;
   private readonly accounts: AccountStore;
@@ -86,11 +87,11 @@ export class AlgorithmService {
     this.clock = deps.clock;
     this.status = deps.status;
     this.external = deps.external;
-    this.onChanged = deps.onChanged ?? (() => {});
+    this.changes = deps.changes ?? ignoreChanges;
   }
 
   private changed(algorithmId: string): void {
-    this.onChanged(algorithmId);
+    this.changes.publish({ kind: 'algorithm_changed', algorithmId });
   }
 
   async create(p: Principal, ownerName: string, input: AlgorithmInput): Promise<AlgorithmView> {

@@ -28,6 +28,7 @@ import {
   parseVersionType,
   type VersionQuery,
 } from './semver.js';
+import { type ChangeNotifier, ignoreChanges } from '../changes.js';
 
 /** The body of POST .../versions (docs/compatibility.md §3); every part optional, an empty body allowed. */
 export interface PublishInput {
@@ -63,12 +64,12 @@ export interface VersionServiceDeps {
   access: OwnerAccess;
   repositories: RepositoryHost;
   clock: Clock;
-  /** Called after every publish, so that caches of version resolution can forget. */
-  onPublished?: (algorithmId: string) => void;
+  /** Told after every publish (`version_published`). */
+  changes?: ChangeNotifier;
 }
 
 export class VersionService {
-  private readonly onPublished: (algorithmId: string) => void;
+  private readonly changes: ChangeNotifier;
 
   private readonly versions: VersionStore;
   private readonly builds: BuildStore;
@@ -86,7 +87,7 @@ export class VersionService {
     this.access = deps.access;
     this.repositories = deps.repositories;
     this.clock = deps.clock;
-    this.onPublished = deps.onPublished ?? (() => {});
+    this.changes = deps.changes ?? ignoreChanges;
   }
 
   async publish(p: Principal, ownerName: string, name: string, input: PublishInput): Promise<VersionView> {
@@ -141,7 +142,7 @@ export class VersionService {
       }
       if (Object.keys(changes).length > 0) await this.algorithms.update(p, ownerName, name, changes);
       await this.repositories.publishVersion(algorithm.id, version.semanticVersion, version.commitSha);
-      this.onPublished(algorithm.id);
+      this.changes.publish({ kind: 'version_published', algorithmId: algorithm.id });
       return this.versionView(p, ownerName, name, version, build);
     }
   }

@@ -139,7 +139,8 @@ export interface SupervisorOptions {
 export const DEFAULT_MAX_OPEN_FILES = 1024;
 
 export class Supervisor {
-  private readonly cgroups: CgroupSupport;
+  private cgroups: CgroupSupport;
+  private readonly cgroupOptions: CgroupOptions | false | undefined;
   private readonly bwrap: string;
   private readonly maxOpenFiles: number;
   private readonly requireCgroups: boolean;
@@ -151,16 +152,28 @@ export class Supervisor {
   /** This node's sandbox groups from their making until their removal (the sweep leaves them). */
   private readonly liveGroups = new Set<string>();
   readonly uids: SandboxUids;
-  private readonly uidProblem: string | undefined;
+  private uidProblem: string | undefined;
 
   constructor(options: SupervisorOptions = {}) {
     this.bwrap = options.bwrap ?? '/usr/bin/bwrap';
     this.maxOpenFiles = options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES;
     this.requireCgroups = options.requireCgroups ?? true;
-    this.cgroups = options.cgroups === false ? noCgroups() : detectCgroups(options.cgroups);
+    this.cgroupOptions = options.cgroups;
+    // No limits until `prepare` takes the host's cgroups.
+    this.cgroups = options.cgroups === false ? noCgroups() : noCgroups('the sandbox supervisor is not prepared yet');
     this.hostLayout = hostLayout();
     this.uids = new SandboxUids(options.uidRange, options.uidLockDir);
-    this.uidProblem = options.cgroups === false ? undefined : uidRangeProblem(this.uids.range);
+  }
+
+  /**
+   * Takes the host's cgroups (on cgroup v2 this moves this process into a leaf group:
+   * ./cgroups.ts) and checks the uid range; before the first sandbox, never on a node that
+   * starts none (`cgroups: false`).
+   */
+  prepare(): void {
+    if (this.cgroupOptions === false) return;
+    this.cgroups = detectCgroups(this.cgroupOptions);
+    this.uidProblem = uidRangeProblem(this.uids.range);
   }
 
   /** Throws a clear error when user code cannot be contained on this host (looked up until found once). */

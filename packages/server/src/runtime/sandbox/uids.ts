@@ -66,7 +66,7 @@ export function parseUidRange(text: string): UidRange {
  * share uids with sandboxes), and it must be mapped in the service's user namespace.
  */
 export function uidRangeProblem(range: UidRange, files: { etc?: string; uidMap?: string } = {}): string | undefined {
-  /* eslint-disable no-restricted-syntax -- start-up only: the Supervisor's constructor checks its range once */
+  /* eslint-disable no-restricted-syntax -- start-up only: Supervisor.prepare checks its range once */
   const etc = files.etc ?? '/etc';
   const inRange = (n: number) => n >= range.first && n <= range.last;
   const overlaps = (start: number, count: number) => start <= range.last && start + count - 1 >= range.first;
