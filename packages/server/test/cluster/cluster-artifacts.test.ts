@@ -26,7 +26,6 @@ import type { BlobContent, BlobStore } from '../../src/domain/data/ports.js';
 import { SandboxBuilder } from '../../src/runtime/build/sandbox-builder.js';
 import { LANGUAGE_ADAPTERS } from '../../src/runtime/languages/index.js';
 import { EgressProxy } from '../../src/runtime/sandbox/egress-proxy.js';
-import { Supervisor } from '../../src/runtime/sandbox/supervisor.js';
 import { DiskBlobStore } from '../../src/storage/blobs/disk-blob-store.js';
 import { S3BlobStore } from '../../src/storage/blobs/s3-blob-store.js';
 import { readCatalog } from '../../src/storage/catalog-files.js';

@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { detectCgroups, sandboxGroupInUse, sandboxGroupName, SERVER_LEAF } from '../../src/runtime/sandbox/cgroups.js';
-import { SandboxUnavailableError, Supervisor } from '../../src/runtime/sandbox/supervisor.js';
+import { SandboxUnavailableError } from '../../src/runtime/sandbox/supervisor.js';
 import { preparedSupervisor } from '../support/supervisor.js';
 
 const temps: string[] = [];
