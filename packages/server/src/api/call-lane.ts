@@ -28,7 +28,7 @@ import type net from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CallService } from '../domain/calls/call-service.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
-import type { Principal } from '../domain/auth/principal.js';
+import type { Principal } from '../domain/accounts/principal.js';
 import { queryBoolean } from './query.js';
 import { simpleKeyOf } from './auth.js';
 import { errorBody, errorHeaders, failureOf } from './errors.js';

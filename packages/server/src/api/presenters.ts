@@ -6,7 +6,7 @@ import type { AlgorithmSource } from '../domain/algorithms/ports.js';
 import type { ScmConfigView, ScmTokenStatus, SourceDelivery } from '../domain/scm/model.js';
 import type { CommitSummary } from '../domain/algorithms/model.js';
 import type { Readme } from '../domain/algorithms/source-service.js';
-import type { Identity } from '../domain/auth/principal.js';
+import type { Identity } from '../domain/accounts/principal.js';
 import type { ClusterStatus } from '../domain/cluster/status-service.js';
 import type { Environment, LanguageSpec } from '../domain/catalog/model.js';
 import type { Page } from '../domain/pagination.js';

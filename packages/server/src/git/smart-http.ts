@@ -26,7 +26,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, Errors } from '../domain/errors.js';
 import type { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
-import type { Principal } from '../domain/auth/principal.js';
+import type { Principal } from '../domain/accounts/principal.js';
 import type { VersionService } from '../domain/versions/version-service.js';
 import { parsePushCommands, refusalResponse, type PushCommands } from './push-refusal.js';
 import { formatBytes, isQuarantineName, type GitRepositoryHost, type IncomingPush } from './repository-host.js';

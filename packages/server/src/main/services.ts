@@ -54,7 +54,7 @@ import { EventService } from '../domain/events/event-service.js';
 import type { ConsumerStatus } from '../domain/events/model.js';
 import { FlowDeliveries } from '../domain/events/deliveries.js';
 import { FlowPublisher } from '../domain/events/publishing.js';
-import { SecretBox } from '../domain/events/secret-box.js';
+import { SecretBox } from '../lib/secret-box.js';
 import { SqlEventStore } from '../storage/event-store.js';
 import { SqlInsightsStore } from '../storage/insights-store.js';
 import { InsightsService } from '../domain/insights/insights-service.js';
@@ -650,7 +650,7 @@ function uploadingBuilder(inner: Builder, artifacts: BlobArtifactStore): Builder
 }
 
 /**
- * The key sealing SCM secrets and broker credentials (domain/events/secret-box.ts): ALGOHOST_CLUSTER_KEY, else the
+ * The key sealing SCM secrets and broker credentials (lib/secret-box.ts): ALGOHOST_CLUSTER_KEY, else the
  * key in <data dir>/cluster-key, made (0600) on first start. It never goes into the database, so
  * a copy of the database alone does not reveal the credentials.
  */

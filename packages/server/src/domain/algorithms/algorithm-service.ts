@@ -3,7 +3,7 @@ import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors, forbidden, invalid } from '../errors.js';
 import { assertName, MAX_ALGORITHM_NAME } from '../names.js';
 import type { Page, PageRequest } from '../pagination.js';
-import { isAdmin, refuseCallKey, requireCapability, type Principal } from '../auth/principal.js';
+import { isAdmin, refuseCallKey, requireCapability, type Principal } from '../accounts/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { Account } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';

@@ -1,6 +1,6 @@
 import type { Page, PageRequest } from '../pagination.js';
 import type { TarEntry } from '../../lib/tar.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../accounts/principal.js';
 import type { ScmConfigView, SourceDelivery } from '../scm/model.js';
 import type { Algorithm, CommitSummary, SourceFile } from './model.js';
 

@@ -4,7 +4,7 @@
  * a commit. Both come from the real bare repository through the RepositoryHost port.
  */
 import { Errors, invalid } from '../errors.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../accounts/principal.js';
 import type { AlgorithmService } from './algorithm-service.js';
 import type { CommitSummary, SourceFile } from './model.js';
 import type { RepositoryHost } from './ports.js';

@@ -19,7 +19,7 @@ import type { Logger } from '../logger.js';
 import { type Clock, isoNow } from '../clock.js';
 import { Errors } from '../errors.js';
 import type { Page, PageRequest } from '../pagination.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../accounts/principal.js';
 import type { AlgorithmService, AlgorithmView } from '../algorithms/algorithm-service.js';
 import type { RepositoryHost } from '../algorithms/ports.js';
 import { BuildEvents } from './build-events.js';

@@ -15,7 +15,7 @@ import crypto from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors, forbidden, invalid } from '../errors.js';
-import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
+import { isAdmin, requireCapability, type Principal } from '../accounts/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { Account } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { isoNow, type Clock } from '../clock.js';
 import { DomainError, type ErrorKind } from '../errors.js';
-import { CALL_KEY_CAPABILITIES, type Principal } from '../auth/principal.js';
+import { CALL_KEY_CAPABILITIES, type Principal } from '../accounts/principal.js';
 import { MAX_INPUT_DEPTH, type CallService } from '../calls/call-service.js';
 import { scanJson } from '../../lib/json-scan.js';
 import type { DeliveryOutcome, EventFlow } from './model.js';

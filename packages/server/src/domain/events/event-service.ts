@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import { isoNow, type Clock } from '../clock.js';
 import { Errors, forbidden, invalid } from '../errors.js';
-import { isAdmin, refuseCallKey, requireAdmin, requireCapability, type Principal } from '../auth/principal.js';
+import { isAdmin, refuseCallKey, requireAdmin, requireCapability, type Principal } from '../accounts/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { Account } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';
@@ -33,7 +33,7 @@ import {
   type SaslMechanism,
 } from './model.js';
 import type { EventStore, KafkaAdmin, TopicInfo } from './ports.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 
 /** The longest a delivery's call may run (the call API's maximum). */
 const MAX_FLOW_TIMEOUT_S = 3000;

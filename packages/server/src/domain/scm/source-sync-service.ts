@@ -12,7 +12,7 @@
  */
 import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors } from '../errors.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../accounts/principal.js';
 import type { AlgorithmService } from '../algorithms/algorithm-service.js';
 import type { RepositoryHost } from '../algorithms/ports.js';
 import type { BuildService } from '../builds/build-service.js';
@@ -21,7 +21,7 @@ import type { AuthorizationService } from './authorization-service.js';
 import type { ScmConfigService } from './config-service.js';
 import type { ExternalSource, SourceDelivery } from './model.js';
 import type { ScmStore, SourceMirror } from './ports.js';
-import type { SecretBox } from '../events/secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 
 /** The branch that is built, as for pushes to the internal SCM. */
 const BRANCH = 'main';

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors, invalid } from '../errors.js';
-import { isAdmin, type Principal } from '../auth/principal.js';
+import { isAdmin, type Principal } from '../accounts/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { AccountStore } from '../accounts/ports.js';
 import type { AlgorithmService, AlgorithmView } from '../algorithms/algorithm-service.js';
