@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, Errors } from '../domain/errors.js';
-import type { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
+import type { AlgorithmService } from '../domain/algorithm-objects/algorithm-service.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
 import type { Principal } from '../domain/accounts/principal.js';
 import type { VersionService } from '../domain/versions/version-service.js';

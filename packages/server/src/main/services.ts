@@ -12,7 +12,7 @@ import { KeyService } from '../domain/accounts/key-service.js';
 import { CAPABILITIES, type Account } from '../domain/accounts/model.js';
 import { OrganizationService } from '../domain/accounts/organization-service.js';
 import { UserService } from '../domain/accounts/user-service.js';
-import { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
+import { AlgorithmService } from '../domain/algorithm-objects/algorithm-service.js';
 import { SourceService } from '../domain/algorithms/source-service.js';
 import { ClusterStatusService } from '../domain/cluster/status-service.js';
 import { AuditService, SIGN_IN_AUDIT_DEFAULTS } from '../domain/audit/audit-service.js';

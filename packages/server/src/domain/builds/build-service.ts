@@ -20,8 +20,8 @@ import { type Clock, isoNow } from '../clock.js';
 import { Errors } from '../errors.js';
 import type { Page, PageRequest } from '../pagination.js';
 import type { Principal } from '../accounts/principal.js';
-import type { AlgorithmService, AlgorithmView } from '../algorithms/algorithm-service.js';
-import type { RepositoryHost } from '../algorithms/ports.js';
+import type { AlgorithmRecord } from '../algorithms/model.js';
+import type { AlgorithmReader, RepositoryHost } from '../algorithms/ports.js';
 import { BuildEvents } from './build-events.js';
 import { type Build, isFinished } from './model.js';
 import { BuildFailure, type Builder, type BuildLogStore, type BuildStore } from './ports.js';
@@ -50,7 +50,7 @@ const MAX_ATTEMPTS = 2;
 export interface BuildServiceDeps {
   builds: BuildStore;
   logs: BuildLogStore;
-  algorithms: AlgorithmService;
+  algorithms: AlgorithmReader;
   repositories: RepositoryHost;
   builder: Builder;
   settings: BuildSettings;
@@ -94,7 +94,7 @@ export class BuildService {
 
   private readonly builds: BuildStore;
   private readonly logs: BuildLogStore;
-  private readonly algorithms: AlgorithmService;
+  private readonly algorithms: AlgorithmReader;
   private readonly repositories: RepositoryHost;
   private readonly builder: Builder;
   private readonly settings: BuildSettings;
@@ -154,7 +154,7 @@ export class BuildService {
   }
 
   /** Queues a build; `note` says why it cannot start yet, when the dispatch knows (cluster mode). */
-  async enqueue(view: AlgorithmView, commitSha: string, trigger: Build['trigger']): Promise<Build & { note?: string }> {
+  async enqueue(view: AlgorithmRecord, commitSha: string, trigger: Build['trigger']): Promise<Build & { note?: string }> {
     const build: Build = {
       id: crypto.randomUUID(),
       algorithmId: view.algorithm.id,
@@ -213,7 +213,7 @@ export class BuildService {
     say(`algohost: build ${build.id} ${finished.status}${finished.error ? `: ${finished.error}` : ''}`);
   }
 
-  async compile(p: Principal, owner: string, name: string): Promise<{ view: AlgorithmView; build: Build; log: string }> {
+  async compile(p: Principal, owner: string, name: string): Promise<{ view: AlgorithmRecord; build: Build; log: string }> {
     const view = await this.algorithms.forMember(p, owner, name, 'manage_algorithms');
     const head = await this.repositories.head(view.algorithm.id);
     if (!head) throw Errors.nothingToBuild({ owner, name });

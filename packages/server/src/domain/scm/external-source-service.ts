@@ -15,7 +15,7 @@ import { DomainError, Errors, invalid } from '../errors.js';
 import type { Principal } from '../accounts/principal.js';
 import { optionalText } from '../text.js';
 import type { Algorithm } from '../algorithms/model.js';
-import type { AlgorithmSource, ExternalSourcePlan, ExternalSourcing } from '../algorithms/ports.js';
+import type { AlgorithmSource, ExternalSourcePlan, ExternalSourcing } from './ports.js';
 import type { AuthorizationService } from './authorization-service.js';
 import { type ScmConfigService, viewOf } from './config-service.js';
 import type { ExternalSource, ScmConfig } from './model.js';
