@@ -326,8 +326,8 @@ export async function buildServices(
   );
   runners.prepare();
   const pool = new RunnerPool(runners, {
-    maxPerArtifact: Math.max(1, config.runnersPerAlgorithm),
-    maxTotal: Math.max(1, config.maxRunners),
+    maxPerArtifact: config.runnersPerAlgorithm,
+    maxTotal: config.maxRunners,
     idleMs: config.runnerIdleSeconds * 1000,
     maxPerAccount: config.runnersPerAccount,
     memoryPerAccount: config.runnerMemoryPerAccountMiB * 1024 * 1024,
@@ -397,7 +397,7 @@ export async function buildServices(
     ),
     keys,
     settings: {
-      maxInFlightPerAccount: Math.max(1, config.maxCallsPerAccount),
+      maxInFlightPerAccount: config.maxCallsPerAccount,
       // An API node sends GPU calls to a GPU worker (NatsRuntime), so it asks whether one is live.
       gpuAvailable: directory && !runsWork ? () => directory.hasGpuWorker() : () => gpu,
     },
@@ -420,7 +420,7 @@ export async function buildServices(
       maxMs: config.eventRetryBackoffMaxMs,
       saturatedMs: config.eventSaturationDelayMs,
     },
-    sqsConcurrency: Math.max(1, config.runnersPerAlgorithm),
+    sqsConcurrency: config.runnersPerAlgorithm,
     // In a cluster the workers consume (a dead worker's messages and partitions go to the others
     // by the broker's own redelivery); API nodes only keep the publisher table.
     subscribers: runsWork,
@@ -437,7 +437,7 @@ export async function buildServices(
     repositories,
     builder: artifacts ? uploadingBuilder(metrics.timedBuilder(builder), artifacts) : metrics.timedBuilder(builder),
     settings: {
-      concurrency: Math.max(1, config.buildConcurrency),
+      concurrency: config.buildConcurrency,
       perAccount: config.buildsPerAccount,
       timeoutMs: config.buildTimeoutSeconds * 1000,
       publicUrl: links.publicUrl,
@@ -503,8 +503,8 @@ export async function buildServices(
           warmRunners: () => pool.warmRunners(),
           flows: () => Object.fromEntries(flowWorkers.statuses().map(({ flow, status }) => [flow.id, status])),
           settings: {
-            buildSlots: Math.max(1, config.buildConcurrency),
-            asyncSlots: Math.min(16, Math.max(1, config.maxRunners)),
+            buildSlots: config.buildConcurrency,
+            asyncSlots: Math.min(16, config.maxRunners),
             ackWaitMs: config.workAckWaitSeconds * 1000,
             gpu,
           },
