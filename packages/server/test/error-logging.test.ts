@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import Fastify from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { failureOf, installErrorHandling } from '../src/api/errors.js';
 import { Errors } from '../src/domain/errors.js';
@@ -20,7 +20,7 @@ function capture(level: string) {
 
 test('a 404 a route raises is logged at debug with its error kind and code, without a stack', async () => {
   const { lines, logger } = capture('debug');
-  const app = Fastify({ loggerInstance: logger });
+  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger });
   installErrorHandling(app, 1024);
   app.get('/v1/algorithms/:owner/:name', async (req) => {
     const { owner, name } = req.params as { owner: string; name: string };
