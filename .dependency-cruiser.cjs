@@ -38,15 +38,15 @@ for (const [area, allowed] of Object.entries(DOMAIN_AREAS)) {
   }
 }
 
-const escape = (name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const domainAreaRules = Object.entries(DOMAIN_AREAS).map(([area, allowed]) => ({
   name: `domain-area-${area}`,
   comment:
     `domain/${area}/ may import only ${allowed.length ? allowed.map((a) => `domain/${a}/`).join(', ') : 'no other area'} ` +
     '(DOMAIN_AREAS at the top of .dependency-cruiser.cjs). Depend on a port the lower area owns instead of importing upward.',
   severity: 'error',
-  from: { path: `${SRC}domain/${escape(area)}/` },
-  to: { path: `${SRC}domain/[^/]+/`, pathNot: `${SRC}domain/(${[area, ...allowed].map(escape).join('|')})/` },
+  from: { path: `${SRC}domain/${escapeRegExp(area)}/` },
+  to: { path: `${SRC}domain/[^/]+/`, pathNot: `${SRC}domain/(${[area, ...allowed].map(escapeRegExp).join('|')})/` },
 }));
 
 module.exports = {
@@ -97,7 +97,7 @@ module.exports = {
       name: 'domain-area-known',
       comment: 'Every folder of domain/ is an area listed in DOMAIN_AREAS, with the areas it may import.',
       severity: 'error',
-      from: { path: `${SRC}domain/[^/]+/`, pathNot: `${SRC}domain/(${Object.keys(DOMAIN_AREAS).map(escape).join('|')})/` },
+      from: { path: `${SRC}domain/[^/]+/`, pathNot: `${SRC}domain/(${Object.keys(DOMAIN_AREAS).map(escapeRegExp).join('|')})/` },
       to: { path: `${SRC}domain/` },
     },
     ...domainAreaRules,
