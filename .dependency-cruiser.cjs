@@ -7,6 +7,48 @@
  */
 const SRC = '^packages/server/src/';
 
+/**
+ * The areas of domain/ (its folders) and the areas each may import; any other edge between two
+ * areas fails, and no two areas may import each other (checked below, when this file loads). The
+ * modules at the root of domain/ (errors, clock, names, pagination, …) are shared by every area.
+ *
+ * events and calls: events may import calls (it calls algorithms for a flow's deliveries, and it
+ * hears about finished calls through a port calls owns); calls never imports events.
+ */
+const DOMAIN_AREAS = {
+  accounts: [],
+  catalog: [],
+  audit: ['accounts'],
+  cluster: ['accounts'],
+  algorithms: ['accounts', 'catalog'],
+  data: ['accounts', 'algorithms'],
+  builds: ['accounts', 'algorithms', 'catalog'],
+  versions: ['accounts', 'algorithms', 'builds'],
+  scm: ['accounts', 'algorithms', 'builds'],
+  'algorithm-objects': ['accounts', 'algorithms', 'builds', 'catalog', 'scm', 'versions'],
+  insights: ['accounts', 'events'],
+  calls: ['accounts', 'algorithms', 'catalog', 'insights', 'versions'],
+  events: ['accounts', 'algorithms', 'calls', 'versions'],
+};
+
+for (const [area, allowed] of Object.entries(DOMAIN_AREAS)) {
+  for (const other of allowed) {
+    if (!(other in DOMAIN_AREAS)) throw new Error(`.dependency-cruiser.cjs: ${area} may import ${other}, which is not an area`);
+    if (DOMAIN_AREAS[other].includes(area)) throw new Error(`.dependency-cruiser.cjs: ${area} and ${other} may not import each other`);
+  }
+}
+
+const escapeRegExp = (name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const domainAreaRules = Object.entries(DOMAIN_AREAS).map(([area, allowed]) => ({
+  name: `domain-area-${area}`,
+  comment:
+    `domain/${area}/ may import only ${allowed.length ? allowed.map((a) => `domain/${a}/`).join(', ') : 'no other area'} ` +
+    '(DOMAIN_AREAS at the top of .dependency-cruiser.cjs). Depend on a port the lower area owns instead of importing upward.',
+  severity: 'error',
+  from: { path: `${SRC}domain/${escapeRegExp(area)}/` },
+  to: { path: `${SRC}domain/[^/]+/`, pathNot: `${SRC}domain/(${[area, ...allowed].map(escapeRegExp).join('|')})/` },
+}));
+
 module.exports = {
   forbidden: [
     {
@@ -45,12 +87,20 @@ module.exports = {
       to: { path: `${SRC}main/` },
     },
     {
-      name: 'no-circular-in-domain',
-      comment: 'Modules of domain/ must not depend on each other in a cycle.',
+      name: 'no-circular',
+      comment: 'No module of the server depends on itself through others, type-only imports included.',
       severity: 'error',
-      from: { path: `${SRC}domain/` },
-      to: { path: `${SRC}domain/`, circular: true },
+      from: { path: SRC },
+      to: { path: SRC, circular: true },
     },
+    {
+      name: 'domain-area-known',
+      comment: 'Every folder of domain/ is an area listed in DOMAIN_AREAS, with the areas it may import.',
+      severity: 'error',
+      from: { path: `${SRC}domain/[^/]+/`, pathNot: `${SRC}domain/(${Object.keys(DOMAIN_AREAS).map(escapeRegExp).join('|')})/` },
+      to: { path: `${SRC}domain/` },
+    },
+    ...domainAreaRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditService } from '../domain/audit/audit-service.js';
 import { chargedClientOf, sandboxOf } from './sandbox-sockets.js';
-import { credentialName } from '../domain/auth/principal.js';
+import { credentialName } from '../domain/accounts/principal.js';
 
 /** The operations (OpenAPI operation ids) the log records. */
 export const AUDITED_OPERATIONS: ReadonlySet<string> = new Set([

@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type net from 'node:net';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Errors, unauthenticated } from '../domain/errors.js';
-import type { Principal } from '../domain/auth/principal.js';
+import type { Principal } from '../domain/accounts/principal.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
 
 declare module 'fastify' {

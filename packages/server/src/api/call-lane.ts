@@ -28,10 +28,10 @@ import type net from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CallService } from '../domain/calls/call-service.js';
 import type { KeyService } from '../domain/accounts/key-service.js';
-import type { Principal } from '../domain/auth/principal.js';
+import type { Principal } from '../domain/accounts/principal.js';
 import { queryBoolean } from './query.js';
 import { simpleKeyOf } from './auth.js';
-import { errorBody, errorHeaders, failureOf } from './errors.js';
+import { errorBody, errorHeaders, failureOf, logFailure } from './errors.js';
 import type { InputBudget, InputLease } from './input-budget.js';
 import type { RateLimiter } from './rate-limits.js';
 import { ASYNC_RESULT, TIMEOUT_PATTERN, readInput } from './routes/calls.js';
@@ -164,7 +164,7 @@ export class CallLane {
   private fail(req: http.IncomingMessage, res: http.ServerResponse, err: unknown): void {
     const id = requestIdOf(req);
     const failure = failureOf(err, id);
-    if (failure.log) this.o.logger[failure.log.level]({ err, reqId: id }, failure.log.what);
+    logFailure(this.o.logger, failure, err, id);
     if (res.headersSent) return void res.destroy();
     const body = errorBody(failure.code, failure.message);
     const headers = [...this.headers, ...Object.entries(errorHeaders(failure)).flat(), 'content-length', String(Buffer.byteLength(body))];

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AlgorithmService } from '../domain/algorithms/algorithm-service.js';
+import type { AlgorithmService } from '../domain/algorithm-objects/algorithm-service.js';
 import type { SourceService } from '../domain/algorithms/source-service.js';
 import type { ClusterStatusService } from '../domain/cluster/status-service.js';
 import type { AuditService } from '../domain/audit/audit-service.js';

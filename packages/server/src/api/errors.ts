@@ -4,7 +4,15 @@
  * `{"error": {"code", "message"}}` with the message repeated in `X-Error-Message`
  * (docs/compatibility.md §1–2); unexpected errors are logged and answered generically.
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
 import secureJson from 'secure-json-parse';
 import { DomainError, Errors, type ErrorKind } from '../domain/errors.js';
 import { nestsDeeperThan } from '../lib/json-scan.js';
@@ -74,22 +82,22 @@ export function statusOf(err: DomainError): number {
 }
 
 /** Fastify's own client errors, mapped to our codes and wording. */
-const FASTIFY_ERRORS: Record<string, { status: number; code: number; message: (e: FastifyError) => string }> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: Errors.malformedJson.code, message: (e) => `malformed JSON: ${e.message}` },
+const FASTIFY_ERRORS: Record<string, { kind: ErrorKind; code: number; message: (e: FastifyError) => string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { kind: 'invalid', code: Errors.malformedJson.code, message: (e) => `malformed JSON: ${e.message}` },
   FST_ERR_CTP_EMPTY_JSON_BODY: {
-    status: 400,
+    kind: 'invalid',
     code: Errors.malformedJson.code,
     message: () => 'malformed JSON: the body is empty but Content-Type is application/json',
   },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: Errors.badRequest.code, message: () => 'request body too large' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { kind: 'too_large', code: Errors.badRequest.code, message: () => 'request body too large' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
-    status: 415,
+    kind: 'unsupported_media_type',
     code: Errors.badRequest.code,
     message: (e) => `unsupported Content-Type: ${e.message.replace(/^Unsupported Media Type:\s*/, '')}; send application/json`,
   },
-  FST_ERR_MAX_PARAM_LENGTH: { status: 400, code: Errors.badRequest.code, message: () => 'a path segment is too long' },
+  FST_ERR_MAX_PARAM_LENGTH: { kind: 'invalid', code: Errors.badRequest.code, message: () => 'a path segment is too long' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
-    status: 400,
+    kind: 'invalid',
     code: Errors.badRequest.code,
     message: () => 'Content-Length does not match the body',
   },
@@ -104,6 +112,7 @@ export function sendError(reply: FastifyReply, status: number, code: number, mes
 }
 
 function sendDomainError(reply: FastifyReply, err: DomainError): FastifyReply {
+  logRefusal(reply.log, err.kind, err.code);
   if (typeof err.details?.retryAfterSeconds === 'number') reply.header('retry-after', String(err.details.retryAfterSeconds));
   return sendError(reply, statusOf(err), err.code, err.message);
 }
@@ -119,8 +128,27 @@ export interface Failure {
   code: number;
   message: string;
   retryAfter?: string;
-  /** Worth a line in the log: at which level and why. */
-  log?: { level: 'warn' | 'error'; what: string };
+  /**
+   * The line it is worth in the log: at which level and why. An expected refusal (a 4xx) goes
+   * at debug with its kind, so that an operator following one client's requests sees why each
+   * was refused, without a stack or a warning per client mistake.
+   */
+  log: { level: 'debug' | 'warn' | 'error'; what: string; kind?: ErrorKind };
+}
+
+/** Writes the failure's log line: a refusal by its kind and code, anything else with the error. */
+export function logFailure(log: FastifyBaseLogger, failure: Failure, err: unknown, reqId?: string): void {
+  const { level, what, kind } = failure.log;
+  const fields = kind ? { kind, code: failure.code } : { err };
+  log[level](reqId === undefined ? fields : { ...fields, reqId }, what);
+}
+
+const REFUSED = 'request refused';
+const refused = (kind: ErrorKind) => ({ level: 'debug' as const, what: REFUSED, kind });
+
+/** The log line of a refusal answered before any route code ran (validation, framework, no route). */
+function logRefusal(log: FastifyBaseLogger, kind: ErrorKind, code: number): void {
+  log.debug({ kind, code }, REFUSED);
 }
 
 export function failureOf(err: unknown, requestId: string): Failure {
@@ -134,16 +162,16 @@ export function failureOf(err: unknown, requestId: string): Failure {
         ? { level: 'warn' as const, what: 'unavailable' }
         : status >= 500
           ? { level: 'error' as const, what: 'domain error' }
-          : undefined;
-    return { status, code: err.code, message: err.message, ...(retryAfter !== undefined && { retryAfter }), ...(log && { log }) };
+          : refused(err.kind);
+    return { status, code: err.code, message: err.message, ...(retryAfter !== undefined && { retryAfter }), log };
   }
   const e = err as { message?: unknown; statusCode?: unknown };
   const message = typeof e?.message === 'string' ? e.message : String(err);
   if (err instanceof SyntaxError || (e?.statusCode === 400 && /JSON/i.test(message))) {
-    return { status: 400, code: Errors.malformedJson.code, message: `malformed JSON: ${message}` };
+    return { status: 400, code: Errors.malformedJson.code, message: `malformed JSON: ${message}`, log: refused('invalid') };
   }
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
-    return { status: e.statusCode, code: Errors.badRequest.code, message };
+    return { status: e.statusCode, code: Errors.badRequest.code, message, log: refused('invalid') };
   }
   const unreachable = backingServiceDown(err);
   if (unreachable) {
@@ -191,6 +219,7 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
       const where = err.validationContext === 'querystring' ? err.validation[0]?.instancePath : undefined;
       if (where === '/limit') return sendDomainError(reply, Errors.invalidLimit({ limit: String(query.limit), max: MAX_PAGE_LIMIT }));
       if (where === '/marker') return sendDomainError(reply, Errors.invalidMarker({ marker: String(query.marker) }));
+      logRefusal(req.log, 'invalid', Errors.badRequest.code);
       return sendError(reply, 400, Errors.badRequest.code, `invalid request: ${err.message}${offending(req, err)}`);
     }
     const known = !(err instanceof DomainError) && err.code ? FASTIFY_ERRORS[err.code] : undefined;
@@ -199,10 +228,11 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
       const limit = req.routeOptions?.bodyLimit ?? bodyLimit;
       const message =
         err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? `request body too large: the limit is ${limit} bytes` : known.message(err);
-      return sendError(reply, known.status, known.code, message);
+      logRefusal(req.log, known.kind, known.code);
+      return sendError(reply, STATUS[known.kind], known.code, message);
     }
     const failure = failureOf(err, req.id);
-    if (failure.log) req.log[failure.log.level]({ err }, failure.log.what);
+    logFailure(req.log, failure, err);
     if (failure.retryAfter !== undefined) reply.header('retry-after', failure.retryAfter);
     return sendError(reply, failure.status, failure.code, failure.message);
   });
@@ -237,10 +267,12 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
     const path = req.url.split('?')[0]!;
     const allowed = allowedMethods(path);
     if (allowed.length === 0) {
+      logRefusal(req.log, 'not_found', Errors.badRequest.code);
       sendError(reply, 404, Errors.badRequest.code, `no such endpoint: ${req.method} ${path}`);
     } else if (req.method === 'OPTIONS') {
       reply.header('allow', allowed.join(', ')).code(204).send();
     } else {
+      logRefusal(req.log, 'invalid', Errors.badRequest.code);
       reply.header('allow', allowed.join(', '));
       sendError(reply, 405, Errors.badRequest.code, `method ${req.method} is not allowed on ${path}: use ${allowed.join(', ')}`);
     }
@@ -257,13 +289,15 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
  * Errors Fastify raises before a route runs (a URL whose percent-encoding does not decode, an
  * over-long parameter): the same envelope as every other error instead of Fastify's own.
  */
-export function frameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+export function frameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   if (err.code === 'FST_ERR_BAD_URL') {
+    logRefusal(req.log, 'invalid', Errors.badRequest.code);
     sendError(reply, 400, Errors.badRequest.code, `malformed percent-encoding in the URL: ${err.message}`);
     return;
   }
   const known = err.code ? FASTIFY_ERRORS[err.code] : undefined;
-  sendError(reply, known?.status ?? 400, known?.code ?? Errors.badRequest.code, known ? known.message(err) : err.message);
+  logRefusal(req.log, known?.kind ?? 'invalid', known?.code ?? Errors.badRequest.code);
+  sendError(reply, known ? STATUS[known.kind] : 400, known?.code ?? Errors.badRequest.code, known ? known.message(err) : err.message);
 }
 
 /** How deeply arrays and objects may nest in a JSON request body (the API's own need a few). */

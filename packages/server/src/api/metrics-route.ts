@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthenticated } from '../domain/errors.js';
-import { isAdmin } from '../domain/auth/principal.js';
+import { isAdmin } from '../domain/accounts/principal.js';
 import { authenticateRequest } from './auth.js';
 import type { Api, ApiServices } from './context.js';
 

@@ -1,12 +1,12 @@
 /** Domain objects → the JSON shapes of the API (docs/compatibility.md §9.5, §3 and §6). */
 import type { AuditEntry } from '../domain/audit/audit-service.js';
 import type { Account, ApiKey, Invitation } from '../domain/accounts/model.js';
-import type { AlgorithmView } from '../domain/algorithms/algorithm-service.js';
-import type { AlgorithmSource } from '../domain/algorithms/ports.js';
+import type { AlgorithmView } from '../domain/algorithm-objects/algorithm-service.js';
+import type { AlgorithmSource } from '../domain/scm/ports.js';
 import type { ScmConfigView, ScmTokenStatus, SourceDelivery } from '../domain/scm/model.js';
 import type { CommitSummary } from '../domain/algorithms/model.js';
 import type { Readme } from '../domain/algorithms/source-service.js';
-import type { Identity } from '../domain/auth/principal.js';
+import type { Identity } from '../domain/accounts/principal.js';
 import type { ClusterStatus } from '../domain/cluster/status-service.js';
 import type { Environment, LanguageSpec } from '../domain/catalog/model.js';
 import type { Page } from '../domain/pagination.js';

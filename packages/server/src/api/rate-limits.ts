@@ -12,7 +12,7 @@ import type net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { DomainError, Errors } from '../domain/errors.js';
-import type { Principal } from '../domain/auth/principal.js';
+import type { Principal } from '../domain/accounts/principal.js';
 import { lruGet } from '../lib/lru-get.js';
 import { clientOf } from './connection-limits.js';
 import { sandboxOf } from './sandbox-sockets.js';

@@ -12,7 +12,7 @@ import type { AsyncDispatch, AsyncJob } from '../domain/calls/async-calls.js';
 import { type AlgorithmRuntime, type Execution, type PipeRequest, type RunTarget, RuntimeFailure } from '../domain/calls/ports.js';
 import { DomainError, Errors } from '../domain/errors.js';
 import type { Capability } from '../domain/accounts/model.js';
-import type { CallContext, Principal } from '../domain/auth/principal.js';
+import type { CallContext, Principal } from '../domain/accounts/principal.js';
 import type { LoadReport, WorkerDirectory } from './directory.js';
 import { Slots } from '../lib/slots.js';
 import { decodeFrame, encodeFrame, splitFrame } from './frames.js';

@@ -81,7 +81,7 @@ export class MessageSigner {
     private readonly now: () => number = () => Date.now(),
   ) {
     if (clusterKey.length < 32) throw new RangeError('the cluster key must be at least 32 bytes');
-    // A key of its own for messages (the cluster key also seals secrets at rest, domain/events/secret-box.ts).
+    // A key of its own for messages (the cluster key also seals secrets at rest, lib/secret-box.ts).
     // eslint-disable-next-line no-restricted-syntax -- start-up only: one derivation when the node opens NATS
     this.key = Buffer.from(crypto.hkdfSync('sha256', clusterKey, Buffer.alloc(0), 'algohost cluster messages v1', 32));
     this.rotatedAt = this.now();

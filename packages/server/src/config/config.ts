@@ -271,7 +271,7 @@ export const ConfigSchema = Type.Object({
     default: 900,
     describe: 'Wall-clock limit of one build, in seconds (default 15 minutes).',
   }),
-  buildConcurrency: setting(Type.Integer({ minimum: 0 }), {
+  buildConcurrency: setting(Type.Integer({ minimum: 1 }), {
     env: 'ALGOHOST_BUILD_CONCURRENCY',
     flag: '--build-concurrency',
     default: 2,
@@ -470,14 +470,14 @@ export const ConfigSchema = Type.Object({
     describe:
       'Bytes of call inputs the node holds at once (being received, or kept until their call ends); past it calls get 503 with Retry-After, and one account may hold a quarter of it (default 256 MiB; 0 = no limit).',
   }),
-  runnersPerAlgorithm: setting(Type.Integer({ minimum: 0 }), {
+  runnersPerAlgorithm: setting(Type.Integer({ minimum: 1 }), {
     env: 'ALGOHOST_RUNNERS_PER_ALGORITHM',
     flag: '--runners-per-algorithm',
     default: 4,
     describe:
       'Most warm runners one built algorithm scales to under concurrent calls (it starts with one); at that limit a short call waits inside a busy runner (one per runner) rather than in the pool.',
   }),
-  maxRunners: setting(Type.Integer({ minimum: 0 }), {
+  maxRunners: setting(Type.Integer({ minimum: 1 }), {
     env: 'ALGOHOST_MAX_RUNNERS',
     flag: '--max-runners',
     default: 32,
@@ -510,7 +510,7 @@ export const ConfigSchema = Type.Object({
     default: 600,
     describe: 'Seconds an idle runner stays warm.',
   }),
-  maxCallsPerAccount: setting(Type.Integer({ minimum: 0 }), {
+  maxCallsPerAccount: setting(Type.Integer({ minimum: 1 }), {
     env: 'ALGOHOST_MAX_CALLS_PER_ACCOUNT',
     flag: '--max-calls-per-account',
     default: 64,
@@ -754,6 +754,11 @@ function checked(s: Setting, value: unknown): unknown {
   if (max !== undefined && typeof converted === 'number' && Number.isInteger(converted) && converted > max) {
     throw new ConfigError(`${name} must be at most ${max}; got ${converted}`);
   }
+  // A count of things the node runs at once (builds, runners, calls) has no "0 = none" meaning.
+  const min = (s.schema as { minimum?: number }).minimum;
+  if (min !== undefined && min > 0 && typeof converted === 'number' && Number.isInteger(converted) && converted < min) {
+    throw new ConfigError(`${name} must be at least ${min}; got ${converted}`);
+  }
   if (s.kind === 'int') throw new ConfigError(`${name} must be a non-negative integer; got "${String(value)}"`);
   if (s.kind === 'number') throw new ConfigError(`${name} must be a non-negative number; got "${String(value)}"`);
   if (!SECRET_SETTING.test(s.env)) throw new ConfigError(`${name} is invalid: "${String(value)}"`);
@@ -860,7 +865,7 @@ function checkLimits(config: Config): void {
       `ALGOHOST_RUNNER_MEMORY_PER_ACCOUNT (${config.runnerMemoryPerAccountMiB} MiB) must not exceed ALGOHOST_RUNNER_MEMORY_BUDGET (${budget} MiB)`,
     );
   }
-  if (config.maxRunners > 0 && config.runnersPerAccount > config.maxRunners) {
+  if (config.runnersPerAccount > config.maxRunners) {
     throw new ConfigError(
       `ALGOHOST_RUNNERS_PER_ACCOUNT (${config.runnersPerAccount}) must not exceed ALGOHOST_MAX_RUNNERS (${config.maxRunners})`,
     );
@@ -884,14 +889,14 @@ function checkLimits(config: Config): void {
     // A runner's uid returns to the pool only once its processes are gone, so stopping and
     // starting runners overlap: room for twice the runners, plus one per running build step.
     const [first, last] = config.sandboxUidRange.split('-').map(Number) as [number, number];
-    const need = 2 * Math.max(1, config.maxRunners) + Math.max(1, config.buildConcurrency);
+    const need = 2 * config.maxRunners + config.buildConcurrency;
     if (first < 1 || last >= 2 ** 31 - 1 || last < first || last - first + 1 < need) {
       throw new ConfigError(
         `ALGOHOST_SANDBOX_UID_RANGE (${config.sandboxUidRange}) must lie within 1-2147483646 and hold at least ${need} uids (twice ALGOHOST_MAX_RUNNERS plus ALGOHOST_BUILD_CONCURRENCY)`,
       );
     }
   }
-  if (config.buildConcurrency > 0 && config.buildsPerAccount > config.buildConcurrency) {
+  if (config.buildsPerAccount > config.buildConcurrency) {
     throw new ConfigError(
       `ALGOHOST_BUILDS_PER_ACCOUNT (${config.buildsPerAccount}) must not exceed ALGOHOST_BUILD_CONCURRENCY (${config.buildConcurrency})`,
     );

@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { type Config, ConfigError } from '../config/config.js';
 import type { CatalogData } from '../domain/catalog/model.js';
-import { EgressConfigError, type EgressTarget, parseEgressEntry, registryTargets } from '../runtime/sandbox/egress-proxy.js';
+import { EgressConfigError, type EgressTarget, parseEgressEntry } from '../runtime/sandbox/egress-proxy.js';
+import { registryTargets } from '../runtime/languages/registries.js';
 import type { RegistrySettings } from '../runtime/languages/adapter.js';
 import { readCatalog } from '../storage/catalog-files.js';
 

@@ -5,7 +5,8 @@
  */
 import type { ProviderEndpoint, ScmProvider } from '../domain/scm/ports.js';
 import { pushOf } from './hub-webhook.js';
-import { basic, enc, header, hmacMatches, jsonObject, providerFetch, tokenRequest } from './http.js';
+import { enc, header, hmacMatches, jsonObject, providerFetch } from './http.js';
+import { oauthTokenExchange } from './oauth.js';
 
 const NAME = 'Bitbucket';
 const api = (e: ProviderEndpoint, path: string) => `${e.urls.api}${path}`;
@@ -17,27 +18,13 @@ export const bitbucketProvider: ScmProvider = {
   defaultApiUrl: (web) =>
     web.hostname === 'bitbucket.org' ? 'https://api.bitbucket.org/2.0' : `${web.toString().replace(/\/+$/, '')}/2.0`,
 
+  ...oauthTokenExchange(NAME, (e) => `${e.urls.web}/site/oauth2/access_token`, 'basic'),
+
   authorizeUrl(e, p) {
     const url = new URL(`${e.urls.web}/site/oauth2/authorize`);
     url.search = new URLSearchParams({ client_id: e.clientId, response_type: 'code', state: p.state }).toString();
     return url.toString();
   },
-
-  exchangeCode: (e, p) =>
-    tokenRequest(
-      NAME,
-      `${e.urls.web}/site/oauth2/access_token`,
-      { grant_type: 'authorization_code', code: p.code },
-      basic(e.clientId, e.clientSecret),
-    ),
-
-  refresh: (e, refreshToken) =>
-    tokenRequest(
-      NAME,
-      `${e.urls.web}/site/oauth2/access_token`,
-      { grant_type: 'refresh_token', refresh_token: refreshToken },
-      basic(e.clientId, e.clientSecret),
-    ),
 
   // Bitbucket Cloud has no revocation endpoint; the user removes the grant in its settings.
   async revoke() {},

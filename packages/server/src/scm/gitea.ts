@@ -1,7 +1,8 @@
 /** Gitea (and Forgejo): OAuth2 with PKCE, REST API v1 (`{web}/api/v1`), webhooks signed like GitHub's. */
 import type { ProviderEndpoint, ScmProvider } from '../domain/scm/ports.js';
 import { readHubWebhook } from './hub-webhook.js';
-import { enc, providerFetch, tokenRequest, consentUrl } from './http.js';
+import { enc, providerFetch, consentUrl } from './http.js';
+import { oauthTokenExchange } from './oauth.js';
 
 const NAME = 'Gitea';
 const api = (e: ProviderEndpoint, path: string) => `${e.urls.api}${path}`;
@@ -10,6 +11,8 @@ export const giteaProvider: ScmProvider = {
   kind: 'gitea',
   pkce: true,
   defaultApiUrl: (web) => `${web.toString().replace(/\/+$/, '')}/api/v1`,
+
+  ...oauthTokenExchange(NAME, (e) => `${e.urls.web}/login/oauth/access_token`),
 
   authorizeUrl: (e, p) =>
     consentUrl(
@@ -22,24 +25,6 @@ export const giteaProvider: ScmProvider = {
       },
       p.codeChallenge,
     ),
-
-  exchangeCode: (e, p) =>
-    tokenRequest(NAME, `${e.urls.web}/login/oauth/access_token`, {
-      grant_type: 'authorization_code',
-      code: p.code,
-      redirect_uri: p.redirectUri,
-      client_id: e.clientId,
-      client_secret: e.clientSecret,
-      ...(p.codeVerifier ? { code_verifier: p.codeVerifier } : {}),
-    }),
-
-  refresh: (e, refreshToken) =>
-    tokenRequest(NAME, `${e.urls.web}/login/oauth/access_token`, {
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-      client_id: e.clientId,
-      client_secret: e.clientSecret,
-    }),
 
   // Gitea has no revocation endpoint for OAuth2 grants; the user removes the grant in its settings.
   async revoke() {},

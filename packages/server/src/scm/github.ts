@@ -5,7 +5,8 @@
  */
 import type { ProviderEndpoint, ScmProvider } from '../domain/scm/ports.js';
 import { readHubWebhook } from './hub-webhook.js';
-import { basic, enc, providerFetch, tokenRequest, consentUrl } from './http.js';
+import { basic, enc, providerFetch, consentUrl } from './http.js';
+import { oauthTokenExchange } from './oauth.js';
 
 const NAME = 'GitHub';
 const api = (e: ProviderEndpoint, path: string) => `${e.urls.api}${path}`;
@@ -15,6 +16,8 @@ export const githubProvider: ScmProvider = {
   kind: 'github',
   pkce: true,
   defaultApiUrl: (web) => (web.hostname === 'github.com' ? 'https://api.github.com' : `${web.toString().replace(/\/+$/, '')}/api/v3`),
+
+  ...oauthTokenExchange(NAME, (e) => `${e.urls.web}/login/oauth/access_token`),
 
   authorizeUrl: (e, p) =>
     consentUrl(
@@ -28,23 +31,6 @@ export const githubProvider: ScmProvider = {
       },
       p.codeChallenge,
     ),
-
-  exchangeCode: (e, p) =>
-    tokenRequest(NAME, `${e.urls.web}/login/oauth/access_token`, {
-      client_id: e.clientId,
-      client_secret: e.clientSecret,
-      code: p.code,
-      redirect_uri: p.redirectUri,
-      ...(p.codeVerifier ? { code_verifier: p.codeVerifier } : {}),
-    }),
-
-  refresh: (e, refreshToken) =>
-    tokenRequest(NAME, `${e.urls.web}/login/oauth/access_token`, {
-      client_id: e.clientId,
-      client_secret: e.clientSecret,
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-    }),
 
   async revoke(e, token) {
     await providerFetch(NAME, api(e, `/applications/${enc(e.clientId)}/grant`), {

@@ -4,7 +4,8 @@
  */
 import type { ProviderEndpoint, ScmProvider } from '../domain/scm/ports.js';
 import { pushOf } from './hub-webhook.js';
-import { enc, header, jsonObject, providerFetch, secretMatches, tokenRequest, consentUrl } from './http.js';
+import { enc, header, jsonObject, providerFetch, secretMatches, consentUrl } from './http.js';
+import { oauthTokenExchange } from './oauth.js';
 
 const NAME = 'GitLab';
 const api = (e: ProviderEndpoint, path: string) => `${e.urls.api}${path}`;
@@ -19,6 +20,8 @@ export const gitlabProvider: ScmProvider = {
   pkce: true,
   defaultApiUrl: (web) => `${web.toString().replace(/\/+$/, '')}/api/v4`,
 
+  ...oauthTokenExchange(NAME, (e) => `${e.urls.web}/oauth/token`),
+
   authorizeUrl: (e, p) =>
     consentUrl(
       `${e.urls.web}/oauth/authorize`,
@@ -31,24 +34,6 @@ export const gitlabProvider: ScmProvider = {
       },
       p.codeChallenge,
     ),
-
-  exchangeCode: (e, p) =>
-    tokenRequest(NAME, `${e.urls.web}/oauth/token`, {
-      grant_type: 'authorization_code',
-      code: p.code,
-      redirect_uri: p.redirectUri,
-      client_id: e.clientId,
-      client_secret: e.clientSecret,
-      ...(p.codeVerifier ? { code_verifier: p.codeVerifier } : {}),
-    }),
-
-  refresh: (e, refreshToken) =>
-    tokenRequest(NAME, `${e.urls.web}/oauth/token`, {
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-      client_id: e.clientId,
-      client_secret: e.clientSecret,
-    }),
 
   async revoke(e, token) {
     await providerFetch(NAME, `${e.urls.web}/oauth/revoke`, { form: { client_id: e.clientId, client_secret: e.clientSecret, token } });

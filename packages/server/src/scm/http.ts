@@ -4,7 +4,7 @@
  * unexpected → `upstream`, naming what the provider said).
  */
 import crypto from 'node:crypto';
-import { DomainError, Errors } from '../domain/errors.js';
+import { Errors } from '../domain/errors.js';
 
 const TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -65,30 +65,6 @@ export async function providerFetch<T = any>(provider: string, url: string, r: P
   throw Errors.scmProviderFailed(
     `${provider} answered ${res.status} to ${r.method ?? (body === undefined ? 'GET' : 'POST')} ${new URL(url).pathname}: ${describe(parsed)}`,
   );
-}
-
-/** The OAuth token endpoint (RFC 6749 §5): tokens, or a refusal that means the grant is gone. */
-export async function tokenRequest(provider: string, url: string, form: Record<string, string>, authorization?: string) {
-  try {
-    const res = await providerFetch<Record<string, unknown>>(provider, url, { form, authorization, accept: [400] });
-    const b = res.body;
-    if (res.status === 400 || typeof b !== 'object' || b === null || typeof b.access_token !== 'string') {
-      // GitHub answers 200 with {"error": …}; the others 400 (invalid_grant: expired, used or revoked).
-      const error = typeof b === 'object' && b !== null ? (b.error_description ?? b.error) : undefined;
-      throw Errors.scmOAuthFailed(
-        `${provider} refused the authorization code or refresh token${error ? `: ${String(error).slice(0, 200)}` : ''}`,
-      );
-    }
-    return {
-      accessToken: b.access_token,
-      refreshToken: typeof b.refresh_token === 'string' && b.refresh_token ? b.refresh_token : null,
-      expiresIn: typeof b.expires_in === 'number' && b.expires_in > 0 ? b.expires_in : null,
-    };
-  } catch (err) {
-    if (err instanceof DomainError && err.is(Errors.scmTokenRejected))
-      throw Errors.scmOAuthFailed(`${provider} refused the OAuth client: check its client id and secret`);
-    throw err;
-  }
 }
 
 export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;

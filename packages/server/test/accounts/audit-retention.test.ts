@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Principal } from '../../src/domain/auth/principal.js';
+import type { Principal } from '../../src/domain/accounts/principal.js';
 import { AuditService, type NewAuditEntry } from '../../src/domain/audit/audit-service.js';
 import { type JobServices, jobCatalog } from '../../src/jobs/catalog.js';
 import type { Job } from '../../src/jobs/job-runner.js';

@@ -9,7 +9,7 @@ import type { CallService } from '../../src/domain/calls/call-service.js';
 import type { CallRequest } from '../../src/domain/calls/request.js';
 import type { AsyncRequest, AsyncRequestStore } from '../../src/domain/calls/ports.js';
 import type { Logger } from '../../src/domain/logger.js';
-import type { Principal } from '../../src/domain/auth/principal.js';
+import type { Principal } from '../../src/domain/accounts/principal.js';
 
 test('an async result the database does not take is logged with the request id, and the call still ends', async () => {
   const warnings: { context: Record<string, unknown>; message: string }[] = [];

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { ConfigError, ConfigSchema, describeSettings, loadConfig, SETTINGS } from '../../src/config/config.js';
+
+const START = fileURLToPath(new URL('../src/main/start.ts', import.meta.url));
 
 test('every setting of the schema has one env var, flag and description, all distinct, each in --help', () => {
   assert.deepEqual(SETTINGS.map((s) => s.key).sort(), Object.keys(ConfigSchema.properties).sort());
@@ -65,6 +69,34 @@ test('flags win over environment variables; bad values are refused with the sett
   assert.throws(() => loadConfig({}, ['--nope', 'x']), /unknown option --nope/);
   assert.throws(() => loadConfig({}, ['--port']), /option --port needs a value/);
   assert.throws(() => loadConfig({}, ['stray']), ConfigError);
+});
+
+test('counts of what the node runs at once are at least 1: 0 is refused, not taken as 1', () => {
+  for (const [setting, flag] of [
+    ['ALGOHOST_BUILD_CONCURRENCY', '--build-concurrency'],
+    ['ALGOHOST_RUNNERS_PER_ALGORITHM', '--runners-per-algorithm'],
+    ['ALGOHOST_MAX_RUNNERS', '--max-runners'],
+    ['ALGOHOST_MAX_CALLS_PER_ACCOUNT', '--max-calls-per-account'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ [setting]: '0' }, []),
+      (err: unknown) => err instanceof ConfigError && err.message === `${setting} (${flag}) must be at least 1; got 0`,
+    );
+    assert.throws(() => loadConfig({}, [flag, '0']), ConfigError);
+    const schema = SETTINGS.find((s) => s.env === setting)?.schema as { minimum?: number } | undefined;
+    assert.equal(schema?.minimum, 1, `${setting} declares minimum 1`);
+  }
+  assert.equal(loadConfig({ ALGOHOST_MAX_RUNNERS: '1', ALGOHOST_RUNNERS_PER_ACCOUNT: '1' }, []).maxRunners, 1);
+});
+
+test('a setting refused at start ends the process with exit code 2 and one line on stderr', () => {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', START], {
+    env: { ...process.env, ALGOHOST_MAX_RUNNERS: '0' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(run.status, 2, run.stderr);
+  assert.equal(run.stderr, 'algohost: ALGOHOST_MAX_RUNNERS (--max-runners) must be at least 1; got 0\n');
 });
 
 test('settings that contradict each other are refused before anything starts, each in one line', () => {

@@ -22,8 +22,8 @@ import {
   EgressProxy,
   type EgressChannel,
   parseEgressEntry,
-  registryTargets,
 } from '../../src/runtime/sandbox/egress-proxy.js';
+import { registryTargets } from '../../src/runtime/languages/registries.js';
 import { loadConfig } from '../../src/config/config.js';
 import { startServer } from '../../src/main/server.js';
 import { makeTempDir } from '../support/server.js';

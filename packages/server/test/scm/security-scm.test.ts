@@ -18,7 +18,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SecretBox } from '../../src/domain/events/secret-box.js';
+import { SecretBox } from '../../src/lib/secret-box.js';
 import { SqlScmStore } from '../../src/storage/scm-store.js';
 import { environmentId } from '../support/algorithms.js';
 import { assertError, checkedClient } from '../support/assertions.js';

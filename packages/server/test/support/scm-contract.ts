@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { SecretBox } from '../../src/domain/events/secret-box.js';
+import { SecretBox } from '../../src/lib/secret-box.js';
 import { assertError, checkedClient } from './assertions.js';
 import { environmentId } from './algorithms.js';
 import { createUser, type TestUser } from './fixtures.js';

@@ -2,7 +2,7 @@
  * Who may act on what an account owns: the account itself, members of an owning organization,
  * and cluster admins. Shared by algorithms, builds, versions, calls and hosted data.
  */
-import { isAdmin, type Principal } from '../auth/principal.js';
+import { isAdmin, type Principal } from './principal.js';
 import type { Account } from './model.js';
 import type { AccountStore } from './ports.js';
 

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors, forbidden, invalid, unauthenticated } from '../errors.js';
-import { CALL_KEY_CAPABILITIES, isAdmin, type Principal, requireAccountCredential } from '../auth/principal.js';
+import { CALL_KEY_CAPABILITIES, isAdmin, type Principal, requireAccountCredential } from './principal.js';
 import { type Account, type ApiKey, CAPABILITIES, type Capability, type KeyKind } from './model.js';
 import type { AccountStore, ClusterSettingsStore, KeyStore } from './ports.js';
 import { generateApiKey, hashApiKey, signJwt, verifyJwt, verifyPassword } from './secrets.js';

@@ -3,7 +3,7 @@ import { type Clock, isoNow } from '../clock.js';
 import { Errors, forbidden, invalid } from '../errors.js';
 import { assertName, MAX_ACCOUNT_NAME } from '../names.js';
 import type { Page, PageRequest } from '../pagination.js';
-import { isAdmin, refuseCallKey, requireAccountCredential, requireCapability, type Principal } from '../auth/principal.js';
+import { isAdmin, refuseCallKey, requireAccountCredential, requireCapability, type Principal } from './principal.js';
 import { type Account, type Invitation, type Member, type MemberRole, ORGANIZATION_TYPES } from './model.js';
 import type { AccountStore } from './ports.js';
 import type { AccountCleanup } from './user-service.js';

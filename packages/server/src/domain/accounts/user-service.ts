@@ -3,7 +3,7 @@ import { type Clock, isoNow } from '../clock.js';
 import { Errors, forbidden, invalid } from '../errors.js';
 import { assertName, MAX_ACCOUNT_NAME } from '../names.js';
 import type { Page, PageRequest } from '../pagination.js';
-import { identityOf, isAdmin, requireAccountCredential, requireAdmin, type Identity, type Principal } from '../auth/principal.js';
+import { identityOf, isAdmin, requireAccountCredential, requireAdmin, type Identity, type Principal } from './principal.js';
 import type { Account } from './model.js';
 import type { AccountStore } from './ports.js';
 import { hashPassword, verifyPassword } from './secrets.js';

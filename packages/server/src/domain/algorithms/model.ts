@@ -1,3 +1,5 @@
+import type { Environment } from '../catalog/model.js';
+
 export const LICENSES = ['apl', 'apache2', 'gpl3', 'mit'] as const;
 export const SOURCE_VISIBILITIES = ['open', 'closed'] as const;
 export const CALLABILITIES = ['private', 'public'] as const;
@@ -42,4 +44,18 @@ export interface SourceFile {
   content: string;
   /** Set when the blob was longer than the bytes read. */
   truncated: boolean;
+}
+
+/** The request shape of docs/compatibility.md §9.2 endpoint 2 and of PUT/PATCH (docs/compatibility.md §3); all fields optional here. */
+export interface AlgorithmInput {
+  name?: unknown;
+  details?: { label?: unknown; summary?: unknown; tagline?: unknown } | null;
+  settings?: Record<string, unknown> | null;
+  source?: Record<string, unknown> | null;
+}
+
+/** An algorithm and the environment it runs in: what the areas built on algorithms read of one. */
+export interface AlgorithmRecord {
+  algorithm: Algorithm;
+  environment: Environment;
 }

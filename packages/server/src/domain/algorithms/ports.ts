@@ -1,8 +1,7 @@
 import type { Page, PageRequest } from '../pagination.js';
 import type { TarEntry } from '../../lib/tar.js';
-import type { Principal } from '../auth/principal.js';
-import type { ScmConfigView, SourceDelivery } from '../scm/model.js';
-import type { Algorithm, CommitSummary, SourceFile } from './model.js';
+import type { Principal } from '../accounts/principal.js';
+import type { Algorithm, AlgorithmInput, AlgorithmRecord, CommitSummary, SourceFile } from './model.js';
 
 export interface AlgorithmStore {
   /** Throws DomainError conflict (1002) when the owner already has an algorithm of that name. */
@@ -46,32 +45,23 @@ export interface RepositoryHost {
   readRootFile(algorithmId: string, commitSha: string, names: readonly string[], maxBytes: number): Promise<SourceFile | undefined>;
 }
 
-/** Where an externally hosted algorithm's source lives, as the algorithm object shows it (`source`). */
-export interface AlgorithmSource {
-  repositoryName: string;
-  repositoryOwner: string;
-  httpsUrl: string;
-  sshUrl: string;
-  webUrl: string;
-  scm: ScmConfigView;
-  lastDelivery: SourceDelivery | null;
-}
-
-/** A checked plan to host a new algorithm's source at a provider; nothing exists there yet. */
-export interface ExternalSourcePlan {
-  /** The first commit's message (source.initial_commit_message). */
-  commitMessage: string;
-  /**
-   * Once the algorithm's own repository holds the template commit: creates the repository at
-   * the provider, pushes that commit, registers the webhook and records the source. On failure
-   * it removes what it made at the provider (or says in the error what is left there).
-   */
-  establish(algorithm: Algorithm): Promise<AlgorithmSource>;
-}
-
-/** External SCM hosting, as algorithm creation and reads need it (domain/scm implements it). */
-export interface ExternalSourcing {
-  /** Checks a create request's `source` (configuration, authorization, owner, name) before anything is made. */
-  plan(p: Principal, source: Record<string, unknown>): Promise<ExternalSourcePlan>;
-  sourceOf(algorithmId: string): Promise<AlgorithmSource | undefined>;
+/**
+ * An algorithm as the areas built on it read one (builds, versions, SCM, the source pages): its
+ * record and environment, behind the owner's access rules. AlgorithmService
+ * (domain/algorithm-objects) implements it; these areas depend on this port rather than on the
+ * service, because the algorithm object the service composes shows their versions, builds and
+ * external source.
+ */
+export interface AlgorithmReader {
+  /** An algorithm the caller may see (404 otherwise). */
+  get(p: Principal, ownerName: string, name: string): Promise<AlgorithmRecord>;
+  /** An algorithm of an owner the caller is a member of (with `capability`, one it may manage). */
+  forMember(p: Principal, ownerName: string, name: string, capability?: 'manage_algorithms'): Promise<AlgorithmRecord>;
+  byId(id: string): Promise<AlgorithmRecord | undefined>;
+  /** An algorithm whose source the caller may read through the API. */
+  authorizeSourceRead(p: Principal, ownerName: string, name: string): Promise<Algorithm>;
+  /** An algorithm the caller may call or read (404 otherwise). */
+  readable(p: Principal, ownerName: string, name: string): Promise<Algorithm>;
+  /** Changes the details or settings, as PATCH does. */
+  update(p: Principal, ownerName: string, name: string, input: AlgorithmInput): Promise<AlgorithmRecord>;
 }

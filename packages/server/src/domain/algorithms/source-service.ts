@@ -4,10 +4,9 @@
  * a commit. Both come from the real bare repository through the RepositoryHost port.
  */
 import { Errors, invalid } from '../errors.js';
-import type { Principal } from '../auth/principal.js';
-import type { AlgorithmService } from './algorithm-service.js';
+import type { Principal } from '../accounts/principal.js';
 import type { CommitSummary, SourceFile } from './model.js';
-import type { RepositoryHost } from './ports.js';
+import type { AlgorithmReader, RepositoryHost } from './ports.js';
 
 export const DEFAULT_COMMITS = 20;
 export const MAX_COMMITS = 100;
@@ -22,12 +21,12 @@ export interface Readme extends SourceFile {
 
 /** What SourceService is made from (named, so the composition root reads as a list of parts). */
 export interface SourceServiceDeps {
-  algorithms: AlgorithmService;
+  algorithms: AlgorithmReader;
   repositories: RepositoryHost;
 }
 
 export class SourceService {
-  private readonly algorithms: AlgorithmService;
+  private readonly algorithms: AlgorithmReader;
   private readonly repositories: RepositoryHost;
 
   constructor(deps: SourceServiceDeps) {

@@ -16,7 +16,7 @@
  */
 import crypto from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { requireAdmin, type Principal } from '../auth/principal.js';
+import { requireAdmin, type Principal } from '../accounts/principal.js';
 import type { Page, PageRequest } from '../pagination.js';
 import { invalid } from '../errors.js';
 

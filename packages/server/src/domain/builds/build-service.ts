@@ -19,12 +19,13 @@ import type { Logger } from '../logger.js';
 import { type Clock, isoNow } from '../clock.js';
 import { Errors } from '../errors.js';
 import type { Page, PageRequest } from '../pagination.js';
-import type { Principal } from '../auth/principal.js';
-import type { AlgorithmService, AlgorithmView } from '../algorithms/algorithm-service.js';
-import type { RepositoryHost } from '../algorithms/ports.js';
+import type { Principal } from '../accounts/principal.js';
+import type { AlgorithmRecord } from '../algorithms/model.js';
+import type { AlgorithmReader, RepositoryHost } from '../algorithms/ports.js';
 import { BuildEvents } from './build-events.js';
+import { BuildRunner } from './build-runner.js';
 import { type Build, isFinished } from './model.js';
-import { BuildFailure, type Builder, type BuildLogStore, type BuildStore } from './ports.js';
+import type { Builder, BuildLogStore, BuildStore } from './ports.js';
 import type { QueueSignal } from '../work-queue.js';
 
 export interface BuildSettings {
@@ -50,7 +51,7 @@ const MAX_ATTEMPTS = 2;
 export interface BuildServiceDeps {
   builds: BuildStore;
   logs: BuildLogStore;
-  algorithms: AlgorithmService;
+  algorithms: AlgorithmReader;
   repositories: RepositoryHost;
   builder: Builder;
   settings: BuildSettings;
@@ -80,29 +81,23 @@ export type DispatchOutcome = 'done' | 'busy' | 'stopped';
 
 export class BuildService {
   readonly events: BuildEvents;
-  private readonly running = new Map<string, AbortController>();
-  /** Output of builds running on this node, for followers who join late. */
-  private readonly live = new Map<string, string[]>();
   /** Builds running on this node per account (algorithm owner id). */
   private readonly runningPerAccount = new Map<string, number>();
   /** When each account last had a build started (a sequence number), for round-robin. */
   private readonly lastStarted = new Map<string, number>();
   private starts = 0;
   private stopped = false;
-  /** Resolves stop() once the last running build has ended. */
-  private allEnded: (() => void) | undefined;
 
   private readonly builds: BuildStore;
   private readonly logs: BuildLogStore;
-  private readonly algorithms: AlgorithmService;
+  private readonly algorithms: AlgorithmReader;
   private readonly repositories: RepositoryHost;
-  private readonly builder: Builder;
+  private readonly runner: BuildRunner;
   private readonly settings: BuildSettings;
   private readonly clock: Clock;
   /** Woken when a build is queued or ends: whoever runs the queue then calls startQueued. */
   private readonly queue: QueueSignal;
   private readonly dispatch?: BuildDispatch;
-  private readonly log: Logger;
 
   constructor(deps: BuildServiceDeps) {
     this.events = deps.events ?? new BuildEvents();
@@ -111,11 +106,10 @@ export class BuildService {
     this.logs = deps.logs;
     this.algorithms = deps.algorithms;
     this.repositories = deps.repositories;
-    this.builder = deps.builder;
     this.settings = deps.settings;
     this.clock = deps.clock;
     this.queue = deps.queue;
-    this.log = deps.log;
+    this.runner = new BuildRunner({ ...deps, events: this.events, timeoutMs: deps.settings.timeoutMs });
   }
 
   private lastCreatedAt = 0;
@@ -134,7 +128,7 @@ export class BuildService {
         await this.logs.append(b.id, '\n-- the service restarted during this build; it is retried --\n');
         await this.builds.requeue(b.id);
       } else {
-        await this.finish(b, 'failed', 'interrupted by a restart twice; push again or POST .../compile to retry', null);
+        await this.runner.finish(b, 'failed', 'interrupted by a restart twice; push again or POST .../compile to retry', null);
       }
     }
   }
@@ -145,16 +139,13 @@ export class BuildService {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    const ids = [...this.running.keys()];
-    const ended = this.running.size ? new Promise<void>((resolve) => (this.allEnded = resolve)) : undefined;
-    for (const c of this.running.values()) c.abort();
-    await ended;
+    const ids = await this.runner.stop();
     const failed = (await Promise.allSettled(ids.map((id) => this.builds.requeue(id)))).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
 
   /** Queues a build; `note` says why it cannot start yet, when the dispatch knows (cluster mode). */
-  async enqueue(view: AlgorithmView, commitSha: string, trigger: Build['trigger']): Promise<Build & { note?: string }> {
+  async enqueue(view: AlgorithmRecord, commitSha: string, trigger: Build['trigger']): Promise<Build & { note?: string }> {
     const build: Build = {
       id: crypto.randomUUID(),
       algorithmId: view.algorithm.id,
@@ -178,7 +169,7 @@ export class BuildService {
       } catch (err) {
         // No worker would ever see it: it fails now, saying why, instead of staying queued.
         const reason = `the build could not be handed to the workers (${(err as Error).message}); push again or POST .../compile`;
-        await this.finish(build, 'failed', reason, null);
+        await this.runner.finish(build, 'failed', reason, null);
         throw Errors.unavailable(reason);
       }
       if (note) {
@@ -213,7 +204,7 @@ export class BuildService {
     say(`algohost: build ${build.id} ${finished.status}${finished.error ? `: ${finished.error}` : ''}`);
   }
 
-  async compile(p: Principal, owner: string, name: string): Promise<{ view: AlgorithmView; build: Build; log: string }> {
+  async compile(p: Principal, owner: string, name: string): Promise<{ view: AlgorithmRecord; build: Build; log: string }> {
     const view = await this.algorithms.forMember(p, owner, name, 'manage_algorithms');
     const head = await this.repositories.head(view.algorithm.id);
     if (!head) throw Errors.nothingToBuild({ owner, name });
@@ -253,7 +244,7 @@ export class BuildService {
   async follow(buildId: string, onText: (text: string) => void): Promise<Build> {
     let release!: (b: Build) => void;
     const done = new Promise<Build>((resolve) => (release = resolve));
-    const live = this.live.get(buildId);
+    const live = this.runner.liveOutput(buildId);
     const unsubscribe = this.events.subscribe(buildId, (e) => (e.type === 'log' ? onText(e.text) : release(e.build)));
     try {
       if (live) {
@@ -278,7 +269,7 @@ export class BuildService {
    * are started, not finished. One caller at a time (the queue job never overlaps itself).
    */
   async startQueued(): Promise<void> {
-    while (!this.stopped && this.running.size < this.settings.concurrency && (await this.startNext()));
+    while (!this.stopped && this.runner.runningCount < this.settings.concurrency && (await this.startNext()));
   }
 
   /**
@@ -293,9 +284,9 @@ export class BuildService {
     let build = await this.builds.get(buildId);
     if (!build || isFinished(build)) return 'done';
     if (build.status === 'in-progress') {
-      if (!redelivered || this.running.has(build.id)) return 'done';
+      if (!redelivered || this.runner.isRunning(build.id)) return 'done';
       if (build.attempt >= MAX_ATTEMPTS) {
-        await this.finish(build, 'failed', 'the workers running it stopped twice; push again or POST .../compile to retry', null);
+        await this.runner.finish(build, 'failed', 'the workers running it stopped twice; push again or POST .../compile to retry', null);
         return 'done';
       }
       await this.logs.append(build.id, '\n-- the worker running this build stopped; it is retried --\n');
@@ -344,48 +335,10 @@ export class BuildService {
   }
 
   private async run(build: Build, account: string): Promise<void> {
-    const controller = new AbortController();
-    this.running.set(build.id, controller);
-    const timer = setTimeout(() => controller.abort(new Error('timeout')), this.settings.timeoutMs);
-    const buffer: string[] = [];
-    this.live.set(build.id, buffer);
-    let pending = Promise.resolve();
-    const log = (text: string) => {
-      buffer.push(text);
-      this.events.emit(build.id, { type: 'log', text });
-      pending = pending
-        .then(() => this.logs.append(build.id, text))
-        .catch((err: unknown) => this.log.warn({ err, buildId: build.id }, 'a build log line could not be stored'));
-    };
     try {
-      const view = await this.algorithms.byId(build.algorithmId);
-      if (!view) throw new BuildFailure('the algorithm was deleted');
-      const environment = view.environment;
-      log(`Building ${view.algorithm.ownerName}/${view.algorithm.name} at ${build.commitSha} for environment ${environment.name}\n`);
-      const { artifact } = await this.builder.build(
-        { build, ownerId: view.algorithm.ownerId, environment, repositoryPath: this.repositories.pathOf(build.algorithmId) },
-        log,
-        controller.signal,
-      );
-      await pending;
-      if (this.stopped && controller.signal.aborted) return;
-      await this.finish(build, 'succeeded', null, artifact);
-    } catch (err) {
-      await pending;
-      if (this.stopped) return; // requeued by stop()
-      const timedOut = controller.signal.aborted;
-      const reason = timedOut
-        ? `the build exceeded its time limit of ${Math.round(this.settings.timeoutMs / 1000)} s`
-        : err instanceof BuildFailure
-          ? err.message
-          : `internal error: ${(err as Error).message}`;
-      await this.finish(build, 'failed', reason, null);
+      await this.runner.run(build);
     } finally {
-      clearTimeout(timer);
-      this.running.delete(build.id);
-      this.live.delete(build.id);
       this.endedFor(account);
-      if (!this.running.size) this.allEnded?.();
       this.queue.wake();
     }
   }
@@ -395,18 +348,5 @@ export class BuildService {
     const n = (this.runningPerAccount.get(account) ?? 1) - 1;
     if (n > 0) this.runningPerAccount.set(account, n);
     else this.runningPerAccount.delete(account);
-  }
-
-  private async finish(build: Build, status: 'succeeded' | 'failed', error: string | null, artifact: string | null): Promise<void> {
-    const finishedAt = isoNow(this.clock);
-    const line = status === 'succeeded' ? 'Build succeeded\n' : `Build failed: ${error}\n`;
-    this.live.get(build.id)?.push(line);
-    this.events.emit(build.id, { type: 'log', text: line });
-    await this.logs.append(build.id, line);
-    await this.builds.finish(build.id, { status, error, artifact, finishedAt });
-    // Drop the live buffer before announcing the end: a follower arriving now reads the store.
-    this.live.delete(build.id);
-    const finished: Build = { ...build, status, error, artifact, finishedAt };
-    this.events.emit(build.id, { type: 'finished', build: finished });
   }
 }

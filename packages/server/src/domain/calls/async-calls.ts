@@ -10,7 +10,7 @@ import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors } from '../errors.js';
 import type { Capability } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';
-import type { CallContext, CredentialKind, Principal } from '../auth/principal.js';
+import type { CallContext, CredentialKind, Principal } from '../accounts/principal.js';
 import type { CallService } from './call-service.js';
 import type { CallRequest } from './request.js';
 import type { AsyncRequest, AsyncRequestStore } from './ports.js';

@@ -10,7 +10,7 @@ import { RefreshingCache } from '../../lib/refreshing-cache.js';
 import { Tally } from '../../lib/tally.js';
 import { DomainError, Errors, invalid } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
+import { isAdmin, requireCapability, type Principal } from '../accounts/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { AccountStore } from '../accounts/ports.js';
 import type { AlgorithmStore } from '../algorithms/ports.js';

@@ -2,7 +2,7 @@
  * What a call asks for, as every edge builds it (the call route and the call lane, which also
  * serve the sandboxes' API socket, and Event Flows' deliveries), and the limits it is held to.
  */
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../accounts/principal.js';
 import type { ContentType } from './ports.js';
 
 export const MAX_INPUT_BYTES = 10 * 1024 * 1024;

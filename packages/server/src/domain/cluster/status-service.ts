@@ -4,7 +4,7 @@
  * pool, a count of recent calls); no probe of its own.
  */
 import type { Clock } from '../clock.js';
-import { requireAdmin, type Principal } from '../auth/principal.js';
+import { requireAdmin, type Principal } from '../accounts/principal.js';
 
 /** What does not change while the node runs. */
 export interface NodeFacts {

@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { type Clock, isoNow } from '../clock.js';
 import { Errors, invalid } from '../errors.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../accounts/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { Account } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';

@@ -2,7 +2,7 @@
  * Directory listings of hosted data: folders first, then files, never on the same page (an old
  * JS client mis-iterates mixed pages). The marker holds the phase and the last name shown.
  */
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../accounts/principal.js';
 import { encodeMarker, parsePageRequest } from '../pagination.js';
 import { ALGO_ROOTS, joinPath } from './paths.js';
 import { aclAllows, holdsFiles, type Place } from './places.js';

@@ -10,7 +10,7 @@
  * algorithm's own `.algo` space and its request tree's `.session`.
  */
 import { DomainError, Errors, forbidden, invalid } from '../errors.js';
-import { isAdmin, requireCapability, type Principal } from '../auth/principal.js';
+import { isAdmin, requireCapability, type Principal } from '../accounts/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { Account } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';

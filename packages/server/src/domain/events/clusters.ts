@@ -6,11 +6,11 @@
 import crypto from 'node:crypto';
 import { isoNow, type Clock } from '../clock.js';
 import { Errors, invalid } from '../errors.js';
-import { requireAdmin, type Principal } from '../auth/principal.js';
+import { requireAdmin, type Principal } from '../accounts/principal.js';
 import { assertName } from '../names.js';
 import type { KafkaCluster, KafkaConnection } from './model.js';
 import type { EventStore, KafkaAdmin, TopicInfo } from './ports.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 import {
   BROKER_PATTERN,
   type ClusterInput,

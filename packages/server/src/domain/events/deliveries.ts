@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { isoNow, type Clock } from '../clock.js';
 import { DomainError, type ErrorKind } from '../errors.js';
-import { flowPrincipal } from '../auth/principal.js';
+import { flowPrincipal } from '../accounts/principal.js';
 import { type AlgorithmCaller, MAX_INPUT_DEPTH } from '../calls/request.js';
 import { scanJson } from '../../lib/json-scan.js';
 import type { DeliveryOutcome, EventFlow } from './model.js';

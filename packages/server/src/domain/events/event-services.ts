@@ -11,7 +11,7 @@ import type { AlgorithmStore } from '../algorithms/ports.js';
 import type { VersionStore } from '../versions/ports.js';
 import type { ConsumerStatus } from './model.js';
 import type { EventStore, KafkaAdmin } from './ports.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 import { EventClusters } from './clusters.js';
 import { type EventSettings, FlowService } from './flow-service.js';
 import { QueueCredentials } from './queue-credentials.js';

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import { isoNow, type Clock } from '../clock.js';
 import { Errors, forbidden, invalid } from '../errors.js';
-import { isAdmin, refuseCallKey, requireAdmin, requireCapability, type Principal } from '../auth/principal.js';
+import { isAdmin, refuseCallKey, requireAdmin, requireCapability, type Principal } from '../accounts/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { Account } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';

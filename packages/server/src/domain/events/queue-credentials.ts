@@ -3,13 +3,13 @@
  * account (its ExternalId and SourceIdentity), and a flow's keys, decrypted for the workers.
  */
 import { Errors } from '../errors.js';
-import { refuseCallKey, type Principal } from '../auth/principal.js';
+import { refuseCallKey, type Principal } from '../accounts/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { Account } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';
 import type { AlgorithmStore } from '../algorithms/ports.js';
 import type { EventFlow } from './model.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 
 /**
  * How the node names an account when it assumes an IAM role for that account's SQS flows, so a

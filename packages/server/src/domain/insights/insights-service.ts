@@ -13,7 +13,7 @@
 import crypto from 'node:crypto';
 import { isoNow, type Clock } from '../clock.js';
 import { Errors, invalid } from '../errors.js';
-import { requireAdmin, type Principal } from '../auth/principal.js';
+import { requireAdmin, type Principal } from '../accounts/principal.js';
 import type { KafkaCluster } from '../events/model.js';
 import type { TopicInfo } from '../events/ports.js';
 import type { RecordSink } from '../events/publishing.js';

@@ -14,12 +14,12 @@ import crypto from 'node:crypto';
 import type { Logger } from '../logger.js';
 import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors, invalid } from '../errors.js';
-import { refuseCallKey, requireAccountCredential, type Principal } from '../auth/principal.js';
+import { refuseCallKey, requireAccountCredential, type Principal } from '../accounts/principal.js';
 import type { AccountStore } from '../accounts/ports.js';
 import type { ScmConfigService } from './config-service.js';
 import { INTERNAL_SCM_ID, type ScmAuthorization, type ScmConfig, type ScmTokenStatus } from './model.js';
 import type { ScmStore, TokenSet } from './ports.js';
-import type { SecretBox } from '../events/secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 
 /** How long a started authorization waits for the browser to come back. */
 const STATE_TTL_MS = 10 * 60 * 1000;

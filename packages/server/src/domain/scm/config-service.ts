@@ -6,11 +6,11 @@
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
 import { Errors, invalid } from '../errors.js';
-import { refuseCallKey, requireAdmin, type Principal } from '../auth/principal.js';
+import { refuseCallKey, requireAdmin, type Principal } from '../accounts/principal.js';
 import { optionalText } from '../text.js';
 import { INTERNAL_SCM_ID, SCM_PROVIDERS, type ScmConfig, type ScmConfigView, type ScmProviderKind } from './model.js';
 import type { ProviderEndpoint, ScmProvider, ScmStore } from './ports.js';
-import type { SecretBox } from '../events/secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 
 /** The request body of POST /v1/admin/scms and PATCH /v1/admin/scms/{id}; the domain checks every value. */
 export interface ScmConfigInput {

@@ -12,15 +12,15 @@
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors, invalid } from '../errors.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../accounts/principal.js';
 import { optionalText } from '../text.js';
 import type { Algorithm } from '../algorithms/model.js';
-import type { AlgorithmSource, ExternalSourcePlan, ExternalSourcing } from '../algorithms/ports.js';
+import type { AlgorithmSource, ExternalSourcePlan, ExternalSourcing } from './ports.js';
 import type { AuthorizationService } from './authorization-service.js';
 import { type ScmConfigService, viewOf } from './config-service.js';
 import type { ExternalSource, ScmConfig } from './model.js';
 import type { ProviderEndpoint, ProviderRepository, ScmProvider, ScmStore, SourceMirror } from './ports.js';
-import type { SecretBox } from '../events/secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 
 /** Repository and owner names every provider accepts (GitHub's rule; the others allow a subset of it or more). */
 const REPOSITORY_NAME = /^[A-Za-z0-9_.-]{1,100}$/;

@@ -1,4 +1,15 @@
-import type { ExternalSource, OAuthState, ScmAccessLevel, ScmAuthorization, ScmConfig, ScmProviderKind, SourceDelivery } from './model.js';
+import type { Principal } from '../accounts/principal.js';
+import type { Algorithm } from '../algorithms/model.js';
+import type {
+  ExternalSource,
+  OAuthState,
+  ScmAccessLevel,
+  ScmAuthorization,
+  ScmConfig,
+  ScmConfigView,
+  ScmProviderKind,
+  SourceDelivery,
+} from './model.js';
 
 export interface ScmStore {
   listConfigs(): Promise<ScmConfig[]>;
@@ -124,4 +135,34 @@ export interface SourceMirror {
 export interface FetchedBranch {
   sha: string;
   moved: boolean;
+}
+
+/** Where an externally hosted algorithm's source lives, as the algorithm object shows it (`source`). */
+export interface AlgorithmSource {
+  repositoryName: string;
+  repositoryOwner: string;
+  httpsUrl: string;
+  sshUrl: string;
+  webUrl: string;
+  scm: ScmConfigView;
+  lastDelivery: SourceDelivery | null;
+}
+
+/** A checked plan to host a new algorithm's source at a provider; nothing exists there yet. */
+export interface ExternalSourcePlan {
+  /** The first commit's message (source.initial_commit_message). */
+  commitMessage: string;
+  /**
+   * Once the algorithm's own repository holds the template commit: creates the repository at
+   * the provider, pushes that commit, registers the webhook and records the source. On failure
+   * it removes what it made at the provider (or says in the error what is left there).
+   */
+  establish(algorithm: Algorithm): Promise<AlgorithmSource>;
+}
+
+/** External SCM hosting, as algorithm creation and reads need it (ExternalSourceService implements it; AlgorithmService uses it). */
+export interface ExternalSourcing {
+  /** Checks a create request's `source` (configuration, authorization, owner, name) before anything is made. */
+  plan(p: Principal, source: Record<string, unknown>): Promise<ExternalSourcePlan>;
+  sourceOf(algorithmId: string): Promise<AlgorithmSource | undefined>;
 }

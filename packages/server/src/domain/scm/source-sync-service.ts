@@ -12,16 +12,15 @@
  */
 import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors } from '../errors.js';
-import type { Principal } from '../auth/principal.js';
-import type { AlgorithmService } from '../algorithms/algorithm-service.js';
-import type { RepositoryHost } from '../algorithms/ports.js';
+import type { Principal } from '../accounts/principal.js';
+import type { AlgorithmReader, RepositoryHost } from '../algorithms/ports.js';
 import type { BuildService } from '../builds/build-service.js';
 import type { Build } from '../builds/model.js';
 import type { AuthorizationService } from './authorization-service.js';
 import type { ScmConfigService } from './config-service.js';
 import type { ExternalSource, SourceDelivery } from './model.js';
 import type { ScmStore, SourceMirror } from './ports.js';
-import type { SecretBox } from '../events/secret-box.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 
 /** The branch that is built, as for pushes to the internal SCM. */
 const BRANCH = 'main';
@@ -44,7 +43,7 @@ export interface SourceSyncServiceDeps {
   secrets: SecretBox;
   mirror: SourceMirror;
   repositories: Pick<RepositoryHost, 'head'>;
-  algorithms: AlgorithmService;
+  algorithms: AlgorithmReader;
   builds: Pick<BuildService, 'enqueue'>;
   clock: Clock;
 }
@@ -56,7 +55,7 @@ export class SourceSyncService {
   private readonly secrets: SecretBox;
   private readonly mirror: SourceMirror;
   private readonly repositories: Pick<RepositoryHost, 'head'>;
-  private readonly algorithms: AlgorithmService;
+  private readonly algorithms: AlgorithmReader;
   private readonly builds: Pick<BuildService, 'enqueue'>;
   private readonly clock: Clock;
   /** Per algorithm: the webhook fetch running, and the one deliveries arriving meanwhile wait for. */

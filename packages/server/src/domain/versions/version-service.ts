@@ -6,12 +6,11 @@
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors, invalid } from '../errors.js';
-import { isAdmin, type Principal } from '../auth/principal.js';
+import { isAdmin, type Principal } from '../accounts/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { AccountStore } from '../accounts/ports.js';
-import type { AlgorithmService, AlgorithmView } from '../algorithms/algorithm-service.js';
-import type { Algorithm } from '../algorithms/model.js';
-import type { RepositoryHost } from '../algorithms/ports.js';
+import type { Algorithm, AlgorithmRecord } from '../algorithms/model.js';
+import type { AlgorithmReader, RepositoryHost } from '../algorithms/ports.js';
 import type { Build } from '../builds/model.js';
 import type { BuildStore } from '../builds/ports.js';
 import { encodeMarker, type Page, type PageRequest } from '../pagination.js';
@@ -39,7 +38,7 @@ export interface PublishInput {
 
 /** One entry of the versions list: a published version, or (members only) a build not yet published. */
 export interface VersionView {
-  view: AlgorithmView;
+  view: AlgorithmRecord;
   version?: Version;
   build: Build;
 }
@@ -59,7 +58,7 @@ const MAX_SAMPLE_CHARS = 64 * 1024;
 export interface VersionServiceDeps {
   versions: VersionStore;
   builds: BuildStore;
-  algorithms: AlgorithmService;
+  algorithms: AlgorithmReader;
   accounts: AccountStore;
   access: OwnerAccess;
   repositories: RepositoryHost;
@@ -73,7 +72,7 @@ export class VersionService {
 
   private readonly versions: VersionStore;
   private readonly builds: BuildStore;
-  private readonly algorithms: AlgorithmService;
+  private readonly algorithms: AlgorithmReader;
   private readonly accounts: AccountStore;
   private readonly access: OwnerAccess;
   private readonly repositories: RepositoryHost;
@@ -251,7 +250,7 @@ export class VersionService {
     return this.versions.latest(algorithmId);
   }
 
-  private async unpublishedBuilds(view: AlgorithmView, request: PageRequest): Promise<Page<VersionView>> {
+  private async unpublishedBuilds(view: AlgorithmRecord, request: PageRequest): Promise<Page<VersionView>> {
     // Successful builds without a version, newest first; pages follow the build list's markers.
     const items: VersionView[] = [];
     let after = request.after;

@@ -3,7 +3,7 @@
  * role names itself; a node alone is `all` without a cluster.
  */
 import type { Config } from '../../config/config.js';
-import type { Principal } from '../../domain/auth/principal.js';
+import type { Principal } from '../../domain/accounts/principal.js';
 import type { AlgorithmRuntime } from '../../domain/calls/ports.js';
 import type { WorkerDirectory } from '../../cluster/directory.js';
 import type { NatsCluster } from '../../cluster/nats-cluster.js';

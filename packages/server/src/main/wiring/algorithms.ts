@@ -1,7 +1,7 @@
 /** Algorithms and builds: the Git repositories, algorithms, their versions, source and builds. */
 import path from 'node:path';
-import { AlgorithmService } from '../../domain/algorithms/algorithm-service.js';
-import type { ExternalSourcing } from '../../domain/algorithms/ports.js';
+import { AlgorithmService } from '../../domain/algorithm-objects/algorithm-service.js';
+import type { ExternalSourcing } from '../../domain/scm/ports.js';
 import { SourceService } from '../../domain/algorithms/source-service.js';
 import { BuildService } from '../../domain/builds/build-service.js';
 import type { Builder } from '../../domain/builds/ports.js';
@@ -80,7 +80,7 @@ export function wireBuilds(
     repositories: deps.repositories,
     builder: deps.builder,
     settings: {
-      concurrency: Math.max(1, config.buildConcurrency),
+      concurrency: config.buildConcurrency,
       perAccount: config.buildsPerAccount,
       timeoutMs: config.buildTimeoutSeconds * 1000,
       publicUrl: base.node.publicUrl,

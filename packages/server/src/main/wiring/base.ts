@@ -9,7 +9,7 @@ import { OwnerAccess } from '../../domain/accounts/access.js';
 import { Catalog } from '../../domain/catalog/catalog.js';
 import { DomainChanges } from '../../domain/changes.js';
 import { type Clock, systemClock } from '../../domain/clock.js';
-import { SecretBox } from '../../domain/events/secret-box.js';
+import { SecretBox } from '../../lib/secret-box.js';
 import type { Logger } from '../../domain/logger.js';
 import type { WorkerLog } from '../../events/delivery-policy.js';
 import type { ApiSocketServer } from '../../runtime/runner/runner-factory.js';
@@ -20,7 +20,7 @@ import { type Db, migrateToLatest, openDatabase } from '../../storage/database.j
 import { SqlVersionStore } from '../../storage/version-store.js';
 import { type ClusterLink, type NodeRole, roleOf } from '../roles/index.js';
 import type { CheckedSettings } from '../settings.js';
-import { clusterKey, openClusterLink } from './cluster.js';
+import { clusterKey, openClusterLink } from './cluster-link.js';
 
 /** Where this node is reached, known once it listens (port 0 picks a free port). */
 export interface NodeAddress {

@@ -35,7 +35,7 @@ export function wireCalls(base: Base, deps: CallDeps): CallService {
     runtime: metrics.timedRuntime(placement.runtime),
     keys,
     settings: {
-      maxInFlightPerAccount: Math.max(1, base.config.maxCallsPerAccount),
+      maxInFlightPerAccount: base.config.maxCallsPerAccount,
       gpuAvailable: placement.gpuAvailable,
     },
     onSucceeded: (call) => deps.publisher.succeeded(call),

@@ -83,7 +83,7 @@ export function wireFlowWorkers(base: Base, ev: EventWiring, calls: CallService,
       maxMs: config.eventRetryBackoffMaxMs,
       saturatedMs: config.eventSaturationDelayMs,
     },
-    sqsConcurrency: Math.max(1, config.runnersPerAlgorithm),
+    sqsConcurrency: config.runnersPerAlgorithm,
     // In a cluster the workers consume (a dead worker's messages and partitions go to the others
     // by the broker's own redelivery); API nodes only keep the publisher table.
     subscribers: base.role.runsWork,

@@ -103,8 +103,8 @@ export function startSandboxes(base: Base, s: Sandboxes): void {
 function wirePool(base: Base, runners: RunnerFactory): RunnerPool {
   const { config, checked } = base;
   return new RunnerPool(runners, {
-    maxPerArtifact: Math.max(1, config.runnersPerAlgorithm),
-    maxTotal: Math.max(1, config.maxRunners),
+    maxPerArtifact: config.runnersPerAlgorithm,
+    maxTotal: config.maxRunners,
     idleMs: config.runnerIdleSeconds * 1000,
     maxPerAccount: config.runnersPerAccount,
     memoryPerAccount: config.runnerMemoryPerAccountMiB * 1024 * 1024,

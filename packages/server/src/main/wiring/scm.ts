@@ -1,5 +1,5 @@
 /** External SCM hosting: provider configurations, users' OAuth authorizations, mirrored sources and their sync. */
-import type { AlgorithmService } from '../../domain/algorithms/algorithm-service.js';
+import type { AlgorithmService } from '../../domain/algorithm-objects/algorithm-service.js';
 import type { BuildService } from '../../domain/builds/build-service.js';
 import { AuthorizationService } from '../../domain/scm/authorization-service.js';
 import { ScmConfigService } from '../../domain/scm/config-service.js';

@@ -39,7 +39,6 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { RegistrySettings } from '../languages/adapter.js';
 
 /** The port the forwarder listens on inside a build sandbox (its network namespace is its own). */
 export const EGRESS_PROXY_PORT = 3128;
@@ -160,7 +159,7 @@ export function parseEgressEntry(text: string, configured = true): EgressTarget 
 }
 
 /** The host and port of an http(s) registry URL (`sparse+https://…` too); undefined for file: and the like. */
-function urlTarget(url: string, configured: boolean): EgressTarget | undefined {
+export function urlTarget(url: string, configured: boolean): EgressTarget | undefined {
   let u: URL;
   try {
     u = new URL(url.replace(/^(sparse|registry)\+/, ''));
@@ -170,46 +169,6 @@ function urlTarget(url: string, configured: boolean): EgressTarget | undefined {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
   const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
   return { host: normalizeHost(u.hostname), port, configured };
-}
-
-const DEFAULT_HOSTS = {
-  pip: ['pypi.org', 'files.pythonhosted.org'],
-  npm: ['registry.npmjs.org'],
-  maven: ['repo.maven.apache.org', 'repo1.maven.org'],
-  cran: ['cloud.r-project.org'],
-  gem: ['rubygems.org', 'index.rubygems.org'],
-  cargo: ['index.crates.io', 'static.crates.io', 'crates.io'],
-};
-
-/**
- * Where build steps may go: each registry the cluster configured (or that language's public
- * default when unset) plus the operator's extra entries.
- */
-export function registryTargets(registries: RegistrySettings, extra: string[]): EgressTarget[] {
-  const out: EgressTarget[] = [];
-  const add = (url: string | undefined, defaults: string[]) => {
-    if (url === undefined || url === '') {
-      for (const host of defaults) out.push({ host, port: 443, configured: false });
-      return;
-    }
-    const t = urlTarget(url, true);
-    if (t) out.push(t);
-  };
-  add(registries.pipIndexUrl, DEFAULT_HOSTS.pip);
-  add(registries.npmRegistry, DEFAULT_HOSTS.npm);
-  add(registries.mavenRepository, DEFAULT_HOSTS.maven);
-  add(registries.cranRepository, DEFAULT_HOSTS.cran);
-  add(registries.gemSource, DEFAULT_HOSTS.gem);
-  add(registries.cargoRegistry, DEFAULT_HOSTS.cargo);
-  for (const e of extra) out.push(parseEgressEntry(e));
-  // One entry per host and port; configured wins over default.
-  const byKey = new Map<string, EgressTarget>();
-  for (const t of out) {
-    const key = `${t.host}:${t.port}`;
-    const seen = byKey.get(key);
-    byKey.set(key, seen ? { ...seen, configured: seen.configured || t.configured } : t);
-  }
-  return [...byKey.values()];
 }
 
 function normalizeHost(host: string): string {

@@ -15,7 +15,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('tls_ca', 'text')
     .addColumn('sasl_mechanism', 'text')
     .addColumn('sasl_username', 'text')
-    .addColumn('sasl_password', 'text') // sealed (domain/events/secret-box.ts)
+    .addColumn('sasl_password', 'text') // sealed (lib/secret-box.ts)
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema

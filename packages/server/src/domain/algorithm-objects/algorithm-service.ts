@@ -1,40 +1,46 @@
+/**
+ * The algorithm object: creating, listing, searching, changing and deleting algorithms, and
+ * showing each with its newest version and build and where its source lives. It sits above
+ * domain/algorithms (the records, their stores and repositories) and the areas built on them
+ * (builds, versions, SCM), which read algorithms through the AlgorithmReader port it implements.
+ */
 import crypto from 'node:crypto';
 import { type Clock, isoNow } from '../clock.js';
 import { DomainError, Errors, forbidden, invalid } from '../errors.js';
 import { assertName, MAX_ALGORITHM_NAME } from '../names.js';
 import type { Page, PageRequest } from '../pagination.js';
-import { isAdmin, refuseCallKey, requireCapability, type Principal } from '../auth/principal.js';
+import { isAdmin, refuseCallKey, requireCapability, type Principal } from '../accounts/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { Account } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';
 import { optionalText } from '../text.js';
 import type { Catalog } from '../catalog/catalog.js';
-import type { Environment } from '../catalog/model.js';
-import { type Algorithm, type AlgorithmSettings, CALLABILITIES, LICENSES, NETWORK_ACCESS, SOURCE_VISIBILITIES } from './model.js';
-import type { AlgorithmSource, AlgorithmStore, ExternalSourcePlan, ExternalSourcing, RepositoryHost } from './ports.js';
+import {
+  type Algorithm,
+  type AlgorithmInput,
+  type AlgorithmRecord,
+  type AlgorithmSettings,
+  CALLABILITIES,
+  LICENSES,
+  NETWORK_ACCESS,
+  SOURCE_VISIBILITIES,
+} from '../algorithms/model.js';
+import type { AlgorithmReader, AlgorithmStore, RepositoryHost } from '../algorithms/ports.js';
 import type { Build } from '../builds/model.js';
 import type { BuildStore } from '../builds/ports.js';
 import type { Version } from '../versions/model.js';
 import type { VersionStore } from '../versions/ports.js';
 import { INTERNAL_SCM_ID } from '../scm/model.js';
 import { type ChangeNotifier, ignoreChanges } from '../changes.js';
-
-/** The request shape of docs/compatibility.md §9.2 endpoint 2 and of PUT/PATCH (docs/compatibility.md §3); all fields optional here. */
-export interface AlgorithmInput {
-  name?: unknown;
-  details?: { label?: unknown; summary?: unknown; tagline?: unknown } | null;
-  settings?: Record<string, unknown> | null;
-  source?: Record<string, unknown> | null;
-}
+import type { AlgorithmSource, ExternalSourcePlan, ExternalSourcing } from '../scm/ports.js';
 
 export interface AlgorithmDefaults {
   environmentName: string;
   networkAccess: 'isolated' | 'full';
 }
 
-export interface AlgorithmView {
-  algorithm: Algorithm;
-  environment: Environment;
+/** The algorithm object: the record, with what the areas built on it add. */
+export interface AlgorithmView extends AlgorithmRecord {
   /** The newest published version and the newest build, shown in the algorithm object. */
   latestVersion?: Version;
   latestBuild?: Build;
@@ -64,7 +70,7 @@ export interface AlgorithmServiceDeps {
   changes?: ChangeNotifier;
 }
 
-export class AlgorithmService {
+export class AlgorithmService implements AlgorithmReader {
   private readonly changes: ChangeNotifier;
 
   private readonly algorithms: AlgorithmStore;

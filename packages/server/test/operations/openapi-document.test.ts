@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openApiDocument } from '../src/main/openapi.js';
+import { openApiDocument } from '../../src/main/openapi.js';
 
 const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 

@@ -3,7 +3,7 @@
  * Every domain operation takes a Principal and decides from it; nothing trusts the path alone.
  */
 import { forbidden } from '../errors.js';
-import { type Account, CAPABILITIES, type Capability } from '../accounts/model.js';
+import { type Account, CAPABILITIES, type Capability } from './model.js';
 
 /**
  * How the caller proved who it is. `call_key` is the key one running algorithm call holds
