@@ -1,5 +1,5 @@
 /**
- * The size limits of a unit (docs/design/README.md, "Units"): no class longer than 300 lines and no
+ * The size limits of a unit (docs/development.md, "Units"): no class longer than 300 lines and no
  * function longer than 100 lines in packages/{server,cli,client,web}/src. A unit that grows past
  * them does more than one job; split it by job rather than by line count.
  *
