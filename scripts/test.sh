@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The one test command (README, .ci/run): installs what is missing (and builds the web UI),
-# checks types, lint, unused code (knip), shell scripts (shellcheck), format, OpenAPI drift, the
-# production dependencies' advisories (npm audit), the web UI's JavaScript budget and the docs'
-# links and citations (scripts/check-docs.ts), then runs every test with PostgreSQL started
-# alongside.
+# checks types, lint, the dependency rules, unused code (knip), shell scripts (shellcheck),
+# format, OpenAPI drift, the production dependencies' advisories (npm audit), the web UI's
+# JavaScript budget, the docs' links and citations (scripts/check-docs.ts) and the size of
+# classes and functions (scripts/check-unit-sizes.ts), then runs every test with PostgreSQL
+# started alongside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,5 +20,6 @@ echo "== openapi drift"; npm run --silent openapi:check
 echo "== production dependencies (npm audit --omit=dev)"; node --import tsx scripts/audit-dependencies.ts
 echo "== web UI JavaScript budget"; node --import tsx scripts/check-web-bundle.ts
 echo "== docs: links, lengths, rule citations"; node --import tsx scripts/check-docs.ts
+echo "== unit sizes: classes <= 300 lines, functions <= 100"; node --import tsx scripts/check-unit-sizes.ts
 echo "== tests"
 exec bash scripts/with-services.sh bash scripts/run-tests.sh "$@"
