@@ -19,8 +19,14 @@ import type { VersionService } from '../versions/version-service.js';
 import type { KeyService } from '../accounts/key-service.js';
 import type { Algorithm } from '../algorithms/model.js';
 import type { Environment } from '../catalog/model.js';
-import type { InsightsService } from '../insights/insights-service.js';
-import { type AlgorithmRuntime, type CallObserver, type PipeRequest, type RunTarget, RuntimeFailure } from './ports.js';
+import {
+  type AlgorithmRuntime,
+  type CallObserver,
+  type InsightsTokens,
+  type PipeRequest,
+  type RunTarget,
+  RuntimeFailure,
+} from './ports.js';
 import {
   type AlgoAddress,
   type AlgorithmCaller,
@@ -81,7 +87,7 @@ export interface CallServiceDeps {
   /** Told of every successful execution (Event Flows' publishers); never awaited by the call. */
   onSucceeded?: CallObserver['succeeded'];
   /** Insights: calls of versions with insights_enabled get a token to report with. */
-  insights?: Pick<InsightsService, 'openCall'>;
+  insights?: InsightsTokens;
   /** Where a failed background refresh of a cached resolution is reported. */
   log: Logger;
   /**
@@ -109,7 +115,7 @@ export class CallService implements AlgorithmCaller {
   private readonly keys: KeyService;
   private readonly settings: CallSettings;
   private readonly onSucceeded?: CallObserver['succeeded'];
-  private readonly insights?: Pick<InsightsService, 'openCall'>;
+  private readonly insights?: InsightsTokens;
 
   constructor(deps: CallServiceDeps) {
     this.accounts = deps.accounts;

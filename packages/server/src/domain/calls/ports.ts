@@ -130,3 +130,20 @@ export interface AsyncRequestStore {
   completeAllRunning(envelope: Record<string, unknown>, expiresAt: string): Promise<number>;
   deleteExpired(now: string): Promise<number>;
 }
+
+/** One call of an Insights-enabled version, as the Insights area is told of it. */
+export interface InsightsCall {
+  owner: string;
+  name: string;
+  version: string;
+  requestId: string;
+}
+
+/**
+ * Insights tokens for calls (domain/insights fills it): a call of an Insights-enabled version
+ * gets a token its reports carry, valid until the call ends. A port of calls, so that calls
+ * depends on no area that reaches back to it (insights uses events, which uses calls).
+ */
+export interface InsightsTokens {
+  openCall(call: InsightsCall): { token: string; close: () => void };
+}

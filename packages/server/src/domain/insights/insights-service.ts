@@ -16,6 +16,7 @@ import { Errors, invalid } from '../errors.js';
 import { requireAdmin, type Principal } from '../accounts/principal.js';
 import type { KafkaCluster } from '../events/model.js';
 import type { TopicInfo } from '../events/ports.js';
+import type { InsightsCall, InsightsTokens } from '../calls/ports.js';
 import type { RecordSink } from '../events/publishing.js';
 
 /** compat §4: at most 25 metrics per report. */
@@ -59,12 +60,6 @@ export interface InsightsClusters {
 }
 
 /** What a running call of an insights_enabled version reports as (the enrichment). */
-export interface InsightsCall {
-  owner: string;
-  name: string;
-  version: string;
-  requestId: string;
-}
 
 export interface InsightsConnectionView {
   cluster: { id: string; name: string };
@@ -79,7 +74,7 @@ export interface InsightsServiceDeps {
   clock: Clock;
 }
 
-export class InsightsService {
+export class InsightsService implements InsightsTokens {
   private readonly store: InsightsStore;
   private readonly clusters: InsightsClusters;
   private readonly sink: RecordSink;
