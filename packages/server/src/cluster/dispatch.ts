@@ -9,6 +9,7 @@ import type { Build } from '../domain/builds/model.js';
 import type { BuildDispatch } from '../domain/builds/build-service.js';
 import type { BuildEvent, BuildEvents } from '../domain/builds/build-events.js';
 import type { AsyncDispatch, AsyncJob } from '../domain/calls/async-calls.js';
+import type { CallRequest } from '../domain/calls/request.js';
 import { type AlgorithmRuntime, type Execution, type PipeRequest, type RunTarget, RuntimeFailure } from '../domain/calls/ports.js';
 import { DomainError, Errors } from '../domain/errors.js';
 import type { Capability } from '../domain/accounts/model.js';
@@ -71,8 +72,23 @@ export function openBuildWork(cluster: NatsCluster, subject: string, data: Uint8
  */
 export function openAsyncJob(cluster: NatsCluster, subject: string, data: Uint8Array): AsyncJob {
   const { payload } = cluster.signer.open('work', subject, '', data);
-  const { meta, bytes } = decodeFrame<Omit<AsyncJob, 'input'> & { input: Omit<AsyncJob['input'], 'body'> }>(payload);
-  return { ...meta, input: { ...meta.input, body: bytes } };
+  const { meta, bytes } = decodeFrame<Omit<AsyncJob, 'input'> & { input: QueuedInput }>(payload);
+  return { ...meta, input: callRequestOf(meta.input, bytes) };
+}
+
+/**
+ * An async call's input as it waits in the work queue, which keeps it across a restart: as this
+ * version queues it, or as the version before did (the path as sent and the `timeout` query
+ * string, both checked when the call was accepted), so a job accepted before an upgrade still
+ * runs after it.
+ */
+type QueuedInput = Omit<CallRequest, 'body' | 'address'> & { address?: CallRequest['address']; path?: string; timeout?: string };
+
+function callRequestOf(queued: QueuedInput, body: Buffer): CallRequest {
+  const { address, path, timeout, ...rest } = queued;
+  const input: CallRequest = { ...rest, address: address ?? path ?? '', body };
+  if (input.timeoutSeconds === undefined && timeout !== undefined) input.timeoutSeconds = Number(timeout);
+  return input;
 }
 
 /**
