@@ -1319,7 +1319,7 @@ export interface components {
       admin: boolean;
       /** @description How the caller proved who it is: a signed-in session, a standard API key, the key of an algorithm call, an admin key. */
       credential: 'session' | 'key' | 'call_key' | 'admin_key';
-      /** @description What the credential may do (README, "Credentials and capabilities"). */
+      /** @description What the credential may do (docs/api-guide.md, "Credentials and capabilities"). */
       capabilities: ('manage_algorithms' | 'call_algorithms' | 'read_data' | 'write_data')[];
       /** @description The organizations the account belongs to, by name; absent for a call key. */
       organizations?: {
