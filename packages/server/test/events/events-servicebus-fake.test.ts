@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { createUser, type TestUser } from '../support/fixtures.js';
 import { client, type Client } from '../support/http.js';
 import { type DatabaseKind, DATABASES, startTestServer, type TestServer } from '../support/server.js';
-import { eventually, publishedPython } from '../support/events.js';
+import { eventually, holdCallSlot, publishedPython } from '../support/events.js';
 import { FakeServiceBus } from '../support/servicebus-fake.js';
 
 /** Succeeds only when its event metadata names the message the input expects: so it read it. */
@@ -129,8 +129,7 @@ function serviceBusFlowsSuite(database: DatabaseKind): void {
   test('saturated: the message is abandoned after a delay, and after the queue’s max delivery count dead-lettered', async () => {
     queue('busy', 2);
     // alice's one call in flight: a slow call through the API keeps her algorithms saturated.
-    const busy = api.post('/v1/algo/alice/Slow/1.0.0', { key: alice.key, body: 6 });
-    await eventually('the slow call running', async () => ((await inFlight()) ? true : undefined));
+    const busy = await holdCallSlot(() => api.post('/v1/algo/alice/Slow/1.0.0', { key: alice.key, body: 6 }), inFlight);
     const created = await flow('Check', 'busy');
     bus.enqueue('busy', JSON.stringify({ expect_id: 'busy-1' }), { messageId: 'busy-1' });
     await eventually('the message dead-lettered', async () => (bus.deadLetters('busy').length ? true : undefined));
@@ -152,7 +151,7 @@ function serviceBusFlowsSuite(database: DatabaseKind): void {
     ]);
     for (const d of records) assert.match(d.error, /too many calls in flight/);
     await disable('Check', created.id);
-    assert.equal((await busy).status, 200);
+    assert.equal((await busy.answer).status, 200);
   });
 
   test('a failing call: abandoned with backoff, then dead-lettered by the max delivery count with nothing lost', async () => {

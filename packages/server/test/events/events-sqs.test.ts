@@ -10,7 +10,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, S
 import { createUser, type TestUser } from '../support/fixtures.js';
 import { client, type Client } from '../support/http.js';
 import { type DatabaseKind, DATABASES, startTestServer, type TestServer } from '../support/server.js';
-import { eventually, needs, publishedPython, SQS, sqsMessagesLeft } from '../support/events.js';
+import { eventually, holdCallSlot, needs, publishedPython, SQS, sqsMessagesLeft } from '../support/events.js';
 
 const ECHO = `import json, os
 
@@ -110,8 +110,7 @@ function sqsFlowsSuite(database: DatabaseKind): void {
     const dlq = await queue('slow-dlq');
     const url = await queue('slow', { dlq, maxReceives: 2 });
     // alice's one call in flight: a slow call through the API keeps her algorithms saturated.
-    const busy = api.post('/v1/algo/alice/Slow/1.0.0', { key: alice.key, body: 10 });
-    await eventually('the slow call running', async () => ((await inFlight()) ? true : undefined));
+    const busy = await holdCallSlot(() => api.post('/v1/algo/alice/Slow/1.0.0', { key: alice.key, body: 10 }), inFlight);
     await flow('Echo', url);
     await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: '"later"' }));
     const moved = await eventually('the message in the dead-letter queue', async () => {
@@ -124,7 +123,7 @@ function sqsFlowsSuite(database: DatabaseKind): void {
     );
     assert.deepEqual(records.map((d: { outcome: string }) => d.outcome).sort(), ['dead_lettered', 'returned']);
     for (const d of records) assert.match(d.error, /too many calls in flight/);
-    assert.equal((await busy).status, 200);
+    assert.equal((await busy.answer).status, 200);
   });
 
   test('queue URLs are checked where they enter: AWS URLs or hosts the operator allows, nothing else', async () => {

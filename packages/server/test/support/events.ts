@@ -66,6 +66,35 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
   }
 }
 
+/**
+ * Takes an account's one call slot (ALGOHOST_MAX_CALLS_PER_ACCOUNT=1) with a slow call and
+ * resolves once it holds it, which `slotTaken` (a call of the account answered 429) tells. That
+ * probe is a call too: when it reaches the server first it takes the slot itself and the slow
+ * call is refused with 429, so the slow call is then sent again. Resolves with the slow call's
+ * answer, to await at the end.
+ */
+export async function holdCallSlot<R extends { status: number }>(
+  slowCall: () => Promise<R>,
+  slotTaken: () => Promise<boolean>,
+): Promise<{ answer: Promise<R> }> {
+  let refused = false;
+  const send = () =>
+    slowCall().then((res) => {
+      refused = res.status === 429;
+      return res;
+    });
+  const held = { answer: send() };
+  await eventually('the slow call holding the call slot', async () => {
+    if (await slotTaken()) return true;
+    if (refused) {
+      refused = false;
+      held.answer = send();
+    }
+    return undefined;
+  });
+  return held;
+}
+
 export async function createTopics(brokers: string, topics: string[], partitions = 1): Promise<void> {
   const admin = new Admin({ clientId: 'test-admin', bootstrapBrokers: [brokers] });
   try {
