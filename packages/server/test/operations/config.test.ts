@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { ConfigError, ConfigSchema, describeSettings, loadConfig, SETTINGS } from '../../src/config/config.js';
 
-const START = fileURLToPath(new URL('../src/main/start.ts', import.meta.url));
+const START = fileURLToPath(new URL('../../src/main/start.ts', import.meta.url));
 
 test('every setting of the schema has one env var, flag and description, all distinct, each in --help', () => {
   assert.deepEqual(SETTINGS.map((s) => s.key).sort(), Object.keys(ConfigSchema.properties).sort());
