@@ -468,7 +468,9 @@ export const Identity = Type.Object(
     credential: Type.Union([Type.Literal('session'), Type.Literal('key'), Type.Literal('call_key'), Type.Literal('admin_key')], {
       description: 'How the caller proved who it is: a signed-in session, a standard API key, the key of an algorithm call, an admin key.',
     }),
-    capabilities: Type.Array(Capability, { description: 'What the credential may do (docs/api-guide.md, "Credentials and capabilities").' }),
+    capabilities: Type.Array(Capability, {
+      description: 'What the credential may do (docs/api-guide.md, "Credentials and capabilities").',
+    }),
     organizations: Type.Optional(
       Type.Array(Type.Object({ name: Str, role: Type.Union([Type.Literal('owner'), Type.Literal('member')]) }), {
         description: 'The organizations the account belongs to, by name; absent for a call key.',
