@@ -5,8 +5,8 @@
  *   BENCHMARKS.md, docs/, examples/) names a file that exists, and its #anchor a heading there;
  *   and every code block in them is closed;
  * - README.md stays a front door (at most 250 lines) and ARCHITECTURE.md fits on one screen (120);
- * - no file cites an entry of the benchmark diary that BENCHMARKS.md no longer is ("BENCHMARKS.md,
- *   session 15"): a reason goes into docs/performance.md as a rule, and code cites the rule;
+ * - no file cites a numbered history entry of BENCHMARKS.md (a table of current figures): a reason
+ *   goes into docs/performance.md as a rule, and code cites the rule;
  * - every "docs/performance.md, rule N" names a rule that exists;
  * - every file the `warm-call-path` block of eslint.config.js names still exists, so the lint rule
  *   of docs/performance.md rule 2 does not silently stop applying when a file moves.
