@@ -194,6 +194,8 @@ export interface Problems {
   shown: (problem: string | null) => string | null;
   reveal: () => void;
   hide: () => void;
+  /** The submit of a form with one problem at a time: shows it, and runs `action` only without one. */
+  submit: (problem: string | null, action: () => void) => void;
 }
 
 /** Field problems stay quiet while the user types a first time, and show once they submit. */
@@ -203,5 +205,9 @@ export function useProblems(): Problems {
     shown: (problem) => (revealed ? problem : null),
     reveal: () => setRevealed(true),
     hide: () => setRevealed(false),
+    submit: (problem, action) => {
+      setRevealed(true);
+      if (!problem) action();
+    },
   };
 }

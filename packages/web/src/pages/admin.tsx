@@ -117,12 +117,7 @@ function NewUser({ session, onCreated }: { session: SignedIn; onCreated: () => v
   return (
     <section aria-labelledby="new-user">
       <h2 id="new-user">Create a user</h2>
-      <Form
-        onSubmit={() => {
-          problems.reveal();
-          if (!problem) void create.run();
-        }}
-      >
+      <Form onSubmit={() => problems.submit(problem, () => void create.run())}>
         <div class="grid-2">
           <div>
             <TextField label="Username" error={problems.shown(problem)} value={v.username} onValue={set('username')} autoComplete="off" />

@@ -65,13 +65,7 @@ function OwnerCollections({ session, owner, embedded }: { session: SignedIn; own
           )
         }
       </Show>
-      <Form
-        class="inline"
-        onSubmit={() => {
-          problems.reveal();
-          if (!problem) void create.run();
-        }}
-      >
+      <Form class="inline" onSubmit={() => problems.submit(problem, () => void create.run())}>
         <TextField label={`New collection of ${owner}`} error={problems.shown(problem)} value={name} onValue={setName} autoComplete="off" />
         <SelectField label="Who may read it" value={acl} onValue={setAcl} options={ACL_OPTIONS} />
         <Busy type="submit" busy={create.busy}>

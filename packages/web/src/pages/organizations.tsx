@@ -96,12 +96,7 @@ function CreateOrganization({ session }: { session: SignedIn }) {
   return (
     <section aria-labelledby="create-org">
       <h2 id="create-org">Create an organization</h2>
-      <Form
-        onSubmit={() => {
-          problems.reveal();
-          if (!problem) void create.run();
-        }}
-      >
+      <Form onSubmit={() => problems.submit(problem, () => void create.run())}>
         <div class="grid-2">
           <div>
             <TextField
