@@ -62,11 +62,16 @@ export function requireCapability(p: Principal, capability: Capability): void {
   }
 }
 
-/** Refuses the key of a running algorithm call: it may call algorithms and use hosted data, nothing else. */
+/**
+ * Refuses the key of a running algorithm call: it may call algorithms and use hosted data,
+ * nothing else. An Event Flow acting for the owner holds no more than such a key, so it is
+ * refused the same way.
+ */
 export function refuseCallKey(p: Principal, action: string): void {
   if (p.via === 'call_key') {
     throw forbidden(`${action} is not allowed with the key of an algorithm call; it may only call algorithms and use hosted data`);
   }
+  if (p.via === 'event_flow') throw forbidden(`${action} is not allowed for an Event Flow; it may only call its algorithm`);
 }
 
 /**
