@@ -77,10 +77,13 @@ export class ConnectionGuard {
       const r = connections.get(this.socket);
       if (r?.req === this) forget(r);
     };
-    if (limits.bodyTimeoutMs > 0) {
-      this.timer = setInterval(() => this.checkBodies(), Math.max(50, Math.floor(limits.bodyTimeoutMs / 4)));
-      this.timer.unref();
-    }
+  }
+
+  /** Starts the body-rate check (the node's start step: making the guard starts no timer). */
+  start(): void {
+    if (this.timer || this.limits.bodyTimeoutMs <= 0) return;
+    this.timer = setInterval(() => this.checkBodies(), Math.max(50, Math.floor(this.limits.bodyTimeoutMs / 4)));
+    this.timer.unref();
   }
 
   /** Connections held now. */
@@ -106,7 +109,8 @@ export class ConnectionGuard {
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    clearInterval(this.timer);
+    this.timer = undefined;
     this.connections.clear();
     this.anonymous.clear();
   }

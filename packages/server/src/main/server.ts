@@ -58,6 +58,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
   try {
     services = await buildServices(config, checked, logger, { publicUrl, apiSockets: sockets.apiSockets }, await openNode(config, logger));
     await services.start();
+    guard.start();
   } catch (err) {
     await closeServer(server);
     throw err;
@@ -90,6 +91,7 @@ export async function startServer(config: Config, logOptions: { level: string } 
       close: () => (closing ??= stopInOrder(steps, app.log)),
     };
   } catch (err) {
+    guard.stop();
     await sockets.apiSockets.closeAll();
     await metricsServer?.close();
     await services.nats?.close();
@@ -129,7 +131,7 @@ async function listenStarting(config: Config, timeouts: HttpTimeouts): Promise<L
 /**
  * Idle and trickling clients must not use up the process's descriptors, and the TCP caps keep
  * room for clients that authenticate (api/connection-limits.ts). Made before the API, which
- * tells it which connections authenticated.
+ * tells it which connections authenticated; its body-rate check starts with the node.
  */
 function guardConnections(config: Config, server: http.Server): ConnectionGuard {
   const guard = new ConnectionGuard({

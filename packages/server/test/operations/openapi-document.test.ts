@@ -1,12 +1,15 @@
 /**
  * Writing the OpenAPI document (scripts/write-openapi.ts) builds the whole API but never starts
- * the node: nothing on the host changes and nothing keeps the process alive.
+ * the node: nothing on the host changes and nothing keeps the process alive. Timers start in the
+ * node's start step.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { ConnectionGuard } from '../../src/api/connection-limits.js';
 import { openApiDocument } from '../../src/main/openapi.js';
 
 const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
@@ -29,4 +32,22 @@ test('building the OpenAPI document touches nothing on the host', async () => {
   } finally {
     await fs.promises.rm(parent, { recursive: true, force: true });
   }
+});
+
+test('the connection guard starts its body-rate check in the start step, not when made, and stops it on close', (t) => {
+  // Its timer is unref'd (it never keeps the process alive), so it is seen by the calls made.
+  const started = t.mock.method(globalThis, 'setInterval');
+  const cleared = t.mock.method(globalThis, 'clearInterval');
+  const guard = new ConnectionGuard({ maxConnections: 10, maxPerClient: 5, bodyTimeoutMs: 1000, minBodyBytesPerSecond: 100 });
+  guard.attach(http.createServer(), { tcp: true });
+  assert.equal(started.mock.callCount(), 0, 'made and attached: no timer');
+  guard.start();
+  guard.start();
+  assert.equal(started.mock.callCount(), 1, 'started (twice): one timer');
+  const timer = started.mock.calls[0]!.result;
+  guard.stop();
+  assert.ok(
+    cleared.mock.calls.some((c) => c.arguments[0] === timer),
+    'stopped: its timer is cleared',
+  );
 });
