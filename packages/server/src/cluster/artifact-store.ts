@@ -44,6 +44,13 @@ export interface ArtifactDirs {
   removableLayers: RemovableLayers;
 }
 
+/** The artifacts that have runners on this node (the runner pool): never evicted. */
+export interface WarmArtifacts {
+  warmArtifacts(): Set<string>;
+}
+
+const NONE_WARM: WarmArtifacts = { warmArtifacts: () => new Set() };
+
 export interface ArtifactLog {
   warn(obj: object, msg: string): void;
 }
@@ -77,14 +84,23 @@ export class BlobArtifactStore {
   /** The layer each fetch under way needs, registered before it looks whether the layer is here. */
   private readonly using = new Map<string, string>();
   private readonly layerFetches = new Map<string, Promise<void>>();
+  private warm: WarmArtifacts = NONE_WARM;
 
   constructor(
     private readonly blobs: BlobStore,
     private readonly digests: IndexDigests,
     private readonly builder: ArtifactDirs,
-    private readonly settings: { cacheBytes: number; warm: () => Set<string>; tar?: string },
+    private readonly settings: { cacheBytes: number; tar?: string },
     private readonly log: ArtifactLog,
   ) {}
+
+  /**
+   * The runners' pool, made after this store (its runners fetch through it), tells it which
+   * artifacts to keep; until then none are warm.
+   */
+  keepWarm(runners: WarmArtifacts): void {
+    this.warm = runners;
+  }
 
   /** After a successful build: stores the artifact (and its layer) unless the store has them already. */
   async upload(key: string): Promise<void> {
@@ -309,7 +325,7 @@ export class BlobArtifactStore {
     // Warm artifacts this store did not fetch (built here, or here before this process started):
     // their layers are read now, as reading needs an await.
     const warmLayers = new Set<string>();
-    for (const key of this.settings.warm()) {
+    for (const key of this.warm.warmArtifacts()) {
       if (this.fetched.has(key)) continue;
       const layer = await this.builder.readArtifact(key).then(
         (a) => a.manifest.layer,
@@ -322,7 +338,7 @@ export class BlobArtifactStore {
       let total = layers.reduce((a, [, bytes]) => a + bytes, 0);
       for (const { bytes } of this.fetched.values()) total += bytes;
       if (total <= limit) return;
-      const warm = this.settings.warm();
+      const warm = this.warm.warmArtifacts();
       const needed = new Set([...warmLayers, ...this.using.values()]);
       for (const { layer } of this.fetched.values()) if (layer) needed.add(layer);
       const orphan = layers.find(([name]) => !needed.has(name));

@@ -13,7 +13,11 @@ export type DomainChange =
   /** A user or organization was deleted: its keys stop working at once. */
   | { kind: 'account_deleted'; accountId: string }
   /** A request tree ended (its outermost call key was revoked): its session's temporary data goes. */
-  | { kind: 'call_session_ended'; session: string };
+  | { kind: 'call_session_ended'; session: string }
+  /** An Event Flow was added, changed or removed: the flow workers and the publisher table reload. */
+  | { kind: 'flow_changed'; flowId: string }
+  /** A Kafka cluster connection was removed, and its flows with it: the same reload. */
+  | { kind: 'event_cluster_removed'; clusterId: string };
 
 export type DomainChangeKind = DomainChange['kind'];
 

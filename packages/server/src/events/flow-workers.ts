@@ -12,25 +12,20 @@
  * (a group rebalance; the visibility timeout or lock expiring) and are delivered again there.
  * API nodes run none; they only keep the publisher table.
  */
-import type { ConsumerStatus, EventFlow } from '../domain/events/model.js';
+import type { EventFlow } from '../domain/events/model.js';
 import type { EventServices } from '../domain/events/event-services.js';
 import type { FlowDeliveries } from '../domain/events/deliveries.js';
 import type { FlowPublisher, RecordSink } from '../domain/events/publishing.js';
 import { KafkaSubscriber } from './kafka/subscriber.js';
 import type { RetryPolicy, WorkerLog } from './delivery-policy.js';
+import type { RunningFlows, Subscriber } from './running-flows.js';
 import { SqsSubscriber } from './sqs/subscriber.js';
 import { ServiceBusSubscriber } from './servicebus/subscriber.js';
 
-interface Subscriber {
-  readonly flow: EventFlow;
-  readonly status: ConsumerStatus;
-  readonly failed: boolean;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
 export interface FlowWorkersDeps {
   events: EventServices;
+  /** Where the consumers this node runs are kept, and read by whoever reports on them. */
+  running: RunningFlows;
   deliveries: FlowDeliveries;
   publisher: FlowPublisher;
   sink: RecordSink;
@@ -46,19 +41,11 @@ export interface FlowWorkersDeps {
 }
 
 export class FlowWorkers {
-  private readonly running = new Map<string, Subscriber>();
+  private readonly running: RunningFlows;
   private stopped = false;
 
-  constructor(private readonly deps: FlowWorkersDeps) {}
-
-  /** What the consumer of a flow reports (null when this node does not run it). */
-  status(flowId: string): ConsumerStatus | undefined {
-    return this.running.get(flowId)?.status;
-  }
-
-  /** Every running flow's status, for the lag gauge. */
-  statuses(): { flow: EventFlow; status: ConsumerStatus }[] {
-    return [...this.running.values()].map((s) => ({ flow: s.flow, status: s.status }));
+  constructor(private readonly deps: FlowWorkersDeps) {
+    this.running = deps.running;
   }
 
   async reconcile(): Promise<void> {
@@ -67,10 +54,10 @@ export class FlowWorkers {
     this.deps.publisher.load(enabled);
     if (!this.deps.subscribers) return;
     const wanted = new Map(enabled.filter((f) => f.role === 'subscriber' && f.version).map((f) => [f.id, f]));
-    for (const [id, sub] of this.running) {
+    for (const [id, sub] of this.running.entries()) {
       const flow = wanted.get(id);
       if (!flow || sub.failed || changed(sub.flow, flow)) {
-        this.running.delete(id);
+        this.running.remove(id);
         await sub.stop().catch((err: unknown) => this.deps.log.warn({ err, flow: id }, `flow ${id} did not stop cleanly`));
       }
     }
@@ -78,7 +65,7 @@ export class FlowWorkers {
       if (this.stopped || this.running.has(flow.id)) continue;
       const sub = await this.make(flow);
       if (!sub) continue;
-      this.running.set(flow.id, sub);
+      this.running.add(sub);
       try {
         await sub.start();
         this.deps.log.info({ flow: flow.id, kind: flow.kind, version: flow.version }, `flow ${flow.id} started`);
@@ -90,8 +77,7 @@ export class FlowWorkers {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    const all = [...this.running.values()];
-    this.running.clear();
+    const all = this.running.clear();
     await Promise.allSettled(all.map((s) => s.stop()));
   }
 

@@ -38,11 +38,8 @@ export class NodeMetrics {
   private readonly deliveries: Histogram<'flow' | 'outcome'>;
   private readonly published: Counter<'flow' | 'outcome'>;
 
-  /**
-   * `pool`: whose counters are read when scraped; `flows`: the Event Flows workers' statuses, read
-   * when scraped (a function: the workers are made after the metrics they report to).
-   */
-  constructor(opts: { pool: { readonly stats: PoolStats; warmRunners(): number }; flows?: () => FlowStatuses; now?: () => number }) {
+  /** `pool`: whose counters are read when scraped; `flows`: the subscriber flows running here, read when scraped. */
+  constructor(opts: { pool: { readonly stats: PoolStats; warmRunners(): number }; flows?: FlowStatuses; now?: () => number }) {
     const { pool } = opts;
     this.recentCalls = new RecentCount(60, opts.now ?? Date.now);
     const registers = [this.registry];
@@ -116,7 +113,7 @@ export class NodeMetrics {
       labelNames: ['flow', 'outcome'],
       registers,
     });
-    const flows = () => opts.flows?.().statuses() ?? [];
+    const flows = () => opts.flows?.statuses() ?? [];
     new Gauge({
       name: 'algohost_event_flow_lag',
       help: 'Records (Kafka) or messages (SQS, approximate) waiting for a subscriber flow running on this node.',

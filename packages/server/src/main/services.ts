@@ -13,6 +13,7 @@ import type { BlobStore } from '../domain/data/ports.js';
 import type { Logger } from '../domain/logger.js';
 import type { WorkerLog } from '../events/delivery-policy.js';
 import type { KafkaProducers } from '../events/kafka/producers.js';
+import { RunningFlows } from '../events/running-flows.js';
 import type { GitRepositoryHost } from '../git/repository-host.js';
 import { type JobServices, jobCatalog } from '../jobs/catalog.js';
 import type { Job } from '../jobs/job-runner.js';
@@ -68,23 +69,24 @@ export async function buildServices(
   const blobs = await blobStoreFor(config);
   const sandboxes = wireSandboxes(base, blobs);
   const { pool } = sandboxes;
-  // The flow workers deliver through the calls, made below; what they report is read only when
-  // scraped or asked, after everything is made.
-  const metrics = new NodeMetrics({ pool, flows: () => flowWorkers });
+  // Kept by the flow workers (made after the calls they deliver through), read by the metrics,
+  // the flows' status and a worker's presence entries.
+  const runningFlows = new RunningFlows();
+  const metrics = new NodeMetrics({ pool, flows: runningFlows });
   const keys = wireKeys(base);
   const repositories = wireRepositories(base);
   const scm = wireScmSourcing(base, repositories);
   const { algorithms, versions, source } = wireAlgorithms(base, repositories, scm.externalSources);
-  const ev = wireEvents(base, metrics, (flowId) => flowWorkers.status(flowId));
+  const ev = wireEvents(base, metrics, runningFlows);
   const calls = wireCalls(base, { keys, versions, pool, metrics, publisher: ev.publisher, insights: ev.insights });
-  const flowWorkers = wireFlowWorkers(base, ev, calls, metrics);
+  const flowWorkers = wireFlowWorkers(base, ev, { calls, metrics, running: runningFlows });
   const builder = uploadingBuilder(metrics.timedBuilder(sandboxes.builder), sandboxes.artifacts);
   const { builds, buildQueue } = wireBuilds(base, { algorithms, repositories, builder });
   hearBuildEvents(base, builds);
   const asyncCalls = wireAsyncCalls(base, calls);
   const data = wireData(base, blobs);
   const { users, organizations, audit } = wireAccounts(base, [algorithms, data]);
-  const worker = clusterWorker(base, { keys, builds, asyncCalls, pool, metrics, flowWorkers });
+  const worker = clusterWorker(base, { keys, builds, asyncCalls, pool, metrics, runningFlows });
   const jobServices: JobServices = {
     builds,
     buildQueue,

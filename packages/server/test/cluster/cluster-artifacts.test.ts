@@ -142,13 +142,9 @@ describe('artifacts in the blob store (cluster mode)', () => {
   const node = (settings: { cacheBytes?: number; warm?: Set<string> } = {}) => {
     const builder = builderAt(path.join(root, `node-${n++}`));
     const counted = new CountingBlobs(blobs);
-    const store = new BlobArtifactStore(
-      counted,
-      digests,
-      builder,
-      { cacheBytes: settings.cacheBytes ?? 0, warm: () => settings.warm ?? new Set() },
-      silent,
-    );
+    const store = new BlobArtifactStore(counted, digests, builder, { cacheBytes: settings.cacheBytes ?? 0 }, silent);
+    const { warm } = settings;
+    if (warm) store.keepWarm({ warmArtifacts: () => warm });
     const has = (k: string) => fs.existsSync(path.join(builder.artifactPath(k), 'manifest.json'));
     const hasLayer = (name: string) => fs.existsSync(path.join(builder.dirs.layers, name));
     return { builder, store, counted, has, hasLayer };
@@ -160,7 +156,7 @@ describe('artifacts in the blob store (cluster mode)', () => {
     blobs = await openBlobs(root);
     ({ opened: database, digests } = await digestStore('sqlite'));
     built = builderAt(path.join(root, 'a'));
-    upload = new BlobArtifactStore(blobs, digests, built, { cacheBytes: 0, warm: () => new Set() }, silent);
+    upload = new BlobArtifactStore(blobs, digests, built, { cacheBytes: 0 }, silent);
     keys = ['one', 'two', 'three'].map((t) => makeArtifact(built, `def apply(x): return "${t}"\n`));
     for (const k of keys) await upload.upload(k);
   });
@@ -466,7 +462,7 @@ for (const kind of DATABASES) {
     let n = 0;
     const fresh = () => {
       const builder = builderAt(path.join(root, `node-${n++}`));
-      return { builder, store: new BlobArtifactStore(blobs, digests, builder, { cacheBytes: 0, warm: () => new Set() }, silent) };
+      return { builder, store: new BlobArtifactStore(blobs, digests, builder, { cacheBytes: 0 }, silent) };
     };
     const indexBody = async (k: string) => bytes((await blobs.get(`artifacts/index/${k}`))!.body);
     const source = (builder: SandboxBuilder, k: string) =>
@@ -478,7 +474,7 @@ for (const kind of DATABASES) {
       blobs = await openBlobs(root);
       ({ opened: database, digests } = await digestStore(kind));
       built = builderAt(path.join(root, 'built'));
-      upload = new BlobArtifactStore(blobs, digests, built, { cacheBytes: 0, warm: () => new Set() }, silent);
+      upload = new BlobArtifactStore(blobs, digests, built, { cacheBytes: 0 }, silent);
     });
     after(async () => {
       await blobs.close();

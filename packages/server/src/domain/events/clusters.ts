@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import { isoNow, type Clock } from '../clock.js';
 import { Errors, invalid } from '../errors.js';
+import type { ChangeNotifier } from '../changes.js';
 import { requireAdmin, type Principal } from '../accounts/principal.js';
 import { assertName } from '../names.js';
 import type { KafkaCluster, KafkaConnection } from './model.js';
@@ -27,8 +28,8 @@ export class EventClusters {
     private readonly kafka: KafkaAdmin,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
-    /** A cluster was removed (and its flows with it): the workers and the publisher table reload. */
-    private readonly onChanged: () => void,
+    /** Told when a cluster is removed (and its flows with it). */
+    private readonly changes: ChangeNotifier,
   ) {}
 
   async create(p: Principal, input: ClusterInput): Promise<KafkaCluster> {
@@ -77,7 +78,7 @@ export class EventClusters {
     requireAdmin(p, 'removing a Kafka cluster connection');
     const cluster = await this.require(idOrName);
     await this.store.deleteCluster(cluster.id);
-    this.onChanged();
+    this.changes.publish({ kind: 'event_cluster_removed', clusterId: cluster.id });
   }
 
   /** The cluster's topics, asked of the cluster itself (internal topics left out). */

@@ -4,6 +4,7 @@
  * (flow-service.ts), queue flows' credentials (queue-credentials.ts), and flows as the workers
  * that run them see them (worker-flows.ts). The workers themselves are in events/ and jobs/.
  */
+import type { ChangeNotifier } from '../changes.js';
 import type { Clock } from '../clock.js';
 import type { OwnerAccess } from '../accounts/access.js';
 import type { AccountStore } from '../accounts/ports.js';
@@ -29,8 +30,8 @@ export interface EventServiceDeps {
   settings: EventSettings;
   /** What the running consumers report, by flow id (the workers' status board). */
   status?: (flowId: string) => ConsumerStatus | undefined;
-  /** A flow was added, changed or removed: the workers and the publisher table reload. */
-  onChanged?: () => void;
+  /** Told when a flow or a Kafka cluster connection changes (the workers and the publisher table reload). */
+  changes: ChangeNotifier;
 }
 
 export interface EventServices {
@@ -42,10 +43,9 @@ export interface EventServices {
 
 export function makeEventServices(deps: EventServiceDeps): EventServices {
   const status = deps.status ?? (() => undefined);
-  const onChanged = deps.onChanged ?? (() => {});
-  const clusters = new EventClusters(deps.store, deps.kafka, deps.secrets, deps.clock, onChanged);
+  const clusters = new EventClusters(deps.store, deps.kafka, deps.secrets, deps.clock, deps.changes);
   const credentials = new QueueCredentials(deps.accounts, deps.algorithms, deps.access, deps.secrets);
-  const flows = new FlowService({ ...deps, clusters, credentials, status, onChanged });
+  const flows = new FlowService({ ...deps, clusters, credentials, status });
   const workers = new WorkerFlows(deps.store, deps.accounts, deps.algorithms, deps.clock);
   return { clusters, flows, credentials, workers };
 }

@@ -6,6 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { isoNow, type Clock } from '../clock.js';
+import type { ChangeNotifier } from '../changes.js';
 import { Errors, forbidden, invalid } from '../errors.js';
 import { isAdmin, refuseCallKey, requireAdmin, requireCapability, type Principal } from '../accounts/principal.js';
 import type { OwnerAccess } from '../accounts/access.js';
@@ -80,8 +81,8 @@ export interface FlowServiceDeps {
   settings: EventSettings;
   /** What the running consumers report, by flow id (the workers' status board). */
   status: (flowId: string) => ConsumerStatus | undefined;
-  /** A flow was added, changed or removed: the workers and the publisher table reload. */
-  onChanged: () => void;
+  /** Told when a flow is added, changed or removed. */
+  changes: ChangeNotifier;
 }
 
 export class FlowService {
@@ -95,7 +96,7 @@ export class FlowService {
   private readonly clock: Clock;
   private readonly settings: EventSettings;
   private readonly status: (flowId: string) => ConsumerStatus | undefined;
-  private readonly onChanged: () => void;
+  private readonly changes: ChangeNotifier;
 
   constructor(deps: FlowServiceDeps) {
     this.store = deps.store;
@@ -108,7 +109,7 @@ export class FlowService {
     this.clock = deps.clock;
     this.settings = deps.settings;
     this.status = deps.status;
-    this.onChanged = deps.onChanged;
+    this.changes = deps.changes;
   }
 
   // ---- Topic assignments (cluster admins) ----
@@ -147,7 +148,7 @@ export class FlowService {
       updatedAt: now,
     };
     await this.store.insertFlow(flow);
-    this.onChanged();
+    this.changes.publish({ kind: 'flow_changed', flowId: flow.id });
     return this.view(flow, owner, algorithm, cluster);
   }
 
@@ -168,7 +169,7 @@ export class FlowService {
     const flow = await this.store.findFlow(flowId);
     if (!flow || flow.clusterId !== cluster.id) throw Errors.eventFlowNotFound({ flow: flowId });
     await this.store.deleteFlow(flow.id);
-    this.onChanged();
+    this.changes.publish({ kind: 'flow_changed', flowId: flow.id });
   }
 
   // ---- The flows of one algorithm (its owner and members) ----
@@ -211,7 +212,7 @@ export class FlowService {
     const timeoutSeconds = changes.timeout === undefined ? flow.timeoutSeconds : parseTimeout(changes.timeout);
     const updated: EventFlow = { ...flow, enabled, version, timeoutSeconds, updatedAt: isoNow(this.clock) };
     await this.store.updateFlow(flow.id, { enabled, version, timeoutSeconds, updatedAt: updated.updatedAt });
-    this.onChanged();
+    this.changes.publish({ kind: 'flow_changed', flowId: flow.id });
     return this.view(updated, owner, algorithm, flow.clusterId ? ((await this.store.findCluster(flow.clusterId)) ?? null) : null);
   }
 
@@ -254,7 +255,7 @@ export class FlowService {
       throw Errors.eventFlowExists({ what: `a flow of ${owner.name}/${algorithm.name} from ${sourceUri}` });
     }
     await this.store.insertFlow(flow);
-    this.onChanged();
+    this.changes.publish({ kind: 'flow_changed', flowId: flow.id });
     return this.view(flow, owner, algorithm, null);
   }
 
@@ -266,7 +267,7 @@ export class FlowService {
       throw forbidden('a Kafka topic assignment is removed by a cluster admin; its owner may disable it (PATCH with {"enabled": false})');
     }
     await this.store.deleteFlow(flow.id);
-    this.onChanged();
+    this.changes.publish({ kind: 'flow_changed', flowId: flow.id });
   }
 
   async listDeliveries(

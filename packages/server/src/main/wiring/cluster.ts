@@ -15,7 +15,7 @@ import type { BlobStore } from '../../domain/data/ports.js';
 import type { ClusterJobs } from '../../jobs/catalog.js';
 import type { SandboxBuilder } from '../../runtime/build/sandbox-builder.js';
 import type { RunnerPool } from '../../runtime/runner/runner-pool.js';
-import type { FlowWorkers } from '../../events/flow-workers.js';
+import type { RunningFlows } from '../../events/running-flows.js';
 import { SqlBlobIndexDigestStore } from '../../storage/blob-index-digest-store.js';
 import { SqlLeaseStore } from '../../storage/lease-store.js';
 import type { NodeMetrics } from '../metrics.js';
@@ -24,23 +24,12 @@ import { wireRunTargets } from './calls.js';
 
 /**
  * Artifacts go to the blob store after a build and come from it on a worker's first cold start
- * of them; `warm` names the artifacts this node's pool has runners of.
+ * of them (the runner pool, made after, tells the store which artifacts it keeps warm).
  */
-export function clusterArtifacts(
-  base: Base,
-  blobs: BlobStore,
-  builder: SandboxBuilder,
-  warm: () => Set<string>,
-): BlobArtifactStore | undefined {
+export function clusterArtifacts(base: Base, blobs: BlobStore, builder: SandboxBuilder): BlobArtifactStore | undefined {
   if (!base.cluster) return undefined;
   const { config, db, log } = base;
-  return new BlobArtifactStore(
-    blobs,
-    new SqlBlobIndexDigestStore(db),
-    builder,
-    { cacheBytes: config.artifactCacheMiB * 1024 * 1024, warm },
-    log,
-  );
+  return new BlobArtifactStore(blobs, new SqlBlobIndexDigestStore(db), builder, { cacheBytes: config.artifactCacheMiB * 1024 * 1024 }, log);
 }
 
 /** A build ends only once its artifact is in the blob store, where other workers find it. */
@@ -77,7 +66,8 @@ export interface WorkerDeps {
   asyncCalls: AsyncCallService;
   pool: RunnerPool;
   metrics: NodeMetrics;
-  flowWorkers: FlowWorkers;
+  /** The subscriber flows this node runs, reported in its presence entries. */
+  runningFlows: RunningFlows;
 }
 
 /** A node that runs work takes builds, async calls and sync calls from NATS. */
@@ -104,7 +94,7 @@ export function clusterWorker(base: Base, deps: WorkerDeps): ClusterWorker | und
     runTarget: (algorithmId, artifact, insights) => runTargets.get(algorithmId, artifact, insights),
     warmArtifacts: () => pool.warmArtifacts(),
     warmRunners: () => pool.warmRunners(),
-    flows: () => Object.fromEntries(deps.flowWorkers.statuses().map(({ flow, status }) => [flow.id, status])),
+    flows: () => Object.fromEntries(deps.runningFlows.statuses().map(({ flow, status }) => [flow.id, status])),
     settings: {
       buildSlots: config.buildConcurrency,
       asyncSlots: Math.min(16, config.maxRunners),

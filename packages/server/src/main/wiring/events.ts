@@ -5,10 +5,10 @@
 import type { CallService } from '../../domain/calls/call-service.js';
 import { FlowDeliveries } from '../../domain/events/deliveries.js';
 import { type EventServices as EventDomain, makeEventServices } from '../../domain/events/event-services.js';
-import type { ConsumerStatus } from '../../domain/events/model.js';
 import { FlowPublisher } from '../../domain/events/publishing.js';
 import { InsightsService } from '../../domain/insights/insights-service.js';
 import { FlowWorkers } from '../../events/flow-workers.js';
+import type { RunningFlows } from '../../events/running-flows.js';
 import { PlatformaticKafkaAdmin } from '../../events/kafka/kafka-admin.js';
 import { KafkaProducers } from '../../events/kafka/producers.js';
 import { JobTrigger } from '../../jobs/job-runner.js';
@@ -28,11 +28,13 @@ export interface EventWiring {
   flowChanges: JobTrigger;
 }
 
-/** `flowStatus`: what a subscriber flow's consumer reports, asked only by requests (the workers are made after the calls). */
-export function wireEvents(base: Base, metrics: NodeMetrics, flowStatus: (flowId: string) => ConsumerStatus | undefined): EventWiring {
+/** `running`: the subscriber flows this node runs (the flow workers, made after the calls, keep it). */
+export function wireEvents(base: Base, metrics: NodeMetrics, running: RunningFlows): EventWiring {
   const { config, clock } = base;
   const store = new SqlEventStore(base.db);
   const flowChanges = new JobTrigger();
+  base.changes.on('flow_changed', () => flowChanges.wake());
+  base.changes.on('event_cluster_removed', () => flowChanges.wake());
   const directory = base.cluster?.directory;
   const events = makeEventServices({
     store,
@@ -48,8 +50,8 @@ export function wireEvents(base: Base, metrics: NodeMetrics, flowStatus: (flowId
       serviceBusEndpointAllow: splitList(config.serviceBusEndpointAllow),
     },
     // In a cluster the workers run the consumers and report them in their presence entries.
-    status: (flowId) => (directory ? directory.flowStatus(flowId) : flowStatus(flowId)),
-    onChanged: () => flowChanges.wake(),
+    status: (flowId) => (directory ? directory.flowStatus(flowId) : running.status(flowId)),
+    changes: base.changes,
   });
   const producers = new KafkaProducers((clusterId) => events.clusters.connection(clusterId));
   const publisher = new FlowPublisher(producers, base.log, (flow, ok) => metrics.flowPublished(flow.id, ok));
@@ -67,13 +69,19 @@ export function wireEvents(base: Base, metrics: NodeMetrics, flowStatus: (flowId
   return { events, producers, publisher, insights, flowChanges };
 }
 
-export function wireFlowWorkers(base: Base, ev: EventWiring, calls: CallService, metrics: NodeMetrics): FlowWorkers {
+export function wireFlowWorkers(
+  base: Base,
+  ev: EventWiring,
+  deps: { calls: CallService; metrics: NodeMetrics; running: RunningFlows },
+): FlowWorkers {
+  const { calls, metrics } = deps;
   const { config } = base;
   const deliveries = new FlowDeliveries(ev.events.workers, calls, base.clock, (flow, outcome, latencyMs) =>
     metrics.flowDelivered(flow.id, outcome, latencyMs),
   );
   return new FlowWorkers({
     events: ev.events,
+    running: deps.running,
     deliveries,
     publisher: ev.publisher,
     sink: ev.producers,

@@ -54,8 +54,7 @@ export function wireSandboxes(base: Base, blobs: BlobStore): Sandboxes {
     registries: checked.registries,
     egress,
   });
-  // The artifacts warm here are the pool's, made below: asked only once calls arrive.
-  const artifacts = clusterArtifacts(base, blobs, builder, () => pool.warmArtifacts());
+  const artifacts = clusterArtifacts(base, blobs, builder);
   const runners = new RunnerFactory(
     supervisor,
     builder,
@@ -72,6 +71,8 @@ export function wireSandboxes(base: Base, blobs: BlobStore): Sandboxes {
     base.node.apiSockets,
   );
   const pool = wirePool(base, runners);
+  // The pool's runners fetch through the store; the store keeps what they run.
+  artifacts?.keepWarm(pool);
   return { egress, runnerEgress, supervisor, builder, ...(artifacts ? { artifacts } : {}), runners, pool };
 }
 
