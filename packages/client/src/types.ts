@@ -1,8 +1,8 @@
 /**
  * The shapes the client speaks. Everything the server documents comes from the generated
  * OpenAPI types (src/generated/openapi.ts); only what no schema states is written by hand from
- * docs/compatibility.md: options the client turns into query strings, and hosted data, whose
- * routes take raw bodies or answer streams (checked against a real server by the client's tests).
+ * docs/compatibility.md: options the client turns into query strings, and what hosted data says in
+ * headers rather than bodies (checked against a real server by the client's tests).
  */
 import type { components, operations } from './generated/openapi.js';
 
@@ -165,34 +165,16 @@ export type CallInput = unknown;
 
 // ---- Hosted data (docs/compatibility.md §5) ----
 
-export interface DataFolder {
-  name: string;
-  acl?: DataAcl;
-}
-
-export interface DataFile {
-  filename: string;
-  size: number;
-  last_modified: string;
-}
-
-export interface DataAcl {
-  read: string[];
-}
-
+export type DataFolder = Schemas['DataFolder'];
+export type DataFile = Schemas['DataFile'];
+/** Who may read a collection: [] private, ["algo://.my/*"] its owner's algorithms, ["user://*"] anyone. */
+export type DataAcl = Schemas['DataAcl'];
 /** One page of a directory listing. */
-export interface DataDirectory {
-  folders?: DataFolder[];
-  files?: DataFile[];
-  marker?: string | null;
-  acl?: DataAcl;
-}
+export type DataDirectory = Schemas['DataDirectory'];
 
 export type DataEntry = ({ type: 'folder' } & DataFolder) | ({ type: 'file' } & DataFile);
 
-/** What a HEAD says about a data path. */
+/** What a HEAD says about a data path (its headers: no schema states them). */
 export type DataStat = { type: 'directory' } | { type: 'file'; size?: number; lastModified?: string };
 
-export interface DataDeleteResult {
-  result: { deleted: number };
-}
+export type DataDeleteResult = Schemas['DataDeleteResult'];

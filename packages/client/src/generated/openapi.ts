@@ -1478,6 +1478,33 @@ export interface components {
         [key: string]: unknown;
       };
     };
+    DataFolder: {
+      name: string;
+    };
+    DataFile: {
+      filename: string;
+      size: number;
+      /** @description YYYY-MM-DDTHH:MM:SS.mmmZ */
+      last_modified: string;
+    };
+    /** @description Who may read a collection: [] private, ["algo://.my/*"] its owner's algorithms, ["user://*"] anyone. */
+    DataAcl: {
+      read: string[];
+    };
+    /** @description A directory (X-Data-Type: directory). Folders come before files, never on the same page; empty arrays are omitted. */
+    DataDirectory: {
+      folders?: components['schemas']['DataFolder'][];
+      files?: components['schemas']['DataFile'][];
+      /** @description Pass as ?marker= for the next page; absent on the last page. */
+      marker?: string;
+      acl?: components['schemas']['DataAcl'];
+    };
+    DataDeleteResult: {
+      result: {
+        /** @description How many files were deleted. */
+        deleted: number;
+      };
+    };
   };
   responses: never;
   parameters: never;
@@ -7639,22 +7666,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            folders?: {
-              name: string;
-            }[];
-            files?: {
-              filename: string;
-              size: number;
-              /** @description YYYY-MM-DDTHH:MM:SS.mmmZ */
-              last_modified: string;
-            }[];
-            /** @description Pass as ?marker= for the next page; absent on the last page. */
-            marker?: string;
-            acl?: {
-              read: string[];
-            };
-          };
+          'application/json': components['schemas']['DataDirectory'];
           'application/octet-stream': string;
           'text/plain': string;
         };
@@ -7909,11 +7921,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            result: {
-              deleted: number;
-            };
-          };
+          'application/json': components['schemas']['DataDeleteResult'];
         };
       };
       /** @description Every failure: a numeric code (docs/compatibility.md §1) and a message. */

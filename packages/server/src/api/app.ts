@@ -24,7 +24,7 @@ import { algorithmRoutes } from './routes/algorithms.js';
 import { buildRoutes } from './routes/builds.js';
 import { versionRoutes } from './routes/versions.js';
 import { callRoutes } from './routes/calls.js';
-import { dataRoutes } from './routes/data.js';
+import { DATA_SCHEMAS, dataRoutes } from './routes/data.js';
 import { environmentRoutes } from './routes/environments.js';
 import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
@@ -159,7 +159,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
     childLoggerFactory: lazyChildLogger,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  for (const schema of [...SHARED_SCHEMAS, ...EVENT_SCHEMAS, ...ADMIN_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [...SHARED_SCHEMAS, ...EVENT_SCHEMAS, ...ADMIN_SCHEMAS, ...DATA_SCHEMAS]) app.addSchema(schema);
   installJsonParser(app);
   installErrorHandling(app, opts.bodyLimit);
   // First of the hooks: even a 429 or a 401 carries them.

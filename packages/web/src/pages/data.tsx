@@ -5,7 +5,7 @@ import { myOrganizations, type SignedIn } from '../session.js';
 import { Busy, ErrorText, Show, useAction, useLoad, useTitle } from '../ui.js';
 import { nameProblem } from './create-algorithm.js';
 import { Folder } from './data/folder.js';
-import { ACL_OPTIONS, ACLS, aclName, dataUri, listAll, pagePath } from './data/listing.js';
+import { ACL_OPTIONS, ACLS, dataUri, listAll, pagePath } from './data/listing.js';
 
 /** `/data`: collections of me and my organizations; `/data/owner/collection/…`: a folder. */
 export function DataPage({ session, path }: { session: SignedIn; path: string }) {
@@ -58,7 +58,6 @@ function OwnerCollections({ session, owner, embedded }: { session: SignedIn; own
               {(dir.folders ?? []).map((f) => (
                 <li key={f.name}>
                   <Link href={pagePath(`${owner}/${f.name}`)}>{f.name}</Link>
-                  <span class="badge">{aclName(f.acl)}</span>
                 </li>
               ))}
             </ul>

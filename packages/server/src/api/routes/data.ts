@@ -20,23 +20,38 @@ const PREFIXES = [
   { prefix: '/v1/connector/data', op: 'connector.data', hide: true },
 ];
 
-const Listing_ = Type.Object(
+const DataFolder = Type.Object({ name: Type.String() }, { $id: 'DataFolder' });
+const DataFile = Type.Object(
   {
-    folders: Type.Optional(Type.Array(Type.Object({ name: Type.String() }))),
-    files: Type.Optional(
-      Type.Array(
-        Type.Object({
-          filename: Type.String(),
-          size: Type.Integer(),
-          last_modified: Type.String({ description: 'YYYY-MM-DDTHH:MM:SS.mmmZ' }),
-        }),
-      ),
-    ),
-    marker: Type.Optional(Type.String({ description: 'Pass as ?marker= for the next page; absent on the last page.' })),
-    acl: Type.Optional(Type.Object({ read: Type.Array(Type.String()) })),
+    filename: Type.String(),
+    size: Type.Integer(),
+    last_modified: Type.String({ description: 'YYYY-MM-DDTHH:MM:SS.mmmZ' }),
   },
-  { description: 'A directory (X-Data-Type: directory). Folders come before files, never on the same page; empty arrays are omitted.' },
+  { $id: 'DataFile' },
 );
+const DataAcl = Type.Object(
+  { read: Type.Array(Type.String()) },
+  { $id: 'DataAcl', description: 'Who may read a collection: [] private, ["algo://.my/*"] its owner\'s algorithms, ["user://*"] anyone.' },
+);
+const DataDirectory = Type.Object(
+  {
+    folders: Type.Optional(Type.Array(Type.Ref('DataFolder'))),
+    files: Type.Optional(Type.Array(Type.Ref('DataFile'))),
+    marker: Type.Optional(Type.String({ description: 'Pass as ?marker= for the next page; absent on the last page.' })),
+    acl: Type.Optional(Type.Ref('DataAcl')),
+  },
+  {
+    $id: 'DataDirectory',
+    description: 'A directory (X-Data-Type: directory). Folders come before files, never on the same page; empty arrays are omitted.',
+  },
+);
+const DataDeleteResult = Type.Object(
+  { result: Type.Object({ deleted: Type.Integer({ description: 'How many files were deleted.' }) }) },
+  { $id: 'DataDeleteResult' },
+);
+
+/** Named in the OpenAPI document, so the typed client's data types come from it. */
+export const DATA_SCHEMAS = [DataFolder, DataFile, DataAcl, DataDirectory, DataDeleteResult];
 
 const GetQuery = Query({
   marker: MarkerQuery,
@@ -131,7 +146,7 @@ export async function dataRoutes(app: Api, s: Pick<ApiServices, 'data'>): Promis
             200: {
               description: 'A listing, or the file',
               content: {
-                'application/json': { schema: Listing_ },
+                'application/json': { schema: Type.Ref('DataDirectory') },
                 'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
                 'text/plain': { schema: { type: 'string' } },
               },
@@ -199,7 +214,7 @@ export async function dataRoutes(app: Api, s: Pick<ApiServices, 'data'>): Promis
         summary: 'Delete a file, or a folder (?force=true when it is not empty); answers the number of files deleted.',
         description: PATH_DOC,
         querystring: Query({ force: QueryBoolean('true: delete a folder with its contents.') }),
-        response: { 200: Type.Object({ result: Type.Object({ deleted: Type.Integer() }) }), ...errorResponses(...DATA_ERRORS, 409) },
+        response: { 200: Type.Ref('DataDeleteResult'), ...errorResponses(...DATA_ERRORS, 409) },
       }),
       handler: async (req) => {
         const force = queryBoolean('force', req.query.force) === true;
