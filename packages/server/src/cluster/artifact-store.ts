@@ -94,10 +94,7 @@ export class BlobArtifactStore {
     private readonly log: ArtifactLog,
   ) {}
 
-  /**
-   * The runners' pool, made after this store (its runners fetch through it), tells it which
-   * artifacts to keep; until then none are warm.
-   */
+  /** The runners' pool, made after this store (its runners fetch through it), names what to keep. */
   keepWarm(runners: WarmArtifacts): void {
     this.warm = runners;
   }
