@@ -4,17 +4,17 @@
  * subscriber flow is mid-delivery, and started again on the same data directory: the flow
  * resumes from its committed offsets and every record reaches the publisher's topic at least
  * once (the ones delivered but not yet committed when it died come twice). Nothing is stopped
- * cleanly, unlike events-kafka.test.ts's restart.
+ * cleanly, unlike events-kafka.test.ts's restart. On SQLite and on PostgreSQL: what the restarted
+ * process resumes from is in the database.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createUser, type TestUser } from '../support/fixtures.js';
 import { client, type Client } from '../support/http.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { type DatabaseKind, DATABASES, startTestServer, type TestServer } from '../support/server.js';
 import { createTopics, eventually, KAFKA, needs, produce, publishedPython, readTopic } from '../support/events.js';
 
 const START = fileURLToPath(new URL('../../src/main/start.ts', import.meta.url));
@@ -25,11 +25,14 @@ def apply(input):
     time.sleep(0.3)
     return input
 `;
-const run = Date.now().toString(36);
-const IN = `kill-in-${run}`;
-const OUT = `kill-out-${run}`;
+for (const database of DATABASES) {
+  describe(`Event Flows: algohost killed mid-delivery (${database})`, { skip: needs('kafka') }, () => killSuite(database));
+}
 
-describe('Event Flows: algohost killed mid-delivery', { skip: needs('kafka') }, () => {
+function killSuite(database: DatabaseKind): void {
+  const run = `${database}-${Date.now().toString(36)}`;
+  const IN = `kill-in-${run}`;
+  const OUT = `kill-out-${run}`;
   let setup: TestServer;
   let alice: TestUser;
   let dataDir: string;
@@ -49,6 +52,7 @@ describe('Event Flows: algohost killed mid-delivery', { skip: needs('kafka') }, 
         ALGOHOST_PORT: String(port),
         ALGOHOST_DATA_DIR: dataDir,
         ALGOHOST_ADMIN_KEY: setup.adminKey,
+        ...(setup.config.databaseUrl ? { ALGOHOST_DATABASE_URL: setup.config.databaseUrl } : {}),
         ALGOHOST_LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -61,7 +65,7 @@ describe('Event Flows: algohost killed mid-delivery', { skip: needs('kafka') }, 
 
   before(async () => {
     // Set up in process (users, a published algorithm, the flows), then leave it to the processes.
-    setup = await startTestServer();
+    setup = await startTestServer({ database });
     dataDir = setup.dataDir;
     const setupApi = client(setup.url);
     alice = await createUser(setupApi, setup.adminKey, 'alice');
@@ -93,9 +97,19 @@ describe('Event Flows: algohost killed mid-delivery', { skip: needs('kafka') }, 
     await setup.server.close();
   });
   after(async () => {
-    child?.kill('SIGKILL');
-    await fs.promises.rm(dataDir, { recursive: true, force: true });
+    await killChild();
+    // The set-up server is closed already; this drops its database and data directory.
+    await setup.stop();
   });
+
+  /** SIGKILL, and wait until the process is gone (with its database connections). */
+  async function killChild(): Promise<void> {
+    const killed = child;
+    if (!killed || killed.exitCode !== null || killed.signalCode !== null) return;
+    const exited = new Promise((resolve) => killed.once('exit', resolve));
+    killed.kill('SIGKILL');
+    await exited;
+  }
 
   test('SIGKILL mid-delivery, started again: every record delivered at least once, the consumer resumes', async () => {
     await startProcess();
@@ -116,10 +130,7 @@ describe('Event Flows: algohost killed mid-delivery', { skip: needs('kafka') }, 
       const res = await api.get(`/v1/algorithms/alice/Tick/event-deliveries?flow=${flow}`, { key: alice.key });
       return res.body.results.length >= 2 ? (res.body.results.length as number) : undefined;
     });
-    const killed = child!;
-    const exited = new Promise((resolve) => killed.once('exit', resolve));
-    killed.kill('SIGKILL');
-    await exited;
+    await killChild();
     assert.ok(delivered < sent.length, `the kill came mid-way (${delivered} of ${sent.length} delivered)`);
 
     await startProcess();
@@ -137,7 +148,7 @@ describe('Event Flows: algohost killed mid-delivery', { skip: needs('kafka') }, 
     );
     assert.deepEqual([...seen].sort(), [...sent].sort());
   });
-});
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
