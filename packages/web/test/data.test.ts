@@ -37,7 +37,6 @@ describe('web UI: data', () => {
     await mine.getByLabel('Who may read it').selectOption('private');
     await mine.getByRole('button', { name: 'Create collection' }).click();
     await mine.getByRole('link', { name: 'models' }).waitFor();
-    await mine.getByText('private', { exact: true }).waitFor();
     await checkPage(page, 'data');
     const acl = await ui.api.get('/v1/data/alice/models?acl=true', { key: alice.key });
     assert.deepEqual(acl.body.acl, { read: [] });
