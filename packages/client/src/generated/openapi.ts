@@ -1408,6 +1408,7 @@ export interface components {
       timeout: number | null;
       enabled: boolean;
       version: string | null;
+      /** @description What the nodes running the flow report (a publisher: failed while the cluster refuses its records); null while no node runs it (disabled, no version, not started yet). */
       status: {
         /** @description paused: the algorithm is saturated (all its runners busy); records wait in the broker. */
         state: 'starting' | 'running' | 'paused' | 'failed';

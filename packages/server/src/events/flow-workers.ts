@@ -51,14 +51,17 @@ export class FlowWorkers {
 
   constructor(private readonly deps: FlowWorkersDeps) {}
 
-  /** What the consumer of a flow reports (null when this node does not run it). */
+  /** What a flow reports here: its consumer's status, or its publisher's (undefined when this node runs neither). */
   status(flowId: string): ConsumerStatus | undefined {
-    return this.running.get(flowId)?.status;
+    return this.running.get(flowId)?.status ?? this.deps.publisher.status(flowId);
   }
 
-  /** Every running flow's status, for the lag gauge. */
+  /**
+   * Every flow this node runs with its status (the consumers, and the publishers it sends for):
+   * the lag and paused gauges, and the flows a cluster worker announces.
+   */
   statuses(): { flow: EventFlow; status: ConsumerStatus }[] {
-    return [...this.running.values()].map((s) => ({ flow: s.flow, status: s.status }));
+    return [...[...this.running.values()].map((s) => ({ flow: s.flow, status: s.status })), ...this.deps.publisher.statuses()];
   }
 
   async reconcile(): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../logger.js';
 import type { CallObserver, SucceededCall } from '../calls/ports.js';
-import type { EventFlow } from './model.js';
+import type { ConsumerStatus, EventFlow } from './model.js';
 
 export interface OutgoingRecord {
   key?: Buffer;
@@ -29,6 +29,12 @@ const MIME: Record<SucceededCall['contentType'], string> = {
 export class FlowPublisher implements CallObserver {
   /** Enabled publisher flows by algorithm id. */
   private byAlgorithm = new Map<string, EventFlow[]>();
+  /**
+   * What each publisher in the table reports, by flow id: running from the moment it is in the
+   * table (it sends every result from then on), failed with the cluster's error while its last
+   * record was refused. It has no lag: it writes to its topic, it reads nothing.
+   */
+  private states = new Map<string, { flow: EventFlow; status: ConsumerStatus }>();
 
   constructor(
     private readonly sink: RecordSink,
@@ -40,13 +46,27 @@ export class FlowPublisher implements CallObserver {
   /** Replaces the table with the enabled flows given (called when flows change and at start). */
   load(enabled: EventFlow[]): void {
     const next = new Map<string, EventFlow[]>();
+    const states = new Map<string, { flow: EventFlow; status: ConsumerStatus }>();
     for (const flow of enabled) {
       if (flow.role !== 'publisher' || flow.kind !== 'kafka' || !flow.enabled || !flow.version) continue;
       const list = next.get(flow.algorithmId);
       if (list) list.push(flow);
       else next.set(flow.algorithmId, [flow]);
+      const status = this.states.get(flow.id)?.status ?? { state: 'running', lag: null, error: null };
+      states.set(flow.id, { flow, status });
     }
     this.byAlgorithm = next;
+    this.states = states;
+  }
+
+  /** What the publisher flow reports on this node (undefined when it is not in the table: disabled, no version). */
+  status(flowId: string): ConsumerStatus | undefined {
+    return this.states.get(flowId)?.status;
+  }
+
+  /** Every publisher in the table with its status. */
+  statuses(): { flow: EventFlow; status: ConsumerStatus }[] {
+    return [...this.states.values()];
   }
 
   /** On the call path: only a map lookup unless the algorithm publishes. */
@@ -65,8 +85,12 @@ export class FlowPublisher implements CallObserver {
         },
       };
       this.sink.send(flow.clusterId!, flow.topic!, record).then(
-        () => this.observe(flow, true),
+        () => {
+          this.sent(flow.id, null);
+          this.observe(flow, true);
+        },
         (err: unknown) => {
+          this.sent(flow.id, err instanceof Error ? err.message : String(err));
           this.observe(flow, false);
           this.log.warn(
             { err, flow: flow.id, topic: flow.topic },
@@ -75,6 +99,14 @@ export class FlowPublisher implements CallObserver {
         },
       );
     }
+  }
+
+  /** Records the outcome of the flow's last send: a refused record marks it failed until one is taken. */
+  private sent(flowId: string, error: string | null): void {
+    const status = this.states.get(flowId)?.status;
+    if (!status) return;
+    status.state = error === null ? 'running' : 'failed';
+    status.error = error;
   }
 }
 
