@@ -1303,7 +1303,8 @@ export interface components {
       build_id: string;
       commit_sha: string;
       status: 'queued' | 'in-progress' | 'succeeded' | 'failed';
-      trigger: 'push' | 'compile';
+      /** @description push: a push to the repository (algohost’s Git server, or an external provider’s webhook); sync: fetched by “sync now” (POST …/scm/sync); compile: POST …/compile. */
+      trigger: 'push' | 'sync' | 'compile';
       environment: string;
       /** @description Why a failed build failed; the log has the details. */
       error?: string;

@@ -4,6 +4,9 @@ import { navigate, useLocation } from '../../router.js';
 import { Busy, ErrorText, messageOf, StatusBadge, Time, useAction } from '../../ui.js';
 import type { TabProps } from '../algorithm.js';
 
+/** What started a build, as the Builds table says it. */
+const TRIGGERS: Record<Build['trigger'], string> = { push: 'push', sync: 'sync', compile: 'built again' };
+
 const running = (b: Build) => b.status === 'queued' || b.status === 'in-progress';
 
 /**
@@ -68,6 +71,7 @@ export function BuildsTab({ session, algorithm: a, reload }: TabProps) {
                 <tr>
                   <th scope="col">Status</th>
                   <th scope="col">Commit</th>
+                  <th scope="col">Trigger</th>
                   <th scope="col">Started</th>
                   <th scope="col">Log</th>
                 </tr>
@@ -81,6 +85,7 @@ export function BuildsTab({ session, algorithm: a, reload }: TabProps) {
                     <td>
                       <code>{b.commit_sha.slice(0, 8)}</code>
                     </td>
+                    <td>{TRIGGERS[b.trigger]}</td>
                     <td>
                       <Time iso={b.started_at ?? b.created_at} />
                     </td>
