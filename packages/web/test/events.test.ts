@@ -60,6 +60,12 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
     const main = admin.getByTestId('cluster').filter({ has: admin.getByRole('heading', { name: 'main' }) });
     await main.getByRole('list', { name: 'Topics of main' }).getByText(IN, { exact: true }).waitFor();
 
+    // Separators and no server: said beside the field before anything is sent.
+    await admin.getByLabel('Cluster name').fill('other');
+    await admin.getByLabel('Bootstrap servers').fill(' , ');
+    await admin.getByRole('button', { name: 'Connect cluster' }).click();
+    await admin.getByText('Name at least one server as host:port.').waitFor();
+
     // A name the API refuses: its message beside the form.
     await admin.getByLabel('Cluster name').fill('other');
     await admin.getByLabel('Bootstrap servers').fill('no-port-here');
