@@ -429,7 +429,6 @@ function Deliveries({ session, algorithm: a, flows }: Base & { flows: EventFlow[
             ) : (
               <div class="table-wrap" tabIndex={0}>
                 <table>
-                  {/* The time leads: with a long source or error the last columns scroll out of a laptop's view. */}
                   <caption class="muted">Newest first.</caption>
                   <thead>
                     <tr>
@@ -485,6 +484,7 @@ function Deliveries({ session, algorithm: a, flows }: Base & { flows: EventFlow[
   );
 }
 
+/** One delivery; its time leads, since with a long source or error the last columns would scroll out of a laptop's view. */
 function DeliveryRow({ d, flow }: { d: EventDelivery; flow: string }) {
   return (
     <tr>
