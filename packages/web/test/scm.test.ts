@@ -202,7 +202,7 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
 
   test('a configuration with a name shows as its name', async () => {
     const configs = await ui.api.get('/v1/scms', { key: alice.key });
-    const gitea = configs.body.find((c: { name: string }) => c.name === host);
+    const gitea = configs.body.results.find((c: { name: string }) => c.name === host);
     const renamed = await ui.api.patch(`/v1/admin/scms/${gitea.id}`, { key: ui.srv.adminKey, body: { name: 'Team Gitea' } });
     assert.equal(renamed.status, 200, renamed.text);
     try {
