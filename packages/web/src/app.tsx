@@ -47,7 +47,7 @@ const ROUTES: Route[] = [
   },
   { pattern: '/data/*', render: (s, p) => <DataPage session={s} path={p['*'] ?? ''} /> },
   { pattern: '/data', render: (s) => <DataPage session={s} path="" /> },
-  { pattern: '/account', render: (s) => <AccountPage session={s} /> },
+  { pattern: '/account/:tab?', render: (s, p) => <AccountPage session={s} tab={p.tab ?? 'profile'} /> },
   { pattern: '/organizations', render: (s) => <OrganizationsPage session={s} /> },
   { pattern: '/organizations/:org', render: (s, p) => <OrganizationPage session={s} org={p.org!} /> },
   { pattern: '/admin/:section?', admin: true, render: (s, p) => <AdminPage session={s} section={p.section ?? 'health'} /> },

@@ -1,5 +1,5 @@
 /**
- * Account settings, organizations and the admin panel in a real browser: profile, password,
+ * The account, organizations and the admin panel in a real browser: profile, password,
  * API keys (shown once, copied, revoked), creating an organization and inviting a member who
  * accepts, roles and removal; an admin's users, organizations, environments and cluster health.
  */
@@ -23,7 +23,7 @@ describe('web UI: account, organizations, admin', () => {
   });
   after(() => ui?.stop());
 
-  test('account: profile, password (the current one required), and the SCM section', async () => {
+  test('account: the Profile tab, and the Settings tab with the password (the current one required) and the SCM section', async () => {
     await page.getByRole('link', { name: 'Account' }).click();
     await page.getByLabel('Full name').fill('Alice Liddell');
     await page.getByLabel('Company', { exact: true }).fill('Wonderland');
@@ -45,7 +45,15 @@ describe('web UI: account, organizations, admin', () => {
     assert.equal(await page.getByLabel('Company', { exact: true }).inputValue(), 'Wonderland');
     page.off('request', onRequest);
     assert.deepEqual(writes, []);
+    await checkPage(page, 'account');
+
+    // The Settings tab (the specification's "Settings tab, Source Code Management section"):
+    // password, API keys and Source Code Management.
+    await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Settings' }).click();
+    await page.waitForURL((u) => u.pathname === '/account/settings');
+    await page.getByRole('heading', { name: 'Source Code Management', level: 2 }).waitFor();
     await page.getByText('No external source-control configuration is enabled on this cluster.').waitFor();
+    assert.equal(await page.getByLabel('Full name').count(), 0, 'the profile is its own tab');
 
     const password = page.getByRole('region', { name: 'Password' });
     await page.getByLabel('Current password').fill('wrong');
@@ -63,7 +71,7 @@ describe('web UI: account, organizations, admin', () => {
     const token = await ui.api.post('/v1/auth/token', { body: { username: 'alice', password: 'a-new-password-42' } });
     assert.equal(token.status, 200, token.text);
     alice.password = 'a-new-password-42';
-    await checkPage(page, 'account');
+    await checkPage(page, 'account-settings');
     assertNoPageErrors(page);
   });
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { createOrganization } from '../../server/test/support/fixtures.js';
 import { clone, commitAndPush, gitUrl, removeClone } from '../../server/test/support/git.js';
 import { assertNoPageErrors, checkPage, signIn, startUi, type Ui } from './support/ui.js';
@@ -154,7 +154,19 @@ describe('web UI: algorithms', () => {
     const dialog = page.getByRole('dialog', { name: 'Publish a version' });
     await dialog.getByLabel('Minor').check();
     await dialog.getByLabel('Public: everyone').check();
+    // Notes over the API's limit: said beside the field, and nothing is sent.
+    const publishes: string[] = [];
+    const onRequest = (r: Request) => {
+      if (r.method() === 'POST' && r.url().includes('/versions')) publishes.push(r.url());
+    };
+    page.on('request', onRequest);
+    await dialog.getByLabel('Release notes').fill('x'.repeat(64 * 1024 + 1));
+    await dialog.getByRole('button', { name: 'Publish' }).click();
+    await dialog.getByText('At most 65,536 characters.').waitFor();
+    page.off('request', onRequest);
+    assert.deepEqual(publishes, []);
     await dialog.getByLabel('Release notes').fill('First release');
+    assert.equal(await dialog.getByText('At most 65,536 characters.').count(), 0);
     await dialog.getByLabel('Sample input').fill('"world"');
     await dialog.getByLabel('Sample output').fill('"hello world"');
     await checkPage(page, 'algorithm-publish-dialog');

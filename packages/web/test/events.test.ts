@@ -23,6 +23,7 @@ const FAIL = `def apply(input):
 const run = Date.now().toString(36);
 const IN = `orders-${run}`;
 const BAD = `bad-${run}`;
+const OUT = `results-${run}`;
 
 describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
   let ui: Ui;
@@ -40,7 +41,7 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
       body: { name: 'Draft', settings: { language: 'python3-1' } },
     });
     assert.equal(draft.status, 200, draft.text);
-    await createTopics(KAFKA!, [IN, BAD]);
+    await createTopics(KAFKA!, [IN, BAD, OUT]);
     admin = await ui.newPage();
     await signInWithKey(admin, ui.srv.adminKey);
     owner = await ui.newPage();
@@ -58,6 +59,12 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
     await admin.getByRole('button', { name: 'Connect cluster' }).click();
     const main = admin.getByTestId('cluster').filter({ has: admin.getByRole('heading', { name: 'main' }) });
     await main.getByRole('list', { name: 'Topics of main' }).getByText(IN, { exact: true }).waitFor();
+
+    // Separators and no server: said beside the field before anything is sent.
+    await admin.getByLabel('Cluster name').fill('other');
+    await admin.getByLabel('Bootstrap servers').fill(' , ');
+    await admin.getByRole('button', { name: 'Connect cluster' }).click();
+    await admin.getByText('Name at least one server as host:port.').waitFor();
 
     // A name the API refuses: its message beside the form.
     await admin.getByLabel('Cluster name').fill('other');
@@ -135,6 +142,9 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
     await owner.goto('/algorithms/alice/Echo/events');
     const flow = owner.getByTestId('flow').filter({ hasText: `Kafka subscriber: main / ${IN}` });
     await flow.getByText('disabled', { exact: true }).waitFor();
+    // No consumer runs while it is disabled: the card says so rather than leave the lag blank.
+    await flow.getByText('not running: disabled').waitFor();
+    await flow.getByText('not known while disabled: no consumer reads the topic to measure it').waitFor();
 
     // The API's refusal beside the control: a timeout above its limit.
     await flow.getByLabel('Timeout (seconds)').fill('5000');
@@ -177,6 +187,12 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
     await owner.getByRole('button', { name: 'Newer' }).click();
     await waitFor(owner, async () => (await rows.count()) === 20);
     await checkPage(owner, 'events-tab');
+    // At a laptop's width every column's header is in view, "At" included, without scrolling the table.
+    const frame = await owner.locator('section[aria-labelledby="deliveries"] .table-wrap').boundingBox();
+    for (const header of ['At', 'Outcome', 'Source', 'Error or dead letter', 'Flow']) {
+      const box = await owner.locator('section[aria-labelledby="deliveries"] th', { hasText: header }).first().boundingBox();
+      assert.ok(frame && box && box.x >= frame.x && box.x + box.width <= frame.x + frame.width + 0.5, `${header} is in view at 1280 px`);
+    }
 
     // A failing algorithm: the record is retried, then dead-lettered with the error.
     await owner.goto('/algorithms/alice/Fail/events');
@@ -201,6 +217,39 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
     assert.match(dead, /cannot digest soup/);
     assert.match(dead, new RegExp(`dead letter: ${BAD}\\.dlq`));
     await checkPage(owner, 'events-tab-dead-letter');
+    assertNoPageErrors(owner);
+  });
+
+  test('owner: a publisher flow that sends results says it is running (and why it has no lag)', async () => {
+    const assigned = await ui.api.post('/v1/admin/event-clusters/main/assignments', {
+      key: ui.srv.adminKey,
+      body: { algorithm: 'alice/Echo', topic: OUT, role: 'publisher' },
+    });
+    assert.equal(assigned.status, 200, assigned.text);
+    await owner.goto('/algorithms/alice/Echo/events');
+    const flow = owner.getByTestId('flow').filter({ hasText: `Kafka publisher: main / ${OUT}` });
+    await flow.getByLabel('Version').selectOption('1.0.0');
+    await saved(owner, () => flow.getByRole('button', { name: 'Save version and timeout' }).click());
+    await saved(owner, () =>
+      owner
+        .getByTestId('flow')
+        .filter({ hasText: `Kafka publisher: main / ${OUT}` })
+        .getByRole('button', { name: 'Enable' })
+        .click(),
+    );
+    const called = await ui.api.post('/v1/algo/alice/Echo/1.0.0', { key: alice.key, body: { n: 'published' } });
+    assert.equal(called.status, 200, called.text);
+    // The publisher table is reloaded by the flows job: the card says running once it is in it.
+    await waitFor(owner, async () => {
+      await owner.reload();
+      const card = owner.getByTestId('flow').filter({ hasText: `Kafka publisher: main / ${OUT}` });
+      await card.waitFor();
+      return (await card.getByText('running', { exact: true }).count()) === 1;
+    });
+    const card = owner.getByTestId('flow').filter({ hasText: `Kafka publisher: main / ${OUT}` });
+    assert.equal(await card.getByText('not running').count(), 0);
+    await card.getByText('none: a publisher writes to its topic and reads nothing').waitFor();
+    await checkPage(owner, 'events-tab-publisher');
     assertNoPageErrors(owner);
   });
 

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import type { ForgeUser } from '../../server/test/support/forge.js';
+import { pushAtForge, type Forge, type ForgeUser } from '../../server/test/support/forge.js';
 import { GITEA_URL, giteaForge, giteaSkipReason } from '../../server/test/support/gitea-forge.js';
 import { assertNoPageErrors, checkPage, signIn, signInWithKey, startUi, type Ui } from './support/ui.js';
 
@@ -25,10 +25,12 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
   let ada: ForgeUser;
   let app: { oauth: { client_id: string; client_secret: string } };
   const host = GITEA_URL ? new URL(GITEA_URL).host : '';
-  const label = `Gitea at ${host}`;
+  // A configuration is named by its name, which is its host until an admin renames it.
+  const label = host;
+  let forge: Forge;
 
   before(async () => {
-    const forge = giteaForge();
+    forge = giteaForge();
     ui = await startUi();
     alice = await ui.user('alice');
     ada = await forge.createUser(`ada_${tag}`);
@@ -73,7 +75,7 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
     await why.waitFor();
     assert.match(
       await why.innerText(),
-      /Token status unauthorized: algohost is not authorized at Gitea at .* check under Account that the one you authorized is Gitea at/s,
+      /Token status unauthorized: algohost is not authorized at .* check under Account, Settings tab, Source Code Management that the one you authorized is/s,
     );
     assert.equal(await page.getByLabel('Repository owner').count(), 0);
     // Creating anyway: the wizard asks the provider again, explains, and creates nothing.
@@ -81,16 +83,21 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
     await page.getByRole('button', { name: 'Create algorithm' }).click();
     const refusal = page.locator('form > [role="alert"]');
     await refusal.waitFor();
-    assert.match(await refusal.innerText(), /^Nothing was created: Gitea at .* says algohost is not authorized for your account/);
+    assert.match(await refusal.innerText(), new RegExp(`^Nothing was created: ${host} says algohost is not authorized for your account`));
     assert.equal((await ui.api.get('/v1/algorithms/alice/TooEarly', { key: alice.key })).status, 404);
     await checkPage(page, 'create-scm-unauthorized');
-    await why.getByRole('link', { name: 'Authorize it under Account' }).click();
-    await page.getByRole('heading', { name: 'Account settings' }).waitFor();
+    await why.getByRole('link', { name: 'Authorize it under Account, Settings' }).click();
+    await page.getByRole('heading', { name: 'Source Code Management' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/account/settings');
+    assert.equal(
+      await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Settings' }).getAttribute('aria-current'),
+      'page',
+    );
     assertNoPageErrors(page);
   });
 
   test('account: authorize after confirming, through Gitea sign-in and consent, back with the Gitea username', async () => {
-    await page.goto('/account');
+    await page.goto('/account/settings');
     const row = page.getByTestId('scm-config').filter({ has: page.getByRole('heading', { name: label }) });
     await row.getByText('unauthorized', { exact: true }).waitFor();
     await row.getByRole('button', { name: `Authorize ${label}` }).click();
@@ -99,7 +106,7 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
     // Cancelling goes nowhere.
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    assert.equal(new URL(page.url()).pathname, '/account');
+    assert.equal(new URL(page.url()).pathname, '/account/settings');
 
     await row.getByRole('button', { name: `Authorize ${label}` }).click();
     await checkPage(page, 'account-scm-confirm');
@@ -110,7 +117,7 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
     await page.locator('input[name="password"]').fill(ada.password);
     await page.locator('form.ui.form button.primary, form button[type="submit"]').first().click();
     await page.locator('#authorize-app, button[name="granted"][value="true"]').first().click();
-    await page.waitForURL((u) => u.origin === ui.srv.url && u.pathname === '/account');
+    await page.waitForURL((u) => u.origin === ui.srv.url && u.pathname === '/account/settings');
     const query = new URL(page.url()).searchParams;
     assert.equal(query.get('scm_status'), 'authorized');
 
@@ -161,18 +168,60 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
     const link = page.getByRole('link', { name: `${ada.name}/hosted-${tag} at ${host}` });
     assert.equal(await link.getAttribute('href'), `${GITEA_URL}/${ada.name}/hosted-${tag}`);
     await page.getByTestId('scm-connection').getByText('active', { exact: false }).first().waitFor();
+    await checkPage(page, 'algorithm-source-scm');
+    assertNoPageErrors(page);
+  });
+
+  test('Sync now brings in a commit pushed while webhooks were off: Recent commits shows it, the build says sync', async () => {
+    const repo = `hosted-${tag}`;
+    await forge.disableWebhooks(ada, ada.name, repo);
+    const sha = await pushAtForge(forge, ada, ada.name, repo, { 'NOTES.md': 'notes\n' }, `Notes written at ${host}`);
+    await page.goto('/algorithms/alice/Hosted/source');
+    const commits = page.getByRole('region', { name: 'Recent commits' });
+    await commits.getByText('Start from the template').waitFor();
+    assert.equal(await commits.getByText(`Notes written at ${host}`).count(), 0, 'not here before the sync');
+
     await page.getByRole('button', { name: 'Sync now' }).click();
     const synced = page.getByRole('status').filter({ hasText: 'Sync:' });
     const failed = page.locator('.sync [role="alert"]');
     await synced.or(failed).waitFor();
     assert.equal(await failed.count(), 0, `the sync failed: ${await failed.allInnerTexts()}`);
-    assert.match(await synced.innerText(), /^Sync: /);
-    await checkPage(page, 'algorithm-source-scm');
+    assert.match(await synced.innerText(), new RegExp(`^Sync: build .* queued for ${sha.slice(0, 12)}`));
+    // The list reloads after the sync, without reloading the page.
+    await commits.getByText(`Notes written at ${host}`).waitFor();
+    await commits.getByText(sha.slice(0, 8)).waitFor();
+    await checkPage(page, 'algorithm-source-synced');
+
+    await page.getByRole('navigation', { name: 'Algorithm' }).getByRole('link', { name: 'Builds' }).click();
+    const row = page.getByRole('row').filter({ hasText: sha.slice(0, 8) });
+    await row.waitFor();
+    assert.equal(await row.getByRole('cell').nth(2).innerText(), 'sync');
+    await checkPage(page, 'algorithm-builds-sync');
     assertNoPageErrors(page);
   });
 
+  test('a configuration with a name shows as its name', async () => {
+    const configs = await ui.api.get('/v1/scms', { key: alice.key });
+    const gitea = configs.body.results.find((c: { name: string }) => c.name === host);
+    const renamed = await ui.api.patch(`/v1/admin/scms/${gitea.id}`, { key: ui.srv.adminKey, body: { name: 'Team Gitea' } });
+    assert.equal(renamed.status, 200, renamed.text);
+    try {
+      await page.goto('/algorithms/alice/Hosted/source');
+      await page.getByRole('heading', { name: 'Repository at Team Gitea' }).waitFor();
+      await page.getByRole('link', { name: `${ada.name}/hosted-${tag} at Team Gitea` }).waitFor();
+      await page.goto('/account/settings');
+      const row = page.getByTestId('scm-config').filter({ has: page.getByRole('heading', { name: 'Team Gitea', exact: true }) });
+      await row.getByText(/^Gitea at /).waitFor();
+      assert.equal(await page.getByText('Gitea at Team Gitea').count(), 0);
+      await checkPage(page, 'account-scm-named');
+      assertNoPageErrors(page);
+    } finally {
+      await ui.api.patch(`/v1/admin/scms/${gitea.id}`, { key: ui.srv.adminKey, body: { name: host } });
+    }
+  });
+
   test('account: revoke after confirming; the provider is asked again and says unauthorized', async () => {
-    await page.goto('/account');
+    await page.goto('/account/settings');
     const row = page.getByTestId('scm-config').filter({ has: page.getByRole('heading', { name: label }) });
     await row.getByText(`as ${ada.name}`).waitFor();
     await row.getByRole('button', { name: `Revoke ${label}` }).click();
@@ -200,7 +249,7 @@ describe('web UI: external source control (real Gitea)', { skip: giteaSkipReason
     await admin.getByLabel('OAuth client id').fill('unused-client');
     await admin.getByLabel('OAuth client secret').fill('unused-secret');
     await admin.getByRole('button', { name: 'Add provider' }).click();
-    const unused = admin.getByTestId('scm-config').filter({ has: admin.getByRole('heading', { name: 'GitHub at github.example.test' }) });
+    const unused = admin.getByTestId('scm-config').filter({ has: admin.getByRole('heading', { name: 'github.example.test' }) });
     await unused.getByRole('button', { name: 'Delete github.example.test' }).click();
     dialog = admin.getByRole('dialog', { name: 'Delete github.example.test' });
     await dialog.getByLabel('Type github.example.test to confirm').fill('github.example.test');

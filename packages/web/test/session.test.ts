@@ -117,7 +117,7 @@ describe('web UI: sessions', () => {
     await page.keyboard.press('Enter');
     await tabTo(page, /^Account$/);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Account settings' }).waitFor();
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
     await tabTo(page, /^Menu$/);
     await page.keyboard.press('Enter');
     await checkPage(page, 'menu-open');

@@ -1303,7 +1303,8 @@ export interface components {
       build_id: string;
       commit_sha: string;
       status: 'queued' | 'in-progress' | 'succeeded' | 'failed';
-      trigger: 'push' | 'compile';
+      /** @description push: a push to the repository (algohost’s Git server, or an external provider’s webhook); sync: fetched by “sync now” (POST …/scm/sync); compile: POST …/compile. */
+      trigger: 'push' | 'sync' | 'compile';
       environment: string;
       /** @description Why a failed build failed; the log has the details. */
       error?: string;
@@ -1408,6 +1409,7 @@ export interface components {
       timeout: number | null;
       enabled: boolean;
       version: string | null;
+      /** @description What the nodes running the flow report (a publisher: failed while the cluster refuses its records); null while no node runs it (disabled, no version, not started yet). */
       status: {
         /** @description paused: the algorithm is saturated (all its runners busy); records wait in the broker. */
         state: 'starting' | 'running' | 'paused' | 'failed';

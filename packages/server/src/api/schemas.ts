@@ -403,7 +403,10 @@ export const Build = Type.Object(
     build_id: Type.String({ format: 'uuid' }),
     commit_sha: Str,
     status: Type.Union([Type.Literal('queued'), Type.Literal('in-progress'), Type.Literal('succeeded'), Type.Literal('failed')]),
-    trigger: Type.Union([Type.Literal('push'), Type.Literal('compile')]),
+    trigger: Type.Union([Type.Literal('push'), Type.Literal('sync'), Type.Literal('compile')], {
+      description:
+        'push: a push to the repository (algohost’s Git server, or an external provider’s webhook); sync: fetched by “sync now” (POST …/scm/sync); compile: POST …/compile.',
+    }),
     environment: Str,
     error: Type.Optional(Type.String({ description: 'Why a failed build failed; the log has the details.' })),
     created_at: Str,

@@ -301,7 +301,7 @@ export const Errors = {
   }),
   /** The account never authorized the configuration, revoked it, or the provider no longer accepts its token. */
   scmNotAuthorized: def('forbidden', C.scmNotAuthorized, (p: { id: string; name: string; why: string }) => {
-    return `SCM configuration "${p.id}" (${p.name}) is not authorized for this account: ${p.why}. Authorize it in the web UI (Settings, Source Code Management), making sure it is this configuration, then check POST /v1/scms/${p.id}/token/status`;
+    return `SCM configuration "${p.id}" (${p.name}) is not authorized for this account: ${p.why}. Authorize it in the web UI (Account, Settings tab, Source Code Management), making sure it is this configuration, then check POST /v1/scms/${p.id}/token/status`;
   }),
   /** A provider answered 401 to a token (adapters raise it; services turn it into scmNotAuthorized or `unauthorized`). */
   scmTokenRejected: def('forbidden', C.scmNotAuthorized, (p: { provider: string }) => {
@@ -327,11 +327,11 @@ export const Errors = {
   scmOAuthFailed: said('invalid', C.scmOAuthFailed),
   /** The callback's state names no flow in progress (never started, used already, or expired and swept). */
   scmOAuthStateUnknown: def('not_found', C.scmOAuthFailed, (_p: Record<string, never>) => {
-    return 'unknown or already used authorization state; start the authorization again from Settings';
+    return 'unknown or already used authorization state; start the authorization again from the web UI (Account, Settings tab, Source Code Management)';
   }),
   /** The callback came to a browser without the cookie of the one that started the flow. */
   scmOAuthOtherBrowser: def('forbidden', C.scmOAuthFailed, (_p: Record<string, never>) => {
-    return 'this authorization was started in another browser (or its cookie is gone); start it again from Settings';
+    return 'this authorization was started in another browser (or its cookie is gone); start it again from the web UI (Account, Settings tab, Source Code Management)';
   }),
   scmNotExternal: def('conflict', C.scmSourceNotFound, (p: { owner: string; name: string }) => {
     return `${p.owner}/${p.name} keeps its source in the internal SCM: push to its Git URL instead`;

@@ -1,10 +1,11 @@
 /**
- * The subscriber flows this node runs, one consumer each: the flow workers (flow-workers.ts)
- * add and remove them; whoever reports on them (a flow's status in the API, the lag and paused
- * gauges, a cluster worker's presence entry) reads them here. Made before both, so neither
- * names the other.
+ * The flows this node runs: the subscribers, one consumer each, which the flow workers
+ * (flow-workers.ts) add and remove, and the publishers' states, which the flow publisher keeps.
+ * Whoever reports on them (a flow's status in the API, the lag and paused gauges, a cluster
+ * worker's presence entry) reads them here. Made before both, so neither names the other.
  */
 import type { ConsumerStatus, EventFlow } from '../domain/events/model.js';
+import { PublisherStates } from '../domain/events/publishing.js';
 
 /** One flow's consumer (a Kafka consumer, an SQS poller, a Service Bus receiver). */
 export interface Subscriber {
@@ -17,15 +18,18 @@ export interface Subscriber {
 
 export class RunningFlows {
   private readonly running = new Map<string, Subscriber>();
+  /** The publishers' states, handed to the flow publisher (domain/events/publishing.ts). */
+  readonly publishers = new PublisherStates();
 
-  /** What the consumer of a flow reports (undefined when this node does not run it). */
+  /** What a flow reports: its consumer's status, or its publisher's (undefined when this node runs neither). */
   status(flowId: string): ConsumerStatus | undefined {
-    return this.running.get(flowId)?.status;
+    return this.running.get(flowId)?.status ?? this.publishers.status(flowId);
   }
 
-  /** Every running flow's status. */
+  /** Every flow this node runs with its status: the consumers, and the publishers it sends for. */
   statuses(): { flow: EventFlow; status: ConsumerStatus }[] {
-    return [...this.running.values()].map((s) => ({ flow: s.flow, status: s.status }));
+    const subscribers = [...this.running.values()].map((s) => ({ flow: s.flow, status: s.status }));
+    return subscribers.concat(this.publishers.statuses());
   }
 
   has(flowId: string): boolean {

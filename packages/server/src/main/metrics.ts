@@ -113,7 +113,8 @@ export class NodeMetrics {
       labelNames: ['flow', 'outcome'],
       registers,
     });
-    const flows = () => opts.flows?.statuses() ?? [];
+    // Lag and pausing are a subscriber's: a publisher reads nothing.
+    const flows = () => (opts.flows?.statuses() ?? []).filter(({ flow }) => flow.role === 'subscriber');
     new Gauge({
       name: 'algohost_event_flow_lag',
       help: 'Records (Kafka) or messages (SQS, approximate) waiting for a subscriber flow running on this node.',

@@ -196,6 +196,9 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
     assert.equal(direct.body.result.got, 'direct');
     const again = await readTopic(KAFKA!, topic('out'), 3);
     assert.ok(again.some((r) => JSON.parse(r.value).got === 'direct'));
+    // The publisher that sent them says it runs (it reads nothing: no lag), as the Events tab shows.
+    const publisher = await running('Echo', pub);
+    assert.deepEqual(publisher.status, { state: 'running', lag: null, error: null });
     const metrics = await api.get('/metrics', { key: srv.adminKey });
     assert.match(metrics.text, new RegExp(`algohost_event_delivery_seconds_count\\{flow="${sub}",outcome="succeeded"\\} 2`));
   });

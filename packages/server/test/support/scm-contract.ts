@@ -76,7 +76,11 @@ export function scmProviderContract(
       source: { scm: configId, repository_owner: owner, repository_name: repository, initial_commit_message: `First commit of ${name}` },
     });
 
-    async function waitForBuild(owner: string, name: string, commit: string): Promise<{ build_id: string; status: string }> {
+    async function waitForBuild(
+      owner: string,
+      name: string,
+      commit: string,
+    ): Promise<{ build_id: string; status: string; trigger: string }> {
       for (;;) {
         const list = await api.get(`/v1/algorithms/${owner}/${name}/builds`, { key: me.key });
         const build = list.body.results.find((b: { commit_sha: string }) => b.commit_sha === commit);
@@ -209,6 +213,7 @@ export function scmProviderContract(
       const sha = await pushAtForge(forge, fu, fu.name, repo, { 'NOTES.md': 'notes\n' }, 'notes at the provider');
       const build = await waitForBuild(me.name, 'Hello', sha);
       assert.equal(build.status, 'succeeded');
+      assert.equal(build.trigger, 'push', 'a webhook delivers a push');
       const got = await api.get(`/v1/algorithms/${algorithm}`, { key: me.key });
       assert.equal(got.body.source.last_delivery.via, 'webhook');
       assert.equal(got.body.source.last_delivery.commit_sha, sha);
@@ -264,7 +269,10 @@ export function scmProviderContract(
       assert.equal(synced.status, 200, synced.text);
       assert.equal(synced.body.commit_sha, sha);
       assert.equal(synced.body.build.commit_sha, sha);
-      assert.equal((await waitForBuild(me.name, 'Hello', sha)).status, 'succeeded');
+      assert.equal(synced.body.build.trigger, 'sync');
+      const built = await waitForBuild(me.name, 'Hello', sha);
+      assert.equal(built.status, 'succeeded');
+      assert.equal(built.trigger, 'sync', 'the builds list says the sync made it, not a push');
       const again = await api.post(`/v1/algorithms/${algorithm}/scm/sync`, { key: me.key });
       assert.match(again.body.result, /up to date/);
       assert.equal(again.body.build, undefined);
@@ -281,11 +289,10 @@ export function scmProviderContract(
       const status = await api.post(`/v1/scms/${configId}/token/status`, { key: me.key });
       assert.equal(status.status, 200, status.text);
       assert.deepEqual(status.body, { scm_username: fu.name, authorization_status: 'unauthorized', scm_organizations: [] });
-      assertError(
-        await api.post(`/v1/algorithms/${me.name}`, { key: me.key, body: sourceBody('Revoked', fu.name, `revoked_${tag}`) }),
-        403,
-        9003,
-      );
+      const refused = await api.post(`/v1/algorithms/${me.name}`, { key: me.key, body: sourceBody('Revoked', fu.name, `revoked_${tag}`) });
+      assertError(refused, 403, 9003);
+      // The web UI's account page has this Settings tab and section (the specification's words).
+      assert.match(refused.body.error.message, /Authorize it in the web UI \(Account, Settings tab, Source Code Management\)/);
       assertError(await api.get(`/v1/algorithms/${me.name}/Revoked`, { key: me.key }), 404, 1001);
       const conn = await api.get(`/v1/algorithms/${algorithm}/scm/status`, { key: me.key });
       assert.equal(conn.body.scm_connection_status, 'unauthorized');

@@ -1,12 +1,13 @@
 /**
- * Account settings, section Source Code Management: each enabled external configuration with the
+ * The account's Settings tab, section Source Code Management: each enabled external configuration with the
  * provider's answer about this account's token (endpoint 1), Authorize (after the user confirms
  * which external service gets access) and Revoke. Authorizing leaves the app for the provider's
- * consent page; the server's callback brings the browser back to /account with the outcome in
+ * consent page; the server's callback brings the browser back to /account/settings with the outcome in
  * the query (`scm`, `scm_status`, `scm_error`), which is shown here once.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { ScmConfig } from '@algohost/client';
+import { Form } from '../forms.js';
 import { navigate, useLocation } from '../router.js';
 import type { SignedIn } from '../session.js';
 import { Busy, ConfirmButton, Dialog, ErrorText, Show, useAction, useLoad } from '../ui.js';
@@ -19,9 +20,9 @@ export const PROVIDERS: Record<string, string> = {
   internal: 'algohost',
 };
 
-/** "Gitea at gitea.example.org": how the UI names a configuration to its user. */
+/** How the UI names a configuration to its user: its name ("Team Gitea"), the provider's when it has none. */
 export function scmLabel(c: ScmConfig): string {
-  return `${PROVIDERS[c.provider] ?? c.provider} at ${c.name}`;
+  return c.name || (PROVIDERS[c.provider] ?? c.provider);
 }
 
 export function AccountScm({ session }: { session: SignedIn }) {
@@ -53,7 +54,7 @@ export function AccountScm({ session }: { session: SignedIn }) {
           ) : (
             <ErrorText error={`Authorizing ${returnedName} did not work: ${query.get('scm_error') || 'the provider refused it'}.`} />
           )}
-          <button type="button" class="secondary small" onClick={() => navigate('/account', { replace: true })}>
+          <button type="button" class="secondary small" onClick={() => navigate('/account/settings', { replace: true })}>
             Dismiss
           </button>
         </div>
@@ -80,7 +81,7 @@ function ScmRow({ session, config: c }: { session: SignedIn; config: ScmConfig }
   const [asking, setAsking] = useState(false);
   const label = scmLabel(c);
   const authorize = useAction(async () => {
-    const started = await session.client.scms.authorize(c.id, '/account');
+    const started = await session.client.scms.authorize(c.id, '/account/settings');
     // A full navigation: the provider's consent page, then the server's callback, then back here.
     location.assign(started.authorize_url);
   });
@@ -94,6 +95,7 @@ function ScmRow({ session, config: c }: { session: SignedIn; config: ScmConfig }
       <div>
         <h3>{label}</h3>
         <p class="muted">
+          {PROVIDERS[c.provider] ?? c.provider} at{' '}
           <a href={c.urls.web} rel="noreferrer">
             {c.urls.web}
           </a>{' '}
@@ -137,13 +139,7 @@ function ScmRow({ session, config: c }: { session: SignedIn; config: ScmConfig }
         )}
       </div>
       <Dialog title={`Authorize ${label}?`} open={asking} onClose={() => setAsking(false)}>
-        <form
-          method="dialog"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void authorize.run();
-          }}
-        >
+        <Form method="dialog" onSubmit={() => void authorize.run()}>
           <p>
             You are about to let algohost act as your account at the external service <strong>{label}</strong> (<code>{c.urls.web}</code>):
             it will create repositories there, push their first commit and register webhooks.
@@ -160,7 +156,7 @@ function ScmRow({ session, config: c }: { session: SignedIn; config: ScmConfig }
               Continue to {c.name}
             </Busy>
           </div>
-        </form>
+        </Form>
       </Dialog>
     </li>
   );

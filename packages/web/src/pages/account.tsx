@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Capability, CreatedApiKey, Identity } from '@algohost/client';
+import { Link } from '../router.js';
 import type { SignedIn } from '../session.js';
 import { Checkbox, Form, PasswordField, TextField } from '../forms.js';
 import { AccountScm } from './account-scm.js';
@@ -12,22 +13,53 @@ export const CAPABILITIES: [string, string][] = [
   ['write_data', 'Write hosted data'],
 ];
 
-/** Profile, password, API keys, and the source-code-management authorizations. */
-export function AccountPage({ session }: { session: SignedIn }) {
-  useTitle('Account');
+const TABS: [string, string][] = [
+  ['profile', 'Profile'],
+  ['settings', 'Settings'],
+];
+
+/**
+ * The account profile: its Profile tab (name, email, company) and its Settings tab (password,
+ * API keys, and the Source Code Management section, where the specification sends the user to
+ * authorize an external provider; error 9003 and the docs say the same).
+ */
+export function AccountPage({ session, tab }: { session: SignedIn; tab: string }) {
+  useTitle(tab === 'settings' ? 'Account settings' : 'Account');
+  return (
+    <>
+      <h1>Account</h1>
+      <nav aria-label="Account">
+        <ul class="tabs">
+          {TABS.map(([id, label]) => (
+            <li key={id}>
+              <Link href={id === 'profile' ? '/account' : `/account/${id}`} aria-current={tab === id ? 'page' : undefined}>
+                {label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {tab === 'profile' && <ProfileTab session={session} />}
+      {tab === 'settings' && (
+        <>
+          <Password session={session} />
+          <Keys session={session} />
+          <AccountScm session={session} />
+        </>
+      )}
+      {!TABS.some(([id]) => id === tab) && <p>This tab does not exist.</p>}
+    </>
+  );
+}
+
+function ProfileTab({ session }: { session: SignedIn }) {
   // whoami carries the account's own profile (GET /v1/users/{name} is an admin's lookup); read
   // it afresh here rather than from the session, which was read at sign-in.
   const user = useLoad(() => session.client.whoami(), [session]);
   return (
-    <>
-      <h1>Account settings</h1>
-      <Show loaded={user} label="your profile">
-        {(u) => <Profile session={session} user={u} onSaved={user.reload} />}
-      </Show>
-      <Password session={session} />
-      <Keys session={session} />
-      <AccountScm session={session} />
-    </>
+    <Show loaded={user} label="your profile">
+      {(u) => <Profile session={session} user={u} onSaved={user.reload} />}
+    </Show>
   );
 }
 
@@ -45,7 +77,7 @@ function Profile({ session, user, onSaved }: { session: SignedIn; user: Identity
   });
   return (
     <section aria-labelledby="profile">
-      <h2 id="profile">Profile of {user.username}</h2>
+      <h2 id="profile">Profile</h2>
       <Form onSubmit={() => void save.run()}>
         <div class="grid-2">
           <div>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type AlgohostClient, AlgohostError, type KafkaCluster } from '@algohost/client';
 import { Link } from '../router.js';
-import { Form, SelectField, TextField } from '../forms.js';
+import { Form, SelectField, TextField, useProblems } from '../forms.js';
 import type { SignedIn } from '../session.js';
 import { Busy, ConfirmButton, ErrorText, Field, type Loaded, Show, Table, Time, useAction, useLoad } from '../ui.js';
 
@@ -145,11 +145,13 @@ function ConnectCluster({ session, onConnected }: { session: SignedIn; onConnect
   const [mechanism, setMechanism] = useState('');
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
+  const problems = useProblems();
+  const bootstrap = servers
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const problem = bootstrap.length === 0 ? 'Name at least one server as host:port.' : null;
   const connect = useAction(async () => {
-    const bootstrap = servers
-      .split(/[\s,]+/)
-      .map((s) => s.trim())
-      .filter(Boolean);
     await session.client.events.connectCluster({
       name: name.trim(),
       bootstrap_servers: bootstrap,
@@ -158,6 +160,7 @@ function ConnectCluster({ session, onConnected }: { session: SignedIn; onConnect
       ...(mechanism ? { sasl: { mechanism: mechanism as (typeof MECHANISMS)[number], username, password } } : {}),
     });
     // Start the next connection from a blank form (and forget the password at once).
+    problems.hide();
     setName('');
     setServers('');
     setTls(false);
@@ -170,18 +173,13 @@ function ConnectCluster({ session, onConnected }: { session: SignedIn; onConnect
   return (
     <section aria-labelledby="connect-cluster">
       <h2 id="connect-cluster">Connect a Kafka cluster</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void connect.run();
-        }}
-      >
+      <Form onSubmit={() => problems.submit(problem, () => void connect.run())}>
         <div class="grid-2">
           <div>
             <Field label="Cluster name" hint="How assignments and the CLI name it.">
               {(p) => <input {...p} required value={name} onInput={(e) => setName(e.currentTarget.value)} autoComplete="off" />}
             </Field>
-            <Field label="Bootstrap servers" hint="host:port, separated by commas or spaces.">
+            <Field label="Bootstrap servers" hint="host:port, separated by commas or spaces." error={problems.shown(problem)}>
               {(p) => <input {...p} required value={servers} onInput={(e) => setServers(e.currentTarget.value)} autoComplete="off" />}
             </Field>
             <label class="inline">
@@ -231,7 +229,7 @@ function ConnectCluster({ session, onConnected }: { session: SignedIn; onConnect
         <Busy type="submit" busy={connect.busy}>
           Connect cluster
         </Busy>
-      </form>
+      </Form>
     </section>
   );
 }

@@ -69,7 +69,7 @@ function NewScm({ session, callback, onCreated }: { session: SignedIn; callback:
       <h2 id="new-scm">Add a source-control provider</h2>
       <p class="hint">
         First register an OAuth application at the provider with the callback (redirect) URL <code>{callback}</code>, then enter its client
-        id and secret here. Users authorize it under Account, Source Code Management.
+        id and secret here. Users authorize it under Account, Settings tab, Source Code Management.
       </p>
       <Form onSubmit={() => void create.run()}>
         <div class="grid-2">

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { collect, type Algorithm, type Build } from '@algohost/client';
+import { Form } from '../forms.js';
 import { Link } from '../router.js';
 import { myOrganizations, type SignedIn } from '../session.js';
 import { Busy, ErrorText, Field, Show, StatusBadge, Time, useAction, useLoad, useTitle } from '../ui.js';
@@ -139,14 +140,7 @@ function Explore({ session }: { session: SignedIn }) {
   return (
     <section aria-labelledby="explore">
       <h2 id="explore">Explore public algorithms</h2>
-      <form
-        class="inline"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void search.run(false);
-        }}
-      >
+      <Form class="inline" role="search" onSubmit={() => void search.run(false)}>
         <Field label="Search">
           {(p) => (
             <input
@@ -161,7 +155,7 @@ function Explore({ session }: { session: SignedIn }) {
         <Busy type="submit" busy={search.busy}>
           Search
         </Busy>
-      </form>
+      </Form>
       <ErrorText error={search.error} />
       {results &&
         (results.items.length === 0 ? (

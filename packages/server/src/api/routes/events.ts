@@ -39,7 +39,12 @@ const ConsumerStatusSchema = Type.Object({
   state: Type.Union([Type.Literal('starting'), Type.Literal('running'), Type.Literal('paused'), Type.Literal('failed')], {
     description: 'paused: the algorithm is saturated (all its runners busy); records wait in the broker.',
   }),
-  lag: Nullable(Type.Number({ description: 'Records behind the end of the topic (Kafka), or messages in the queue (SQS, approximate).' })),
+  lag: Nullable(
+    Type.Number({
+      description:
+        'Records behind the end of the topic (Kafka), or messages in the queue (SQS, approximate); null for a publisher (it reads nothing) or while unknown.',
+    }),
+  ),
   error: Nullable(Type.String()),
 });
 
@@ -77,7 +82,10 @@ const EventFlowSchema = Type.Object(
     timeout: Nullable(Type.Number({ description: `Seconds per delivery's call; null = ${DEFAULT_FLOW_TIMEOUT_S}.` })),
     enabled: Type.Boolean(),
     version: Nullable(Type.String({ description: 'The published version the flow runs.' })),
-    status: Nullable(ConsumerStatusSchema),
+    status: Type.Union([ConsumerStatusSchema, Type.Null()], {
+      description:
+        'What the nodes running the flow report (a publisher: failed while the cluster refuses its records); null while no node runs it (disabled, no version, not started yet).',
+    }),
     created_at: Type.String(),
     updated_at: Type.String(),
   },

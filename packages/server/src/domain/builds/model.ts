@@ -6,7 +6,8 @@ export interface Build {
   commitSha: string;
   environmentName: string;
   status: BuildStatus;
-  trigger: 'push' | 'compile';
+  /** push: a push to algohost's Git server or a provider's webhook; sync: "sync now" fetched it; compile: built again by hand. */
+  trigger: 'push' | 'sync' | 'compile';
   /** How many times a worker has started it (a restart mid-build retries it once). */
   attempt: number;
   error: string | null;

@@ -315,7 +315,7 @@ export class FlowService {
       flow,
       algorithm: { owner: owner.name, name: algorithm.name },
       cluster,
-      status: flow.enabled && flow.role === 'subscriber' ? (this.status(flow.id) ?? null) : null,
+      status: flow.enabled ? (this.status(flow.id) ?? null) : null,
       assumeRole:
         flow.kind === 'sqs' && flow.credentialsKind === 'role'
           ? this.credentials.assumeRoleIdentity({ id: algorithm.ownerId, name: owner.name })

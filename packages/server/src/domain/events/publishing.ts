@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../logger.js';
 import type { CallObserver, SucceededCall } from '../calls/ports.js';
-import type { EventFlow } from './model.js';
+import type { ConsumerStatus, EventFlow } from './model.js';
 
 export interface OutgoingRecord {
   key?: Buffer;
@@ -26,6 +26,45 @@ const MIME: Record<SucceededCall['contentType'], string> = {
   void: 'application/json',
 };
 
+/**
+ * What each publisher in the table reports, by flow id: running from the moment it is in the
+ * table (it sends every result from then on), failed with the cluster's error while its last
+ * record was refused. It has no lag: it writes to its topic, it reads nothing. A table of its
+ * own, made before the publisher, so that whoever reports on the flows this node runs (the API's
+ * flow status, a cluster worker's presence entry) reads it without naming the publisher.
+ */
+export class PublisherStates {
+  private states = new Map<string, { flow: EventFlow; status: ConsumerStatus }>();
+
+  /** Keeps the states of the flows given (a new one starts running) and forgets the rest. */
+  replace(flows: EventFlow[]): void {
+    const states = new Map<string, { flow: EventFlow; status: ConsumerStatus }>();
+    for (const flow of flows) {
+      const status = this.states.get(flow.id)?.status ?? { state: 'running', lag: null, error: null };
+      states.set(flow.id, { flow, status });
+    }
+    this.states = states;
+  }
+
+  /** What the publisher flow reports on this node (undefined when it is not in the table: disabled, no version). */
+  status(flowId: string): ConsumerStatus | undefined {
+    return this.states.get(flowId)?.status;
+  }
+
+  /** Every publisher in the table with its status. */
+  statuses(): { flow: EventFlow; status: ConsumerStatus }[] {
+    return [...this.states.values()];
+  }
+
+  /** Records the outcome of the flow's last send: a refused record marks it failed until one is taken. */
+  sent(flowId: string, error: string | null): void {
+    const status = this.states.get(flowId)?.status;
+    if (!status) return;
+    status.state = error === null ? 'running' : 'failed';
+    status.error = error;
+  }
+}
+
 export class FlowPublisher implements CallObserver {
   /** Enabled publisher flows by algorithm id. */
   private byAlgorithm = new Map<string, EventFlow[]>();
@@ -33,6 +72,7 @@ export class FlowPublisher implements CallObserver {
   constructor(
     private readonly sink: RecordSink,
     private readonly log: Logger,
+    private readonly states: PublisherStates,
     /** Called for every record sent (or not): Prometheus counters. */
     private readonly observe: (flow: EventFlow, ok: boolean) => void = () => {},
   ) {}
@@ -40,13 +80,16 @@ export class FlowPublisher implements CallObserver {
   /** Replaces the table with the enabled flows given (called when flows change and at start). */
   load(enabled: EventFlow[]): void {
     const next = new Map<string, EventFlow[]>();
+    const publishing: EventFlow[] = [];
     for (const flow of enabled) {
       if (flow.role !== 'publisher' || flow.kind !== 'kafka' || !flow.enabled || !flow.version) continue;
       const list = next.get(flow.algorithmId);
       if (list) list.push(flow);
       else next.set(flow.algorithmId, [flow]);
+      publishing.push(flow);
     }
     this.byAlgorithm = next;
+    this.states.replace(publishing);
   }
 
   /** On the call path: only a map lookup unless the algorithm publishes. */
@@ -65,8 +108,12 @@ export class FlowPublisher implements CallObserver {
         },
       };
       this.sink.send(flow.clusterId!, flow.topic!, record).then(
-        () => this.observe(flow, true),
+        () => {
+          this.states.sent(flow.id, null);
+          this.observe(flow, true);
+        },
         (err: unknown) => {
+          this.states.sent(flow.id, err instanceof Error ? err.message : String(err));
           this.observe(flow, false);
           this.log.warn(
             { err, flow: flow.id, topic: flow.topic },

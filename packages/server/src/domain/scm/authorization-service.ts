@@ -26,7 +26,7 @@ const STATE_TTL_MS = 10 * 60 * 1000;
 /** A token whose expiry is this close is refreshed before use. */
 const EXPIRY_MARGIN_MS = 60 * 1000;
 /** Where the browser goes back to when the UI names no page: the account page's settings. */
-const DEFAULT_RETURN_TO = '/account';
+const DEFAULT_RETURN_TO = '/account/settings';
 
 export interface AuthorizationStart {
   /** Where the UI sends the browser (the provider's consent page). */

@@ -216,7 +216,7 @@ export class SourceSyncService {
           result: `up to date: ${fetched.sha.slice(0, 12)} is already here${note(fetched.sha)}`,
         });
       }
-      const build = await this.builds.enqueue(view, fetched.sha, 'push');
+      const build = await this.builds.enqueue(view, fetched.sha, via === 'sync' ? 'sync' : 'push');
       const result = await this.record(source, {
         via,
         commitSha: fetched.sha,

@@ -54,7 +54,7 @@ export function wireEvents(base: Base, metrics: NodeMetrics, running: RunningFlo
     changes: base.changes,
   });
   const producers = new KafkaProducers((clusterId) => events.clusters.connection(clusterId));
-  const publisher = new FlowPublisher(producers, base.log, (flow, ok) => metrics.flowPublished(flow.id, ok));
+  const publisher = new FlowPublisher(producers, base.log, running.publishers, (flow, ok) => metrics.flowPublished(flow.id, ok));
   // Insights go to a topic of a connected cluster through the same producers (one per cluster).
   const insights = new InsightsService({
     store: new SqlInsightsStore(base.db),

@@ -4,6 +4,9 @@ import { navigate, useLocation } from '../../router.js';
 import { Busy, ErrorText, messageOf, StatusBadge, Time, useAction } from '../../ui.js';
 import type { TabProps } from '../algorithm.js';
 
+/** What started a build, as the Builds table says it. */
+const TRIGGERS: Record<Build['trigger'], string> = { push: 'push', sync: 'sync', compile: 'built again' };
+
 const running = (b: Build) => b.status === 'queued' || b.status === 'in-progress';
 
 /**
@@ -68,33 +71,21 @@ export function BuildsTab({ session, algorithm: a, reload }: TabProps) {
                 <tr>
                   <th scope="col">Status</th>
                   <th scope="col">Commit</th>
+                  <th scope="col" class="wide">
+                    Trigger
+                  </th>
                   <th scope="col">Started</th>
                   <th scope="col">Log</th>
                 </tr>
               </thead>
               <tbody>
                 {builds.map((b) => (
-                  <tr key={b.build_id} aria-current={b.build_id === selected?.build_id ? 'true' : undefined}>
-                    <td>
-                      <StatusBadge status={b.status} />
-                    </td>
-                    <td>
-                      <code>{b.commit_sha.slice(0, 8)}</code>
-                    </td>
-                    <td>
-                      <Time iso={b.started_at ?? b.created_at} />
-                    </td>
-                    <td>
-                      <button
-                        type="button"
-                        class="secondary small"
-                        aria-label={`Show the log of build ${b.build_id.slice(0, 8)}`}
-                        onClick={() => navigate(`/algorithms/${a.owner}/${a.name}/builds?build=${b.build_id}`, { replace: true })}
-                      >
-                        Show
-                      </button>
-                    </td>
-                  </tr>
+                  <BuildRow
+                    key={b.build_id}
+                    build={b}
+                    current={b.build_id === selected?.build_id}
+                    onShow={() => navigate(`/algorithms/${a.owner}/${a.name}/builds?build=${b.build_id}`, { replace: true })}
+                  />
                 ))}
               </tbody>
             </table>
@@ -106,6 +97,28 @@ export function BuildsTab({ session, algorithm: a, reload }: TabProps) {
         {selected ? <BuildLog session={session} owner={a.owner} name={a.name} build={selected} /> : <p class="muted">No build chosen.</p>}
       </section>
     </div>
+  );
+}
+
+function BuildRow({ build: b, current, onShow }: { build: Build; current: boolean; onShow: () => void }) {
+  return (
+    <tr aria-current={current ? 'true' : undefined}>
+      <td>
+        <StatusBadge status={b.status} />
+      </td>
+      <td>
+        <code>{b.commit_sha.slice(0, 8)}</code>
+      </td>
+      <td class="wide">{TRIGGERS[b.trigger]}</td>
+      <td>
+        <Time iso={b.started_at ?? b.created_at} />
+      </td>
+      <td>
+        <button type="button" class="secondary small" aria-label={`Show the log of build ${b.build_id.slice(0, 8)}`} onClick={onShow}>
+          Show
+        </button>
+      </td>
+    </tr>
   );
 }
 

@@ -83,14 +83,28 @@ function FlowCard({ flow: f, ...rest }: Base & { flow: EventFlow; versions: stri
   );
 }
 
+/** Why a flow has no status: no node runs it. */
+function notRunning(f: EventFlow): string {
+  if (!f.enabled) return 'not running: disabled';
+  if (!f.version) return 'not running: no version chosen';
+  return 'starting: no node has reported it yet';
+}
+
+/** Why a flow shows no lag: only a running subscriber measures what waits for it. */
+function noLag(f: EventFlow): string {
+  if (f.role === 'publisher') return 'none: a publisher writes to its topic and reads nothing';
+  if (!f.enabled) return `not known while disabled: no consumer reads the ${f.source_type === 'kafka' ? 'topic' : 'queue'} to measure it`;
+  return 'not known yet: the consumer has not measured it';
+}
+
 /** What the flow is doing now, its dead letters and credentials. */
 function FlowFacts({ flow: f }: { flow: EventFlow }) {
   return (
     <dl class="kv">
       <dt>State</dt>
-      <dd>{f.status ? <StatusBadge status={f.status.state} /> : <span class="muted">not running</span>}</dd>
+      <dd>{f.status ? <StatusBadge status={f.status.state} /> : <span class="muted">{notRunning(f)}</span>}</dd>
       <dt>Lag</dt>
-      <dd>{f.status?.lag ?? <span class="muted">—</span>}</dd>
+      <dd>{f.status?.lag ?? <span class="muted">{noLag(f)}</span>}</dd>
       {f.status?.error && (
         <>
           <dt>Error</dt>
@@ -418,6 +432,7 @@ function Deliveries({ session, algorithm: a, flows }: Base & { flows: EventFlow[
                   <caption class="muted">Newest first.</caption>
                   <thead>
                     <tr>
+                      <th scope="col">At</th>
                       <th scope="col">Outcome</th>
                       <th scope="col">Source</th>
                       <th scope="col">Attempts</th>
@@ -426,7 +441,6 @@ function Deliveries({ session, algorithm: a, flows }: Base & { flows: EventFlow[
                       <th scope="col" class="wide">
                         Flow
                       </th>
-                      <th scope="col">At</th>
                     </tr>
                   </thead>
                   <tbody>
@@ -470,13 +484,17 @@ function Deliveries({ session, algorithm: a, flows }: Base & { flows: EventFlow[
   );
 }
 
+/** One delivery; its time leads, since with a long source or error the last columns would scroll out of a laptop's view. */
 function DeliveryRow({ d, flow }: { d: EventDelivery; flow: string }) {
   return (
     <tr>
+      <td class="nowrap">
+        <Time iso={d.created_at} />
+      </td>
       <td>
         <StatusBadge status={d.outcome} />
       </td>
-      <td class="nowrap">
+      <td class="break">
         <code>{d.source}</code>
       </td>
       <td>{d.attempts}</td>
@@ -491,9 +509,6 @@ function DeliveryRow({ d, flow }: { d: EventDelivery; flow: string }) {
         {!d.error && !d.dead_letter && <span class="muted">—</span>}
       </td>
       <td class="wide">{flow}</td>
-      <td>
-        <Time iso={d.created_at} />
-      </td>
     </tr>
   );
 }

@@ -12,7 +12,7 @@ export function SourceTab({ session, algorithm: a }: TabProps) {
   return (
     <>
       {a.source ? (
-        <ExternalSource session={session} algorithm={a} source={a.source} />
+        <ExternalSource session={session} algorithm={a} source={a.source} onSynced={commits.reload} />
       ) : (
         <section aria-labelledby="git">
           <h2 id="git">Repository</h2>
@@ -53,19 +53,24 @@ export function SourceTab({ session, algorithm: a }: TabProps) {
 const CONNECTION: Record<string, string> = {
   active: 'algohost reaches the repository.',
   unauthorized:
-    'The provider no longer accepts the token of the account that created this algorithm: that account authorizes the configuration again under Account.',
+    'The provider no longer accepts the token of the account that created this algorithm: that account authorizes the configuration again under Account, Settings tab, Source Code Management.',
   repository_missing: 'The repository is gone at the provider (deleted, renamed or moved).',
 };
 
-/** An algorithm whose source lives at an external provider: where, how it is reached, its last delivery, and "sync now". */
+/**
+ * An algorithm whose source lives at an external provider: where, how it is reached, its last
+ * delivery, and "sync now" (which may bring in commits: `onSynced` reloads the list of them).
+ */
 function ExternalSource({
   session,
   algorithm: a,
   source,
+  onSynced,
 }: {
   session: SignedIn;
   algorithm: Algorithm;
   source: NonNullable<Algorithm['source']>;
+  onSynced: () => void;
 }) {
   const c = session.client;
   const status = useLoad(() => c.scms.connectionStatus(a.owner, a.name), [a.id]);
@@ -74,6 +79,7 @@ function ExternalSource({
     setSynced(null);
     setSynced(await c.scms.sync(a.owner, a.name));
     status.reload();
+    onSynced();
   });
   const repo = `${source.repository_owner}/${source.repository_name}`;
   return (

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { AlgorithmVersion, VersionType } from '@algohost/client';
+import { Form, useProblems } from '../../forms.js';
 import { Busy, Dialog, ErrorText, Field, Show, Time, useAction, useLoad } from '../../ui.js';
 import type { TabProps } from '../algorithm.js';
 
@@ -81,6 +82,10 @@ export function VersionsTab({ session, algorithm: a, manager, reload }: TabProps
   );
 }
 
+/** The API's limit on release notes and each sample (version_info), in characters. */
+const MAX_TEXT = 64 * 1024;
+const tooLong = (text: string) => (text.length > MAX_TEXT ? `At most ${MAX_TEXT.toLocaleString('en')} characters.` : null);
+
 function PublishDialog({
   open,
   onClose,
@@ -95,6 +100,8 @@ function PublishDialog({
   const [callability, setCallability] = useState<'public' | 'private'>('private');
   const [sampleInput, setSampleInput] = useState('');
   const [sampleOutput, setSampleOutput] = useState('');
+  const problems = useProblems();
+  const problem = tooLong(notes) ?? tooLong(sampleInput) ?? tooLong(sampleOutput);
   const action = useAction(() =>
     publish({
       version_info: {
@@ -112,15 +119,11 @@ function PublishDialog({
       open={open}
       onClose={() => {
         action.clear();
+        problems.hide();
         onClose();
       }}
     >
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void action.run();
-        }}
-      >
+      <Form onSubmit={() => problems.submit(problem, () => void action.run())}>
         <p class="hint">Publishes the latest successful build under the next version number; numbers only ever go up.</p>
         <fieldset>
           <legend>Version type</legend>
@@ -160,11 +163,13 @@ function PublishDialog({
             Public: everyone on this cluster (makes the algorithm public)
           </label>
         </fieldset>
-        <Field label="Release notes">{(p) => <textarea {...p} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />}</Field>
-        <Field label="Sample input">
+        <Field label="Release notes" error={problems.shown(tooLong(notes))}>
+          {(p) => <textarea {...p} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />}
+        </Field>
+        <Field label="Sample input" error={problems.shown(tooLong(sampleInput))}>
           {(p) => <textarea {...p} class="mono" value={sampleInput} onInput={(e) => setSampleInput(e.currentTarget.value)} />}
         </Field>
-        <Field label="Sample output">
+        <Field label="Sample output" error={problems.shown(tooLong(sampleOutput))}>
           {(p) => <textarea {...p} class="mono" value={sampleOutput} onInput={(e) => setSampleOutput(e.currentTarget.value)} />}
         </Field>
         <ErrorText error={action.error} />
@@ -176,7 +181,7 @@ function PublishDialog({
             Publish
           </Busy>
         </div>
-      </form>
+      </Form>
     </Dialog>
   );
 }

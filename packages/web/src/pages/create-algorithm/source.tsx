@@ -19,7 +19,7 @@ export function repositoryProblem(name: string): string | null {
 
 /** Rule 3, said where it matters: which configuration the user authorized. */
 function unauthorizedText(config: ScmConfig): string {
-  return `Token status unauthorized: algohost is not authorized at ${scmLabel(config)} for your account (you never authorized this configuration, revoked it, or the provider no longer accepts the token). Several configurations can point at the same provider: check under Account that the one you authorized is ${scmLabel(config)} (id ${config.id}), and authorize it there.`;
+  return `Token status unauthorized: algohost is not authorized at ${scmLabel(config)} for your account (you never authorized this configuration, revoked it, or the provider no longer accepts the token). Several configurations can point at the same provider: check under Account, Settings tab, Source Code Management that the one you authorized is ${scmLabel(config)} (id ${config.id}), and authorize it there.`;
 }
 
 export type SourceChoice = ReturnType<typeof useSourceChoice>;
@@ -89,7 +89,7 @@ export function SourceFieldset({ source, name, repoError }: { source: SourceChoi
               <div class="notice" data-testid="scm-unauthorized">
                 <p>{unauthorizedText(external)}</p>
                 <p>
-                  <Link href="/account">Authorize it under Account</Link>
+                  <Link href="/account/settings">Authorize it under Account, Settings</Link>
                 </p>
               </div>
             ) : (
