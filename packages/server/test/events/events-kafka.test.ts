@@ -15,7 +15,9 @@ import { createTopics, deleteTopics, eventually, KAFKA, KAFKA2, needs, produce, 
 const ECHO = `import json, os
 
 def apply(input):
-    return {"got": input, "event": json.loads(os.environ["ALGOHOST_EVENT"]) if "ALGOHOST_EVENT" in os.environ else None}
+    event = json.loads(os.environ["ALGOHOST_EVENT"]) if "ALGOHOST_EVENT" in os.environ else None
+    types = {k: type(v).__name__ for k, v in event.items()} if event else None
+    return {"got": input, "event": event, "types": types}
 `;
 const TICK = `import time
 
@@ -192,6 +194,9 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
       key: 'k1',
       timestamp: json.event.timestamp,
     });
+    // What the algorithm received, as Python types: every field a string (docs/users-guide.md, ALGOHOST_EVENT).
+    assert.deepEqual(json.types, { source: 'str', topic: 'str', partition: 'str', offset: 'str', key: 'str', timestamp: 'str' });
+    assert.match(json.event.timestamp, /^\d+$/, 'milliseconds since the epoch, in decimal');
     assert.equal(JSON.parse(byKey.get('k2')!.value).got, 'plain text', 'a UTF-8 value that is not JSON is text');
     const headers = byKey.get('k1')!.headers;
     assert.equal(headers['algohost-algorithm'], 'alice/Echo');

@@ -12,10 +12,16 @@ import { client, type Client } from '../support/http.js';
 import { type DatabaseKind, DATABASES, startTestServer, type TestServer } from '../support/server.js';
 import { deadPort, eventually, holdCallSlot, needs, publishedPython, SQS, sqsMessagesLeft } from '../support/events.js';
 
+/** Fails the delivery unless ALGOHOST_EVENT holds the SQS fields the users' guide lists, each a string. */
 const ECHO = `import json, os
 
 def apply(input):
-    return {"got": input, "event": json.loads(os.environ["ALGOHOST_EVENT"]) if "ALGOHOST_EVENT" in os.environ else None}
+    event = json.loads(os.environ["ALGOHOST_EVENT"]) if "ALGOHOST_EVENT" in os.environ else None
+    if event is not None:
+        types = {k: type(v).__name__ for k, v in event.items()}
+        assert types == {"source": "str", "queue": "str", "message_id": "str", "receive_count": "str"}, types
+        assert event["source"] == "sqs" and event["receive_count"].isdigit(), event
+    return {"got": input, "event": event}
 `;
 const SLOW = `import time
 
