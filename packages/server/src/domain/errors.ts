@@ -285,11 +285,12 @@ export const Errors = {
     return `${p.owner}/${p.name} has no published version: publish a version first (POST /v1/algorithms/${p.owner}/${p.name}/versions), then add it to the topic`;
   }),
   eventFlowExists: def('conflict', C.eventFlowExists, (p: { what: string }) => `${p.what} already exists`),
+  /** `cluster` as describeCluster words it (name, id, bootstrap servers); `reason` per broker address. */
   brokerUnreachable: def('unavailable', C.brokerUnreachable, (p: { cluster: string; reason: string }) => {
-    return `the Kafka cluster "${p.cluster}" could not be reached: ${p.reason}`;
+    return `the Kafka cluster ${p.cluster} could not be used: ${p.reason}`;
   }),
   topicNotFound: def('not_found', C.topicNotFound, (p: { topic: string; cluster: string }) => {
-    return `the Kafka cluster "${p.cluster}" has no topic "${p.topic}"; see GET /v1/admin/event-clusters/${p.cluster}/topics`;
+    return `the Kafka cluster "${p.cluster}" has no topic "${p.topic}": create it there first (algohost does not create a tenant's topics, only "${p.topic}.dlq"); GET /v1/admin/event-clusters/${p.cluster}/topics lists what it has`;
   }),
 
   // External SCM (9xxx).

@@ -88,7 +88,8 @@ export abstract class QueueSubscriber<M> {
   protected fail(err: unknown): void {
     if (this.stopping.signal.aborted) return;
     this.state.state = 'failed';
-    this.state.error = messageOf(err);
+    // Named in the status itself: the SDKs' errors say what failed ("connect ECONNREFUSED 10.0.0.5:443") but not where.
+    this.state.error = `the ${this.broker} queue ${this.flow.sourceUri}: ${messageOf(err)}`;
     this.deps.log.warn({ err, flow: this.flow.id, queue: this.flow.sourceUri }, `${this.broker} flow ${this.flow.id}: ${this.state.error}`);
   }
 

@@ -9,6 +9,14 @@ import { enc, header, hmacMatches, jsonObject, providerFetch } from './http.js';
 import { oauthTokenExchange } from './oauth.js';
 
 const NAME = 'Bitbucket';
+/**
+ * Bitbucket Cloud grants the permissions ticked on the OAuth consumer, whatever the request asks;
+ * naming them here makes a consumer that lacks one fail at the consent (invalid_scope, naming the
+ * missing scope) instead of at the first repository. `repository:admin` creates the repository
+ * (it does not imply the next one), `repository:write` pushes and reads the branch, `webhook`
+ * registers the hook, `account` reads the user and the workspaces.
+ */
+const BITBUCKET_SCOPES = 'repository:write repository:admin webhook account';
 const api = (e: ProviderEndpoint, path: string) => `${e.urls.api}${path}`;
 const repo = (owner: string, name: string) => `/repositories/${enc(owner)}/${enc(name.toLowerCase())}`;
 
@@ -22,7 +30,7 @@ export const bitbucketProvider: ScmProvider = {
 
   authorizeUrl(e, p) {
     const url = new URL(`${e.urls.web}/site/oauth2/authorize`);
-    url.search = new URLSearchParams({ client_id: e.clientId, response_type: 'code', state: p.state }).toString();
+    url.search = new URLSearchParams({ client_id: e.clientId, response_type: 'code', state: p.state, scope: BITBUCKET_SCOPES }).toString();
     return url.toString();
   },
 

@@ -5,6 +5,13 @@ import { enc, providerFetch, consentUrl } from './http.js';
 import { oauthTokenExchange } from './oauth.js';
 
 const NAME = 'Gitea';
+/**
+ * Gitea's granular scopes (1.23+). Without any, Gitea grants the OAuth2 token everything the user
+ * may do. Creating a repository under the user is a POST in the API's `/user` group and under an
+ * organization one in its `/orgs/{org}` group, so each needs its group's write scope besides
+ * `write:repository` (the push over Git, the webhook, the refs read). docs/users-guide.md lists them.
+ */
+const GITEA_SCOPES = 'write:repository write:user write:organization';
 const api = (e: ProviderEndpoint, path: string) => `${e.urls.api}${path}`;
 
 export const giteaProvider: ScmProvider = {
@@ -22,6 +29,7 @@ export const giteaProvider: ScmProvider = {
         redirect_uri: p.redirectUri,
         response_type: 'code',
         state: p.state,
+        scope: GITEA_SCOPES,
       },
       p.codeChallenge,
     ),

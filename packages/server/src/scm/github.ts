@@ -9,6 +9,13 @@ import { basic, enc, providerFetch, consentUrl } from './http.js';
 import { oauthTokenExchange } from './oauth.js';
 
 const NAME = 'GitHub';
+/**
+ * `repo`: private repositories (the repositories made here are private), pushing to them and their
+ * webhooks (`repo` covers repository hooks, so `admin:repo_hook` adds nothing); `read:org`: which
+ * organizations the user belongs to. Not `delete_repo`: undoing a half-made repository is the
+ * only deletion, and asking every user for it is worse than naming the leftover repository.
+ */
+const GITHUB_SCOPES = 'repo read:org';
 const api = (e: ProviderEndpoint, path: string) => `${e.urls.api}${path}`;
 const JSON_HEADERS = { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' };
 
@@ -26,8 +33,7 @@ export const githubProvider: ScmProvider = {
         client_id: e.clientId,
         redirect_uri: p.redirectUri,
         state: p.state,
-        // Private repositories, their webhooks, and which organizations the user belongs to.
-        scope: 'repo admin:repo_hook read:org',
+        scope: GITHUB_SCOPES,
       },
       p.codeChallenge,
     ),

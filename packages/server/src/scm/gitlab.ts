@@ -8,6 +8,12 @@ import { enc, header, jsonObject, providerFetch, secretMatches, consentUrl } fro
 import { oauthTokenExchange } from './oauth.js';
 
 const NAME = 'GitLab';
+/**
+ * GitLab's OAuth scopes split reading (`read_api`, `read_user`, `read_repository`) from writing
+ * over Git (`write_repository`), but creating a project and adding a project hook take `api`,
+ * which includes the rest: the one scope that covers the four steps.
+ */
+const GITLAB_SCOPES = 'api';
 const api = (e: ProviderEndpoint, path: string) => `${e.urls.api}${path}`;
 const project = (owner: string, name: string) => enc(`${owner}/${name}`);
 
@@ -30,7 +36,7 @@ export const gitlabProvider: ScmProvider = {
         redirect_uri: p.redirectUri,
         response_type: 'code',
         state: p.state,
-        scope: 'api',
+        scope: GITLAB_SCOPES,
       },
       p.codeChallenge,
     ),

@@ -10,12 +10,14 @@ import { after, before, describe, test } from 'node:test';
 import { createUser, type TestUser } from '../support/fixtures.js';
 import { client, type Client } from '../support/http.js';
 import { POSTGRES_URL, startTestServer, type TestServer } from '../support/server.js';
-import { createTopics, eventually, KAFKA, KAFKA2, needs, produce, publishedPython, readTopic } from '../support/events.js';
+import { createTopics, deleteTopics, eventually, KAFKA, KAFKA2, needs, produce, publishedPython, readTopic } from '../support/events.js';
 
 const ECHO = `import json, os
 
 def apply(input):
-    return {"got": input, "event": json.loads(os.environ["ALGOHOST_EVENT"]) if "ALGOHOST_EVENT" in os.environ else None}
+    event = json.loads(os.environ["ALGOHOST_EVENT"]) if "ALGOHOST_EVENT" in os.environ else None
+    types = {k: type(v).__name__ for k, v in event.items()} if event else None
+    return {"got": input, "event": event, "types": types}
 `;
 const TICK = `import time
 
@@ -141,6 +143,23 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
       body: { algorithm: 'alice/Echo', topic: 'no-such-topic', role: 'subscriber' },
     });
     assert.equal(missingTopic.status, 404, missingTopic.text);
+    assert.equal(missingTopic.body.error.code, 8006);
+    assert.match(missingTopic.body.error.message, /the Kafka cluster "main" has no topic "no-such-topic": create it there first/);
+  });
+
+  test('a topic deleted after its assignment: the flow fails at once, its status naming the topic and the cluster and saying to create it', async () => {
+    await createTopics(KAFKA!, [topic('gone')], 1);
+    const sub = await assign(cluster, 'alice/Echo', topic('gone'), 'subscriber');
+    await deleteTopics(KAFKA!, [topic('gone')]);
+    await enable(sub);
+    const status = await eventually('the flow failed', async () => {
+      const res = await api.get(`/v1/algorithms/alice/Echo/event-flows/${sub}`, { key: alice.key });
+      return res.body.status?.state === 'failed' ? res.body.status : undefined;
+    });
+    assert.ok(status.error.includes(`the Kafka cluster "main" (${cluster}; bootstrap servers ${KAFKA}) failed`), status.error);
+    assert.ok(status.error.includes(`the topic "${topic('gone')}" does not exist on the cluster: create it there`), status.error);
+    const off = await api.patch(`/v1/algorithms/alice/Echo/event-flows/${sub}`, { key: alice.key, body: { enabled: false } });
+    assert.equal(off.status, 200, off.text);
   });
 
   test('record → subscriber call (value as input, topic/partition/offset/key as metadata) → publisher → another topic', async () => {
@@ -175,6 +194,9 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
       key: 'k1',
       timestamp: json.event.timestamp,
     });
+    // What the algorithm received, as Python types: every field a string (docs/users-guide.md, ALGOHOST_EVENT).
+    assert.deepEqual(json.types, { source: 'str', topic: 'str', partition: 'str', offset: 'str', key: 'str', timestamp: 'str' });
+    assert.match(json.event.timestamp, /^\d+$/, 'milliseconds since the epoch, in decimal');
     assert.equal(JSON.parse(byKey.get('k2')!.value).got, 'plain text', 'a UTF-8 value that is not JSON is text');
     const headers = byKey.get('k1')!.headers;
     assert.equal(headers['algohost-algorithm'], 'alice/Echo');

@@ -17,11 +17,17 @@ import { type DatabaseKind, DATABASES, startTestServer, type TestServer } from '
 import { eventually, holdCallSlot, publishedPython } from '../support/events.js';
 import { FakeServiceBus } from '../support/servicebus-fake.js';
 
-/** Succeeds only when its event metadata names the message the input expects: so it read it. */
+/**
+ * Succeeds only when its event metadata names the message the input expects (so it read it) and
+ * has the fields the users' guide lists, each a string.
+ */
 const CHECK = `import json, os
 
 def apply(input):
     event = json.loads(os.environ["ALGOHOST_EVENT"])
+    types = {k: type(v).__name__ for k, v in event.items()}
+    assert set(types.values()) == {"str"}, types
+    assert {"source", "queue", "message_id", "delivery_count"} <= set(types) <= {"source", "queue", "message_id", "delivery_count", "sequence_number"}, types
     assert event["source"] == "servicebus", event
     assert event["message_id"] == input["expect_id"], event
     assert event["delivery_count"] == "1", event

@@ -10,12 +10,18 @@ import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, S
 import { createUser, type TestUser } from '../support/fixtures.js';
 import { client, type Client } from '../support/http.js';
 import { type DatabaseKind, DATABASES, startTestServer, type TestServer } from '../support/server.js';
-import { eventually, holdCallSlot, needs, publishedPython, SQS, sqsMessagesLeft } from '../support/events.js';
+import { deadPort, eventually, holdCallSlot, needs, publishedPython, SQS, sqsMessagesLeft } from '../support/events.js';
 
+/** Fails the delivery unless ALGOHOST_EVENT holds the SQS fields the users' guide lists, each a string. */
 const ECHO = `import json, os
 
 def apply(input):
-    return {"got": input, "event": json.loads(os.environ["ALGOHOST_EVENT"]) if "ALGOHOST_EVENT" in os.environ else None}
+    event = json.loads(os.environ["ALGOHOST_EVENT"]) if "ALGOHOST_EVENT" in os.environ else None
+    if event is not None:
+        types = {k: type(v).__name__ for k, v in event.items()}
+        assert types == {"source": "str", "queue": "str", "message_id": "str", "receive_count": "str"}, types
+        assert event["source"] == "sqs" and event["receive_count"].isdigit(), event
+    return {"got": input, "event": event}
 `;
 const SLOW = `import time
 
@@ -32,6 +38,7 @@ function sqsFlowsSuite(database: DatabaseKind): void {
   let api: Client;
   let alice: TestUser;
   let sqs: SQSClient;
+  let downUrl: string;
   const run = `${database}-${Date.now().toString(36)}`;
 
   const queue = async (name: string, redrive?: { dlq: string; maxReceives: number }) => {
@@ -54,10 +61,12 @@ function sqsFlowsSuite(database: DatabaseKind): void {
   };
 
   before(async () => {
+    // An SQS endpoint the operator allows where nothing listens.
+    downUrl = `http://127.0.0.1:${await deadPort()}/000000000000/orders`;
     srv = await startTestServer({
       database,
       env: {
-        ALGOHOST_SQS_ENDPOINT_ALLOW: new URL(SQS!).host,
+        ALGOHOST_SQS_ENDPOINT_ALLOW: `${new URL(SQS!).host},${new URL(downUrl).host}`,
         ALGOHOST_EVENT_SATURATION_DELAY_MS: '1000',
         ALGOHOST_EVENT_RETRY_BACKOFF_MS: '1000',
         // One call at a time per account: a running call saturates alice's algorithms.
@@ -151,6 +160,18 @@ function sqsFlowsSuite(database: DatabaseKind): void {
       },
     });
     assert.equal(role.status, 400, role.text);
+  });
+
+  test('a queue whose server is down: the flow fails, its status naming the queue and the refused connection', async () => {
+    const created = await flow('Echo', downUrl);
+    const status = await eventually('the flow failed', async () => {
+      const res = await api.get(`/v1/algorithms/alice/Echo/event-flows/${created.id}`, { key: alice.key });
+      return res.body.status?.state === 'failed' ? res.body.status : undefined;
+    });
+    assert.ok(status.error.startsWith(`the SQS queue ${downUrl}: `), status.error);
+    assert.match(status.error, new RegExp(`ECONNREFUSED 127\\.0\\.0\\.1:${new URL(downUrl).port}`));
+    const off = await api.patch(`/v1/algorithms/alice/Echo/event-flows/${created.id}`, { key: alice.key, body: { enabled: false } });
+    assert.equal(off.status, 200, off.text);
   });
 
   /** Whether alice has a call in flight (the slow one): a call now is refused as too many. */

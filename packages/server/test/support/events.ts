@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { Admin, Consumer, type Message, Producer } from '@platformatic/kafka';
@@ -99,6 +100,24 @@ export async function createTopics(brokers: string, topics: string[], partitions
   const admin = new Admin({ clientId: 'test-admin', bootstrapBrokers: [brokers] });
   try {
     await admin.createTopics({ topics, partitions, replicas: 1 });
+  } finally {
+    await admin.close();
+  }
+}
+
+/** A loopback port that was free a moment ago: a broker "there" refuses every connection. */
+export async function deadPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function deleteTopics(brokers: string, topics: string[]): Promise<void> {
+  const admin = new Admin({ clientId: 'test-admin', bootstrapBrokers: [brokers] });
+  try {
+    await admin.deleteTopics({ topics });
   } finally {
     await admin.close();
   }

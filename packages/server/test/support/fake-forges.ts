@@ -27,6 +27,8 @@ interface Repo {
 
 interface Grant {
   user: string;
+  /** What the consent granted; each route and Git push checks the scope its provider documents. */
+  scopes: Set<string>;
   access: string;
   refresh: string | null;
   expiresAt: number | null;
@@ -46,6 +48,8 @@ interface Request {
   body: Buffer;
   /** The user of a valid bearer token; undefined when none was sent; null when it was refused. */
   user: string | undefined | null;
+  /** The scopes of that token. */
+  scopes: Set<string>;
 }
 
 /** The state every fake shares; the dialects below read and change it. */
@@ -54,8 +58,9 @@ class FakeForgeCore {
   /** Organization → members' roles. */
   readonly orgs = new Map<string, Map<string, 'owner' | 'reader'>>();
   readonly repos = new Map<string, Repo>();
-  readonly clients = new Map<string, { secret: string; redirectUri: string }>();
-  readonly codes = new Map<string, { user: string; clientId: string; redirectUri: string; challenge: string | null }>();
+  /** OAuth clients; `scopes` only where the provider sets them on the client (Bitbucket's consumer permissions). */
+  readonly clients = new Map<string, { secret: string; redirectUri: string; scopes?: string[] }>();
+  readonly codes = new Map<string, { user: string; clientId: string; redirectUri: string; challenge: string | null; scopes: string[] }>();
   readonly grants: Grant[] = [];
   server!: http.Server;
   url = '';
@@ -102,9 +107,10 @@ class FakeForgeCore {
   /** Whether `user` may create repositories under `owner` (itself, or an organization it owns). */
   mayCreate = (user: string, owner: string) => owner.toLowerCase() === user.toLowerCase() || this.orgs.get(owner)?.get(user) === 'owner';
 
-  issue(user: string): Grant {
+  issue(user: string, scopes: Iterable<string>): Grant {
     const grant: Grant = {
       user,
+      scopes: new Set(scopes),
       access: `tok_${crypto.randomBytes(16).toString('hex')}`,
       refresh: this.tokens.refresh ? `ref_${crypto.randomBytes(16).toString('hex')}` : null,
       expiresAt: this.tokens.lifetime === null ? null : Date.now() + this.tokens.lifetime * 1000,
@@ -132,7 +138,7 @@ class FakeForgeCore {
       const g = this.grants.find((x) => x.refresh !== null && x.refresh === form.get('refresh_token') && !x.revoked);
       if (!g) return undefined;
       g.revoked = true; // rotated: the old pair stops working
-      return this.issue(g.user);
+      return this.issue(g.user, g.scopes);
     }
     const code = this.codes.get(form.get('code') ?? '');
     this.codes.delete(form.get('code') ?? '');
@@ -142,7 +148,7 @@ class FakeForgeCore {
       const verifier = form.get('code_verifier') ?? '';
       if (crypto.createHash('sha256').update(verifier).digest('base64url') !== code.challenge) return undefined;
     }
-    return this.issue(code.user);
+    return this.issue(code.user, code.scopes);
   }
 
   /** The consent page: approved at once for the user the test names (the fake has no sign-in form). */
@@ -152,30 +158,45 @@ class FakeForgeCore {
     if (!registered || !user) return { status: 400, json: { error: 'invalid_request' } };
     const redirectUri = redirectFromClient ? registered.redirectUri : (url.searchParams.get('redirect_uri') ?? '');
     if (redirectUri !== registered.redirectUri) return { status: 400, json: { error: 'redirect_uri_mismatch' } };
-    const code = crypto.randomBytes(12).toString('hex');
-    this.codes.set(code, { user, clientId, redirectUri, challenge: url.searchParams.get('code_challenge') });
+    const asked = (url.searchParams.get('scope') ?? '').split(/[ ,]+/).filter(Boolean);
     const back = new URL(redirectUri);
+    // A client with its own permissions (a Bitbucket consumer) grants those, and refuses a request for more.
+    const beyond = registered.scopes && asked.filter((s) => !registered.scopes!.includes(s));
+    if (beyond?.length) {
+      back.searchParams.set('error', 'invalid_scope');
+      back.searchParams.set('error_description', `the consumer lacks ${beyond.join(' ')}`);
+      back.searchParams.set('state', url.searchParams.get('state') ?? '');
+      return { status: 302, location: back.toString() };
+    }
+    const code = crypto.randomBytes(12).toString('hex');
+    this.codes.set(code, {
+      user,
+      clientId,
+      redirectUri,
+      challenge: url.searchParams.get('code_challenge'),
+      scopes: registered.scopes ?? asked,
+    });
     back.searchParams.set('code', code);
     back.searchParams.set('state', url.searchParams.get('state') ?? '');
     return { status: 302, location: back.toString() };
   }
 
-  private bearerUser(headers: http.IncomingHttpHeaders): string | undefined | null {
+  private bearer(headers: http.IncomingHttpHeaders): Grant | undefined | null {
     const m = /^(?:Bearer|token) (.+)$/i.exec(headers.authorization ?? '');
     if (!m) return undefined;
     const g = this.grants.find((x) => x.access === m[1]);
     if (!g || g.revoked || (g.expiresAt !== null && g.expiresAt < Date.now())) return null;
-    return g.user;
+    return g;
   }
 
-  /** Git's Basic credentials: the user's password, or any user name with a valid access token. */
-  private gitUser(headers: http.IncomingHttpHeaders): string | undefined {
+  /** Git's Basic credentials: the user's password, or any user name with a valid access token (and its scopes). */
+  private gitUser(headers: http.IncomingHttpHeaders): { user: string; scopes: Set<string> | null } | undefined {
     const m = /^Basic (.+)$/i.exec(headers.authorization ?? '');
     if (!m) return undefined;
     const [name, secret] = Buffer.from(m[1]!, 'base64').toString().split(':');
-    if (name && this.users.get(name) === secret) return name;
+    if (name && this.users.get(name) === secret) return { user: name, scopes: null };
     const g = this.grants.find((x) => x.access === secret && !x.revoked && (x.expiresAt === null || x.expiresAt >= Date.now()));
-    return g?.user;
+    return g && { user: g.user, scopes: g.scopes };
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -184,12 +205,14 @@ class FakeForgeCore {
     if (gitPath) return this.serveGit(req, res, gitPath[1]!, gitPath[2]!, gitPath[3]!, url);
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
+    const grant = this.bearer(req.headers);
     const answer = await this.route(this, {
       method: req.method ?? 'GET',
       url,
       headers: req.headers,
       body: Buffer.concat(chunks),
-      user: this.bearerUser(req.headers),
+      user: grant === null ? null : grant?.user,
+      scopes: grant?.scopes ?? new Set(),
     });
     if (!answer) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not Found' }));
@@ -211,17 +234,22 @@ class FakeForgeCore {
     url: URL,
   ): Promise<void> {
     const repo = this.repo(owner, name);
-    const user = this.gitUser(req.headers);
-    if (!user) {
+    const credential = this.gitUser(req.headers);
+    if (!credential) {
       res.writeHead(401, { 'www-authenticate': 'Basic realm="fake"' }).end();
       return;
     }
+    const user = credential.user;
     if (!repo || !this.mayCreate(user, repo.owner)) {
       res.writeHead(404).end();
       return;
     }
-    const pushing = rest === '/git-receive-pack';
-    const before = pushing ? await this.heads(repo) : undefined;
+    const pushing = rest === '/git-receive-pack' || url.searchParams.get('service') === 'git-receive-pack';
+    if (pushing && credential.scopes && !PUSH_SCOPES[this.kind].some((s) => credential.scopes!.has(s))) {
+      res.writeHead(403).end(`the token lacks the scope ${PUSH_SCOPES[this.kind].join(' or ')} to push`);
+      return;
+    }
+    const before = rest === '/git-receive-pack' ? await this.heads(repo) : undefined;
     // The hooks that exist when the push arrives: one registered later is not told about it.
     const hooks = repo.hooks.filter((h) => h.active);
     const child = spawn('git', ['http-backend'], {
@@ -336,6 +364,13 @@ const DELIVERIES: Record<Kind, Forge['delivery']> = {
 };
 
 const json = (status: number, body: unknown): Answer => ({ status, json: body });
+
+/** The scopes (any one of them) a token needs to push over Git, per provider. */
+const PUSH_SCOPES: Record<Kind, string[]> = { github: ['repo'], gitlab: ['api', 'write_repository'], bitbucket: ['repository:write'] };
+
+/** 403 unless the token holds one of `scopes`: what the provider documents for the route. */
+const lacks = (r: Request, ...scopes: string[]): Answer | undefined =>
+  scopes.some((s) => r.scopes.has(s)) ? undefined : json(403, { message: `the token lacks the scope ${scopes.join(' or ')}` });
 const unauthorized = (): Answer => json(401, { message: 'Bad credentials' });
 const parseJson = (b: Buffer) => (b.length ? (JSON.parse(b.toString()) as Record<string, any>) : {});
 const basicClient = (h: http.IncomingHttpHeaders) => {
@@ -353,7 +388,7 @@ async function githubRoutes(core: FakeForgeCore, r: Request): Promise<Answer | u
   if (r.method === 'POST' && p === '/login/oauth/access_token') {
     const g = core.redeem(new URLSearchParams(r.body.toString()), undefined);
     // GitHub answers a bad code with 200 and an error field.
-    return g ? json(200, { ...core.tokenJson(g), scope: 'repo,admin:repo_hook,read:org' }) : json(200, { error: 'bad_verification_code' });
+    return g ? json(200, { ...core.tokenJson(g), scope: [...g.scopes].join(',') }) : json(200, { error: 'bad_verification_code' });
   }
   const grant = /^\/api\/v3\/applications\/([^/]+)\/grant$/.exec(p);
   if (r.method === 'DELETE' && grant) {
@@ -372,15 +407,18 @@ async function githubRoutes(core: FakeForgeCore, r: Request): Promise<Answer | u
   let m: RegExpExecArray | null;
   if (r.method === 'GET' && api === '/user') return json(200, { login: user, id: 1 });
   if (r.method === 'GET' && api === '/user/memberships/orgs') {
-    return json(
-      200,
-      [...core.orgs]
-        .filter(([, members]) => members.has(user))
-        .map(([org, members]) => ({
-          state: 'active',
-          role: members.get(user) === 'owner' ? 'admin' : 'member',
-          organization: { login: org },
-        })),
+    return (
+      lacks(r, 'read:org') ??
+      json(
+        200,
+        [...core.orgs]
+          .filter(([, members]) => members.has(user))
+          .map(([org, members]) => ({
+            state: 'active',
+            role: members.get(user) === 'owner' ? 'admin' : 'member',
+            organization: { login: org },
+          })),
+      )
     );
   }
   if (r.method === 'GET' && (m = /^\/orgs\/([^/]+)$/.exec(api))) {
@@ -389,13 +427,17 @@ async function githubRoutes(core: FakeForgeCore, r: Request): Promise<Answer | u
   if ((m = /^\/repos\/([^/]+)\/([^/]+)$/.exec(api))) {
     const repo = core.repo(m[1]!, m[2]!);
     if (!repo || !core.mayCreate(user, repo.owner)) return json(404, { message: 'Not Found' });
-    if (r.method === 'GET') return json(200, { full_name: `${repo.owner}/${repo.name}` });
+    if (r.method === 'GET') return lacks(r, 'repo') ?? json(200, { full_name: `${repo.owner}/${repo.name}` });
     if (r.method === 'DELETE') {
+      const denied = lacks(r, 'delete_repo');
+      if (denied) return denied;
       core.repos.delete(core.repoKey(repo.owner, repo.name));
       return { status: 204 };
     }
   }
   if (r.method === 'POST' && (api === '/user/repos' || (m = /^\/orgs\/([^/]+)\/repos$/.exec(api)))) {
+    const denied = lacks(r, 'repo');
+    if (denied) return denied;
     const owner = api === '/user/repos' ? user : m![1]!;
     const name = String(parseJson(r.body).name);
     if (!core.mayCreate(user, owner)) return json(403, { message: 'Must have admin rights' });
@@ -409,6 +451,8 @@ async function githubRoutes(core: FakeForgeCore, r: Request): Promise<Answer | u
     });
   }
   if ((m = /^\/repos\/([^/]+)\/([^/]+)\/hooks$/.exec(api)) && r.method === 'POST') {
+    const denied = lacks(r, 'repo', 'admin:repo_hook', 'write:repo_hook');
+    if (denied) return denied;
     const repo = core.repo(m[1]!, m[2]!);
     if (!repo || !core.mayCreate(user, repo.owner)) return json(404, { message: 'Not Found' });
     const b = parseJson(r.body);
@@ -417,6 +461,8 @@ async function githubRoutes(core: FakeForgeCore, r: Request): Promise<Answer | u
     return json(201, { id: Number(id), active: true, events: b.events });
   }
   if (r.method === 'GET' && (m = /^\/repos\/([^/]+)\/([^/]+)\/branches\/([^/]+)$/.exec(api))) {
+    const denied = lacks(r, 'repo');
+    if (denied) return denied;
     const repo = core.repo(m[1]!, m[2]!);
     const head = repo && (await git(['rev-parse', '--verify', '--quiet', `refs/heads/${decodeURIComponent(m[3]!)}`], repo.dir));
     return head?.code === 0 ? json(200, { name: m[3], commit: { sha: head.stdout.trim() } }) : json(404, { message: 'Branch not found' });
@@ -441,6 +487,9 @@ async function gitlabRoutes(core: FakeForgeCore, r: Request): Promise<Answer | u
   }
   if (!p.startsWith('/api/v4/')) return undefined;
   if (!r.user) return json(401, { message: '401 Unauthorized' });
+  // `api` for everything; reads also with `read_api`.
+  const denied = lacks(r, 'api', ...(r.method === 'GET' ? ['read_api'] : []));
+  if (denied) return denied;
   const user = r.user;
   const api = p.slice('/api/v4'.length);
   const level = (org: string) => (core.orgs.get(org)?.get(user) === 'owner' ? 50 : core.orgs.get(org)?.has(user) ? 10 : 0);
@@ -509,7 +558,7 @@ async function bitbucketRoutes(core: FakeForgeCore, r: Request): Promise<Answer 
   if (r.method === 'POST' && p === '/site/oauth2/access_token') {
     const g = core.redeem(new URLSearchParams(r.body.toString()), basicClient(r.headers));
     return g
-      ? json(200, { ...core.tokenJson(g), scopes: 'repository:admin webhook account' })
+      ? json(200, { ...core.tokenJson(g), scopes: [...g.scopes].join(' ') })
       : json(400, { error: 'invalid_grant', error_description: 'Invalid grant' });
   }
   if (!p.startsWith('/2.0/')) return undefined;
@@ -517,6 +566,10 @@ async function bitbucketRoutes(core: FakeForgeCore, r: Request): Promise<Answer 
   const user = r.user;
   const api = p.slice('/2.0'.length);
   let m: RegExpExecArray | null;
+  if (r.method === 'GET' && (api === '/user' || api === '/user/permissions/workspaces')) {
+    const denied = lacks(r, 'account');
+    if (denied) return denied;
+  }
   if (r.method === 'GET' && api === '/user') return json(200, { username: user, type: 'user' });
   if (r.method === 'GET' && api === '/user/permissions/workspaces') {
     const values = [...core.orgs]
@@ -527,6 +580,11 @@ async function bitbucketRoutes(core: FakeForgeCore, r: Request): Promise<Answer 
   if ((m = /^\/repositories\/([^/]+)\/([^/]+)$/.exec(api))) {
     const [owner, name] = [decodeURIComponent(m[1]!), decodeURIComponent(m[2]!)];
     const repo = core.repo(owner, name);
+    const denied = lacks(
+      r,
+      ...({ POST: ['repository:admin'], DELETE: ['repository:delete'] }[r.method] ?? ['repository', 'repository:write']),
+    );
+    if (denied) return denied;
     if (r.method === 'POST') {
       if (!core.mayCreate(user, owner)) return json(403, { type: 'error', error: { message: 'forbidden' } });
       if (repo) return json(400, { type: 'error', error: { message: 'Repository with this Slug and Owner already exists.' } });
@@ -549,6 +607,8 @@ async function bitbucketRoutes(core: FakeForgeCore, r: Request): Promise<Answer 
     }
   }
   if (r.method === 'POST' && (m = /^\/repositories\/([^/]+)\/([^/]+)\/hooks$/.exec(api))) {
+    const denied = lacks(r, 'webhook');
+    if (denied) return denied;
     const repo = core.repo(decodeURIComponent(m[1]!), decodeURIComponent(m[2]!));
     if (!repo || !core.mayCreate(user, repo.owner)) return json(404, { type: 'error', error: { message: 'Repository not found' } });
     const b = parseJson(r.body);
@@ -557,6 +617,8 @@ async function bitbucketRoutes(core: FakeForgeCore, r: Request): Promise<Answer 
     return json(201, { uuid: id, url: b.url, events: b.events });
   }
   if (r.method === 'GET' && (m = /^\/repositories\/([^/]+)\/([^/]+)\/refs\/branches\/([^/]+)$/.exec(api))) {
+    const denied = lacks(r, 'repository', 'repository:write');
+    if (denied) return denied;
     const repo = core.repo(decodeURIComponent(m[1]!), decodeURIComponent(m[2]!));
     const head = repo && (await git(['rev-parse', '--verify', '--quiet', `refs/heads/${decodeURIComponent(m[3]!)}`], repo.dir));
     return head?.code === 0
@@ -593,7 +655,12 @@ export async function startFakeForge(kind: Kind): Promise<Forge> {
     async registerOAuthApp(redirectUri) {
       const id = crypto.randomBytes(8).toString('hex');
       const secret = crypto.randomBytes(16).toString('hex');
-      core.clients.set(id, { secret, redirectUri });
+      // A Bitbucket consumer carries its permissions, ticked as docs/users-guide.md says.
+      core.clients.set(id, {
+        secret,
+        redirectUri,
+        ...(kind === 'bitbucket' ? { scopes: ['repository:write', 'repository:admin', 'webhook', 'account'] } : {}),
+      });
       return { provider: kind, urls: { web: core.url, api: dialect.api(core.url) }, oauth: { client_id: id, client_secret: secret } };
     },
     async createUser(name) {

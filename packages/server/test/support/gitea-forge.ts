@@ -72,6 +72,13 @@ export function giteaForge(): Forge {
       if (page.status === 302 || page.status === 303) return page.headers.get('location')!;
       assert.equal(page.status, 200, `Gitea consent page: ${page.status}`);
       const html = await page.text();
+      // Gitea warns of full access when the request names no scope (or one it does not know).
+      assert.doesNotMatch(html, /access and write to all your account information/, 'the consent page promises no full access');
+      assert.match(
+        html,
+        new RegExp(`name="scope" value="${new URL(authorizeUrl).searchParams.get('scope')}"`),
+        'the grant carries the scopes',
+      );
       const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
       const granted = await jar.fetch(`${base}/login/oauth/grant`, {
         method: 'POST',

@@ -17,6 +17,18 @@ import { type DatabaseKind, startTestServer, type TestServer } from './server.js
 
 const CLUSTER_KEY = crypto.randomBytes(32);
 
+/**
+ * The scopes docs/users-guide.md promises each provider is asked for: the narrowest that cover
+ * creating the repository, pushing the template, registering the webhook and reading the branch.
+ * The suite then does all four with the token those scopes gave.
+ */
+const DOCUMENTED_SCOPES: Record<string, string[]> = {
+  github: ['repo', 'read:org'],
+  gitlab: ['api'],
+  bitbucket: ['repository:write', 'repository:admin', 'webhook', 'account'],
+  gitea: ['write:repository', 'write:user', 'write:organization'],
+};
+
 export function scmProviderContract(
   name: string,
   makeForge: () => Promise<Forge>,
@@ -98,6 +110,13 @@ export function scmProviderContract(
         .executeTakeFirstOrThrow();
       return new SecretBox(CLUSTER_KEY).open(row.webhook_secret);
     }
+
+    test('the consent asks the provider for the documented scopes, not the whole account', async () => {
+      const started = await api.post(`/v1/scms/${configId}/authorize`, { key: me.key });
+      assert.equal(started.status, 200, started.text);
+      const scope = new URL(started.body.authorize_url).searchParams.get('scope');
+      assert.deepEqual(scope?.split(' '), DOCUMENTED_SCOPES[forge.provider]);
+    });
 
     test('authorization: the provider consent, back to the settings page; the token status asks the provider', async () => {
       const before = await api.post(`/v1/scms/${configId}/token/status`, { key: me.key });

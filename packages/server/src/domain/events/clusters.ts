@@ -9,7 +9,7 @@ import { Errors, invalid } from '../errors.js';
 import type { ChangeNotifier } from '../changes.js';
 import { requireAdmin, type Principal } from '../accounts/principal.js';
 import { assertName } from '../names.js';
-import type { KafkaCluster, KafkaConnection } from './model.js';
+import { describeCluster, type KafkaCluster, type KafkaConnection } from './model.js';
 import type { EventStore, KafkaAdmin, TopicInfo } from './ports.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import {
@@ -98,6 +98,7 @@ export class EventClusters {
   private connectionOf(cluster: KafkaCluster): KafkaConnection {
     return {
       clusterId: cluster.id,
+      clusterName: cluster.name,
       bootstrapServers: cluster.bootstrapServers,
       tls: cluster.tls,
       tlsCa: cluster.tlsCa,
@@ -113,7 +114,7 @@ export class EventClusters {
     try {
       return await this.kafka.listTopics(this.connectionOf(cluster));
     } catch (err) {
-      throw Errors.brokerUnreachable({ cluster: cluster.name, reason: err instanceof Error ? err.message : String(err) });
+      throw Errors.brokerUnreachable({ cluster: describeCluster(cluster), reason: err instanceof Error ? err.message : String(err) });
     }
   }
 

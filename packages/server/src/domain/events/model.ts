@@ -29,10 +29,17 @@ export interface KafkaCluster {
 /** How to reach a Kafka cluster, with the password decrypted: only for the broker adapters. */
 export interface KafkaConnection {
   clusterId: string;
+  /** Its name in algohost: what an error about it says. */
+  clusterName: string;
   bootstrapServers: string[];
   tls: boolean;
   tlsCa: string | null;
   sasl: { mechanism: SaslMechanism; username: string; password: string } | null;
+}
+
+/** A cluster as an operator finds it in an error or a log: its name in algohost, its id and its bootstrap addresses. */
+export function describeCluster(c: { id: string; name: string; bootstrapServers: string[] }): string {
+  return `"${c.name}" (${c.id}; bootstrap servers ${c.bootstrapServers.join(', ')})`;
 }
 
 export type FlowKind = 'kafka' | 'sqs' | 'servicebus';

@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import { isoNow, type Clock } from '../clock.js';
 import { Errors, invalid } from '../errors.js';
 import { requireAdmin, type Principal } from '../accounts/principal.js';
-import type { KafkaCluster } from '../events/model.js';
+import { describeCluster, type KafkaCluster } from '../events/model.js';
 import type { TopicInfo } from '../events/ports.js';
 import type { InsightsCall, InsightsTokens } from '../calls/ports.js';
 import type { RecordSink } from '../events/publishing.js';
@@ -163,7 +163,11 @@ export class InsightsService implements InsightsTokens {
         },
       });
     } catch (err) {
-      throw Errors.brokerUnreachable({ cluster: await this.clusterName(connection.clusterId), reason: (err as Error).message });
+      const cluster = await this.clusters.findCluster(connection.clusterId);
+      throw Errors.brokerUnreachable({
+        cluster: cluster ? describeCluster(cluster) : connection.clusterId,
+        reason: (err as Error).message,
+      });
     }
     return { accepted: Object.keys(metrics).length };
   }

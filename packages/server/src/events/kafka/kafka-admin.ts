@@ -2,7 +2,7 @@
 import { Admin } from '@platformatic/kafka';
 import type { KafkaConnection } from '../../domain/events/model.js';
 import type { KafkaAdmin, TopicInfo } from '../../domain/events/ports.js';
-import { clientOptions } from './connection.js';
+import { clientOptions, kafkaFailureReason } from './connection.js';
 
 export class PlatformaticKafkaAdmin implements KafkaAdmin {
   async listTopics(connection: KafkaConnection): Promise<TopicInfo[]> {
@@ -13,6 +13,8 @@ export class PlatformaticKafkaAdmin implements KafkaAdmin {
       if (names.length === 0) return [];
       const metadata = await admin.metadata({ topics: names });
       return names.map((name) => ({ name, partitions: metadata.topics.get(name)?.partitionsCount ?? 0 }));
+    } catch (err) {
+      throw new Error(`listing its topics: ${kafkaFailureReason(err)}`, { cause: err });
     } finally {
       await admin.close().catch(() => {});
     }

@@ -8,7 +8,7 @@ import { Producer, ProduceAcks } from '@platformatic/kafka';
 import type { KafkaConnection } from '../../domain/events/model.js';
 import type { OutgoingRecord, RecordSink } from '../../domain/events/publishing.js';
 import { CoalescingBatch } from '../../lib/coalescing-batch.js';
-import { clientOptions } from './connection.js';
+import { clientOptions, kafkaFailureReason } from './connection.js';
 
 interface Outgoing {
   topic: string;
@@ -32,7 +32,11 @@ export class KafkaProducers implements RecordSink {
   async send(clusterId: string, topic: string, record: OutgoingRecord): Promise<void> {
     if (this.closed) throw new Error('the node is stopping: Kafka producers are closed');
     const cp = await this.producerFor(clusterId);
-    await cp.batch.add({ topic, record });
+    try {
+      await cp.batch.add({ topic, record });
+    } catch (err) {
+      throw new Error(`producing to the topic "${topic}": ${kafkaFailureReason(err)}`, { cause: err });
+    }
   }
 
   /** A cluster's connection changed or it was removed: its producer is made again on next use. */

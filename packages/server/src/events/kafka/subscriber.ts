@@ -18,11 +18,11 @@
  *   starting offsets are committed before the first fetch, so later starts resume from commits.
  */
 import { Admin, Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
-import type { ConsumerStatus, EventFlow, KafkaConnection } from '../../domain/events/model.js';
+import { type ConsumerStatus, describeCluster, type EventFlow, type KafkaConnection } from '../../domain/events/model.js';
 import type { FlowDeliveries } from '../../domain/events/deliveries.js';
 import type { RecordSink } from '../../domain/events/publishing.js';
 import { CoalescingBatch } from '../../lib/coalescing-batch.js';
-import { clientOptions } from './connection.js';
+import { clientOptions, kafkaFailureReason, missingTopic } from './connection.js';
 import { backoffMs, sleepUnlessAborted, type RetryPolicy, type WorkerLog } from '../delivery-policy.js';
 
 export interface SubscriberDeps {
@@ -119,10 +119,14 @@ export class KafkaSubscriber {
   private async prepare(options: ReturnType<typeof clientOptions>, groupId: string, topic: string): Promise<void> {
     const admin = new Admin(options);
     try {
+      const dlq = deadLetterTopic(topic);
+      // Asked first, and of the list (a metadata request naming it would make a broker that
+      // auto-creates topics create it): a missing topic is the operator's to create.
+      const existing = await admin.listTopics();
+      if (!existing.includes(topic)) throw new Error(missingTopic(topic));
       const metadata = await admin.metadata({ topics: [topic] });
       const partitions = metadata.topics.get(topic)?.partitionsCount ?? 1;
-      const dlq = deadLetterTopic(topic);
-      if (!(await admin.listTopics()).includes(dlq)) {
+      if (!existing.includes(dlq)) {
         try {
           await admin.createTopics({ topics: [dlq], partitions, replicas: -1 });
         } catch (err) {
@@ -282,10 +286,11 @@ export class KafkaSubscriber {
   private fail(err: unknown): void {
     if (this.stopping.signal.aborted) return;
     this.state.state = 'failed';
-    this.state.error = err instanceof Error ? err.message : String(err);
+    const c = this.connection;
+    this.state.error = `the Kafka cluster ${describeCluster({ id: c.clusterId, name: c.clusterName, bootstrapServers: c.bootstrapServers })} failed: ${kafkaFailureReason(err)}`;
     this.deps.log.error(
       { err, flow: this.flow.id, topic: this.flow.topic },
-      `Kafka subscriber flow ${this.flow.id} failed; it restarts on the next reconcile`,
+      `Kafka subscriber flow ${this.flow.id} failed (${this.state.error}); it restarts on the next reconcile`,
     );
   }
 
