@@ -16,10 +16,13 @@
  * (a fake worker that would receive calls) or a worker's entry copied under another name is
  * ignored as if it were not there.
  */
-import type { KvEntry } from '@nats-io/kv';
+import { type KvEntry, KvWatchInclude } from '@nats-io/kv';
 import type { ConsumerStatus } from '../domain/events/model.js';
 import { type NatsCluster, PRESENCE_TTL_MS } from './nats-cluster.js';
 import { MESSAGE_WINDOW_MS } from './signed-messages.js';
+
+/** How long after a watch ended (nats-server away or restarting) a new one is tried. */
+const WATCH_RETRY_MS = 250;
 
 /** What the MAC of a presence entry binds it to: its key in this cluster's bucket. */
 const presenceSubject = (cluster: NatsCluster, key: string) => `${cluster.names.workersBucket}.${key}`;
@@ -68,6 +71,10 @@ interface Known {
 
 export class WorkerDirectory {
   private readonly workers = new Map<string, Known>();
+  /** The bucket's watch while one runs. */
+  private watch: { stop(): void } | undefined;
+  /** Calls waiting to hear an entry (heard()). */
+  private readonly listeners = new Set<() => void>();
 
   constructor(
     private readonly cluster: NatsCluster,
@@ -83,6 +90,9 @@ export class WorkerDirectory {
       // Workers renew their entries every few seconds, which the watch below sees, and a call
       // that finds no worker reads the bucket again.
     }
+    // After nats-server restarted, the watch may have missed entries (and the server's consumer
+    // behind it is gone): a new one, which reads every entry first, replaces it at once.
+    this.cluster.link.onReconnect(() => this.watch?.stop());
     void this.follow();
   }
 
@@ -93,21 +103,41 @@ export class WorkerDirectory {
   async refresh(): Promise<void> {
     for await (const key of await this.cluster.workers.keys()) {
       const e = await this.cluster.workers.get(key);
-      // Its age is the server's timestamp: an entry read now may have been written long ago.
-      if (e) this.apply(e, Math.max(0, Date.now() - e.created.getTime()));
+      if (e) this.apply(e, ageOf(e));
     }
   }
 
-  /** Follows the bucket; a watch that ends (an error) is made again, until the connection closes. */
+  /**
+   * Resolves when an entry is heard (a worker announced itself), or after `ms`: a call made just
+   * after NATS came back waits for the workers' new entries rather than finding none.
+   */
+  heard(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.listeners.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.listeners.add(done);
+    });
+  }
+
+  /** Follows the bucket; a watch that ends (an error, a reconnection) is made again, until the connection closes. */
   private async follow(): Promise<void> {
+    // At start the bucket was just read; a watch made again reads every entry too (those
+    // written while none followed).
+    let include: KvWatchInclude = KvWatchInclude.UpdatesOnly;
     while (!this.cluster.nc.isClosed()) {
       try {
-        const watch = await this.cluster.workers.watch({ include: 'updates' });
-        for await (const e of watch) this.apply(e, 0);
+        const watch = await this.cluster.workers.watch({ include });
+        this.watch = watch;
+        include = KvWatchInclude.LastValue;
+        for await (const e of watch) this.apply(e, e.isUpdate ? 0 : ageOf(e));
       } catch {
         // Retried below: the entries renew every few seconds, so nothing is missed for long.
       }
-      if (!this.cluster.nc.isClosed()) await new Promise((r) => setTimeout(r, 1000));
+      if (!this.cluster.nc.isClosed()) await new Promise((r) => setTimeout(r, WATCH_RETRY_MS));
     }
   }
 
@@ -139,6 +169,7 @@ export class WorkerDirectory {
       return;
     }
     this.workers.set(e.key, { entry, seenAt, sent: known?.sent ?? 0, silentSince: null });
+    for (const fn of [...this.listeners]) fn();
   }
 
   /** The live workers (renewed within the TTL and not gone silent on a call). */
@@ -229,6 +260,11 @@ export class WorkerDirectory {
     }
     return status;
   }
+}
+
+/** An entry's age by the server's timestamp: one read now may have been written long ago. */
+function ageOf(e: KvEntry): number {
+  return Math.max(0, Date.now() - e.created.getTime());
 }
 
 /** Renewed within the TTL (entries seen at `oldest` or later) and not gone silent on a call. */

@@ -18,6 +18,7 @@ import type { LoadReport, WorkerDirectory } from './directory.js';
 import { Slots } from '../lib/slots.js';
 import { decodeFrame, encodeFrame, splitFrame } from './frames.js';
 import { artifactToken, type NatsCluster } from './nats-cluster.js';
+import { BUS_UNREACHABLE } from './nats-link.js';
 import { MESSAGE_WINDOW_MS } from './signed-messages.js';
 
 /** What a build or call that needs a GPU is told while no live worker declares one. */
@@ -171,6 +172,12 @@ export const HEARTBEAT_MS = 2000;
 const SILENCE_MS = 3 * HEARTBEAT_MS;
 /** How often the API node looks for calls whose worker went silent. */
 const SWEEP_MS = 1000;
+/** How long a call made while this node's NATS connection is down waits for it to come back. */
+const RECONNECT_WAIT_MS = 2000;
+/** For this long after the connection came back, a call that finds no worker waits for one to announce itself. */
+const RECOVERY_MS = 5000;
+/** How long such a call waits for an entry before looking again. */
+const RECOVERY_POLL_MS = 250;
 /** A pending call's nonce until its request is signed (a moment later, before anything can answer). */
 const EMPTY_NONCE = Buffer.alloc(0);
 
@@ -218,6 +225,14 @@ export class NatsRuntime implements AlgorithmRuntime {
     // (timers are a cost on every call). A silent worker is noticed SILENCE_MS to
     // SILENCE_MS + SWEEP_MS after it was last heard.
     setInterval(() => this.sweep(), SWEEP_MS).unref();
+    // Neither these calls' requests nor their answers can travel now: the callers are told at
+    // once to call again, rather than waiting SILENCE_MS for a runner failure.
+    cluster.link.onDisconnect(() => {
+      for (const [slot, p] of this.pending.entries()) {
+        this.pending.take(slot);
+        p.reject(Errors.unavailable(BUS_UNREACHABLE));
+      }
+    });
   }
 
   async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
@@ -235,6 +250,9 @@ export class NatsRuntime implements AlgorithmRuntime {
     const data = encodeFrame(message, json);
     const token = artifactToken(target.artifact);
     const gpu = target.environment.machine_type === 'GPU';
+    // A call made as nats-server restarts waits for this node's next try to reconnect, no longer
+    // (checked first: a warm call should not pay for an await).
+    if (!this.cluster.link.connected) await this.cluster.link.ready(RECONNECT_WAIT_MS);
     // A worker that is gone without its entry expiring yet (nobody subscribed) is skipped for the next.
     const tried = new Set<string>();
     let meta: RunReply | undefined;
@@ -245,10 +263,18 @@ export class NatsRuntime implements AlgorithmRuntime {
         refreshed = true;
         try {
           await this.directory.refresh();
-        } catch (err) {
-          throw new RuntimeFailure('SystemExit', `this node cannot reach NATS (${(err as Error).message}); call again`);
+        } catch {
+          throw Errors.unavailable(BUS_UNREACHABLE);
         }
         worker = this.directory.pick(token, gpu, tried);
+      }
+      // Just after NATS came back the workers are announcing themselves again (and subscribing
+      // again): wait for their entries rather than answer that there is none.
+      const recovering = worker ? 0 : RECOVERY_MS - this.cluster.link.sinceReconnect();
+      if (recovering > 0) {
+        await this.directory.heard(Math.min(recovering, RECOVERY_POLL_MS));
+        tried.clear();
+        continue;
       }
       if (!worker) {
         if (gpu) throw Errors.unavailable(`${target.environment.name} needs a GPU and ${NO_GPU_WORKER}; call again once one runs`);

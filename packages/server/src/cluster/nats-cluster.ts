@@ -45,6 +45,7 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { LRUCache } from 'lru-cache';
+import { NatsLink } from './nats-link.js';
 import { MessageSigner, type SignerLog } from './signed-messages.js';
 
 /** The subjects, stream, consumers and bucket of one cluster, all under its prefix. */
@@ -102,6 +103,8 @@ export function artifactToken(artifact: string): string {
 
 export interface NatsCluster {
   nc: NatsConnection;
+  /** Whether `nc` is connected now, and what to do when it comes back (a restarted nats-server). */
+  link: NatsLink;
   /**
    * Where workers' answers to this node's sync calls go: `<prefix>.reply.<node id>` (the node id
    * starts with its NATS user, which alone may subscribe there). Not under the node's inbox, so
@@ -169,6 +172,7 @@ export async function openNatsCluster(
     const workers = await kvm.create(names.workersBucket, { ttl: PRESENCE_TTL_MS, history: 1 });
     return {
       nc,
+      link: new NatsLink(nc),
       replyPrefix: `${opts.prefix}.reply.${nodeId}`,
       names,
       js,

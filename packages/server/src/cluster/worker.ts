@@ -62,6 +62,9 @@ export interface ClusterWorkerDeps {
 const PULL_EXPIRES_MS = 2000;
 /** A build whose algorithm has another build running is offered again after this long. */
 const BUSY_DELAY_MS = 2000;
+/** Announcing after a reconnection: tries, this far apart (JetStream's recovery takes a moment). */
+const REANNOUNCE_TRIES = 20;
+const REANNOUNCE_RETRY_MS = 250;
 
 export class ClusterWorker {
   private stopping = false;
@@ -89,6 +92,7 @@ export class ClusterWorker {
       for (let i = 0; i < settings.asyncSlots; i++) this.loops.push(this.pull(calls, (m) => this.asyncCall(m)));
     }
     this.serve();
+    cluster.link.onReconnect(() => void this.announceOnReconnect());
     await this.announce();
     // API nodes route to a worker once they see this entry; the line says it is there (tests wait for it).
     this.deps.log.info({ worker: cluster.nodeId }, `cluster worker ${cluster.nodeId} announced: taking builds and calls`);
@@ -112,6 +116,28 @@ export class ClusterWorker {
       seq: ++this.seq,
     };
     await cluster.workers.put(cluster.nodeId, signPresence(cluster, entry));
+  }
+
+  /**
+   * After nats-server restarted: API nodes route to this worker again once they hear its entry,
+   * and its next renewal may be seconds away (or its entry expired while NATS was down), so it
+   * announces itself at once. JetStream may still be recovering its store for a moment after the
+   * connection is back, hence the few tries.
+   */
+  private async announceOnReconnect(): Promise<void> {
+    for (let attempt = 1; !this.stopping && this.deps.cluster.link.connected; attempt++) {
+      try {
+        await this.announce();
+        this.deps.log.info({ worker: this.deps.cluster.nodeId }, 'cluster worker announced again: NATS is back');
+        return;
+      } catch (err) {
+        if (attempt >= REANNOUNCE_TRIES) {
+          this.deps.log.warn({ err }, 'cluster worker: announcing after NATS came back failed; the next renewal tries again');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, REANNOUNCE_RETRY_MS));
+      }
+    }
   }
 
   /**

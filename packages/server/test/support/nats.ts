@@ -5,6 +5,10 @@
  * each other's calls) and `test`, with every permission, for the tests' own look at the stream
  * and the KV bucket.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 
 const USERS = new Map(
@@ -43,4 +47,60 @@ export function workerCredentials(): Record<string, string> {
 /** A connection of the test itself, as `test` (every permission). */
 export function connectAsTest(servers: string): Promise<NatsConnection> {
   return connect({ servers, user: 'test', pass: natsPassword('test') });
+}
+
+/**
+ * A nats-server of a test's own, with the users and permissions of the tests' one, that the test
+ * may stop and start again: on the same port and the same JetStream store directory, as an
+ * operator's restart does, so the stream, its queued work and the KV bucket survive it.
+ */
+export interface OwnNats {
+  url: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+export async function startOwnNats(dir: string): Promise<OwnNats> {
+  const port = await freePort();
+  // nats-server reads an include relative to the configuration's directory, hence the copy.
+  fs.copyFileSync(NATS_AUTH_CONF!, path.join(dir, 'auth.conf'));
+  fs.writeFileSync(
+    path.join(dir, 'nats.conf'),
+    `listen: 127.0.0.1:${port}\nmax_payload: 32MB\njetstream { store_dir: "${path.join(dir, 'js')}" }\ninclude "auth.conf"\n`,
+  );
+  let child: ChildProcess | undefined;
+  const own: OwnNats = {
+    url: `nats://127.0.0.1:${port}`,
+    async start() {
+      const started = spawn('nats-server', ['-c', path.join(dir, 'nats.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+      await new Promise<void>((resolve, reject) => {
+        let out = '';
+        started.stderr!.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('Server is ready')) resolve();
+        });
+        started.once('exit', () => reject(new Error(`nats-server exited: ${out}`)));
+      });
+      child = started;
+    },
+    async stop() {
+      const running = child;
+      child = undefined;
+      if (!running || running.exitCode !== null) return;
+      const exited = new Promise((r) => running.once('exit', r));
+      running.kill('SIGTERM');
+      await exited;
+    },
+  };
+  await own.start();
+  return own;
+}
+
+/** A free TCP port on loopback (for a server that must come back on the same one). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
 }
