@@ -118,8 +118,7 @@ async function sendFile(req: FastifyRequest, reply: FastifyReply, root: string, 
   if (type === undefined) return reply.sendFile(file, root, options);
   varyOnAcceptEncoding(reply);
   for (const coding of acceptedCodings(req.headers['accept-encoding'])) {
-    // Checked as the file itself was: a regular file whose real path is inside the folder.
-    const copy = await fileInside(root, file + CODED_COPY_SUFFIX[coding]);
+    const copy = await codedCopy(root, file, CODED_COPY_SUFFIX[coding]);
     if (copy)
       return reply
         .type(type)
@@ -127,6 +126,21 @@ async function sendFile(req: FastifyRequest, reply: FastifyReply, root: string, 
         .sendFile(copy, root, { ...options, contentType: false });
   }
   return reply.sendFile(file, root, options);
+}
+
+/**
+ * `file`'s coded copy when it is a regular file whose real path is inside the folder (checked as
+ * the file itself was) and no older than `file`: a file edited after the build has a stale copy.
+ */
+async function codedCopy(root: string, file: string, suffix: string): Promise<string | undefined> {
+  const copy = await fileInside(root, file + suffix);
+  if (!copy) return undefined;
+  try {
+    const [copied, original] = await Promise.all([fs.stat(path.join(root, copy)), fs.stat(path.join(root, file))]);
+    return copied.mtimeMs >= original.mtimeMs ? copy : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { wireRequest, type WireResponse } from '../support/http.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { makeTempDir, startTestServer, type TestServer } from '../support/server.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const DIST = path.join(ROOT, 'packages', 'web', 'dist');
@@ -171,6 +171,27 @@ describe('the web UI, precompressed', () => {
       }
       t.diagnostic(`first page JavaScript with ${coding}: ${(total / 1024).toFixed(1)} KB`);
       assert.ok(total < FIRST_PAGE_JS_LIMIT, `${coding}: ${total} bytes`);
+    }
+  });
+
+  test('a file changed after the build is sent as it is, not as its older copy', async () => {
+    const dir = await makeTempDir('algohost-web-stale-');
+    const edited = await startTestServer({ env: { ALGOHOST_WEB_DIR: dir } });
+    try {
+      fs.cpSync(DIST, dir, { recursive: true, preserveTimestamps: true });
+      const changed = html.replace('</head>', '<meta name="edited" content="after the build"></head>');
+      fs.writeFileSync(path.join(dir, 'index.html'), changed);
+      const later = new Date(Date.now() + 60_000);
+      fs.utimesSync(path.join(dir, 'index.html'), later, later);
+      const res = await wireRequest(edited.url, 'GET', '/', { 'accept-encoding': 'gzip, deflate, br' });
+      assert.equal(res.headers['content-encoding'], undefined);
+      assert.equal(res.body.toString(), changed);
+      const script = firstPageScripts(html)[0]!;
+      const untouched = await wireRequest(edited.url, 'GET', script, { 'accept-encoding': 'br' });
+      assert.equal(untouched.headers['content-encoding'], 'br', 'a file left as built keeps its copy');
+    } finally {
+      await edited.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
