@@ -2,6 +2,8 @@
  * The JavaScript budget of the web UI (docs/design/performance.md): what the first page loads, gzipped,
  * is at most 200 KB. "What the first page loads" is read from the built index.html: its module
  * scripts and the chunks it preloads; chunks imported later (the Markdown renderer) do not count.
+ * It also reports what the server sends a browser that accepts brotli: the build's `.br` copies
+ * (scripts/precompress-web.ts), when there are.
  * Run by scripts/test.sh after building (scripts/build-web.sh).
  * Usage: node --import tsx scripts/check-web-bundle.ts [dist directory]
  */
@@ -27,13 +29,18 @@ if (urls.size === 0) {
   process.exit(1);
 }
 
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 let total = 0;
+let brotli: number | undefined = 0;
 for (const url of urls) {
   const file = path.join(dist, url.replace(/^\//, ''));
   const gzipped = gzipSync(fs.readFileSync(file), { level: 9 }).byteLength;
+  const br = fs.existsSync(`${file}.br`) ? fs.statSync(`${file}.br`).size : undefined;
   total += gzipped;
-  console.log(`${url}: ${(gzipped / 1024).toFixed(1)} KB gzipped`);
+  brotli = br === undefined || brotli === undefined ? undefined : brotli + br;
+  console.log(`${url}: ${kb(gzipped)} gzipped${br === undefined ? '' : `, ${kb(br)} in brotli`}`);
 }
 const verdict = total <= BUDGET_BYTES ? 'within' : 'OVER';
-console.log(`first page JavaScript: ${(total / 1024).toFixed(1)} KB gzipped, ${verdict} the budget of ${BUDGET_BYTES / 1024} KB`);
+const sent = brotli === undefined ? '' : ` (${kb(brotli)} sent in brotli)`;
+console.log(`first page JavaScript: ${kb(total)} gzipped${sent}, ${verdict} the budget of ${BUDGET_BYTES / 1024} KB`);
 if (total > BUDGET_BYTES) process.exit(1);

@@ -12,6 +12,7 @@ import { installSecurityHeaders } from './security-headers.js';
 import { metricsRoute, type MetricsOptions } from './metrics-route.js';
 import { installAuth } from './auth.js';
 import { installCors } from './cors.js';
+import { fixedJsonAnswer, installCompression } from './compression.js';
 import { installRateLimits, type RateLimiter } from './rate-limits.js';
 import { InputBudget } from './input-budget.js';
 import { MAX_INPUT_BYTES } from '../domain/calls/request.js';
@@ -184,6 +185,7 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
   await installCors(app, opts.corsOrigins ?? []);
   installAuth(app, services.keys, opts.connections);
   installAudit(app, services.audit);
+  installCompression(app);
 
   await app.register(swagger, {
     openapi: {
@@ -206,7 +208,11 @@ export async function buildApi(services: ApiServices, opts: ApiOptions): Promise
       'openapiObject' in documentObject ? finishDocument(documentObject.openapiObject as OpenApiDocument) : documentObject.swaggerObject,
   });
 
-  app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/v1/openapi.json',
+    { config: { auth: 'none' }, schema: { hide: true } },
+    fixedJsonAnswer(() => JSON.stringify(app.swagger())),
+  );
   // Answered without the database or a runner, so it keeps answering under load.
   app.get('/healthz', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ status: 'ok' }));
 

@@ -5,6 +5,11 @@
  *   year as immutable; index.html and every other file are `no-cache`: revalidated each time
  *   by ETag or Last-Modified, answered 304 when unchanged. @fastify/static (its `send`) does
  *   the conditional requests, ranges and content types.
+ * - Text files (JS, CSS, SVG, HTML, JSON) are served as the build precompressed them
+ *   (`<file>.br`, `<file>.gz`, scripts/precompress-web.ts) when the client accepts that coding
+ *   (api/content-coding.ts), the file as it is otherwise; each copy is a file of its own, so its
+ *   Content-Length, ETag and ranges are its own bytes' (a range of a coded answer is a range of
+ *   the coded bytes, as HTTP defines it). Nothing is compressed while answering.
  * - A GET or HEAD of any other path that is not a file answers index.html, so that the app's
  *   own addresses (`/algorithms/alice/hello`) survive a reload; `/v1`, `/git` and `/metrics`
  *   are never the app's and keep their own answers (an unknown `/v1/...` is the API's JSON 404).
@@ -22,6 +27,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Errors } from '../domain/errors.js';
 import type { Api } from './context.js';
 import { sendError } from './errors.js';
+import { acceptedCodings, varyOnAcceptEncoding, type Coding } from './content-coding.js';
 
 export const APP_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': [
@@ -44,6 +50,19 @@ const NOT_THE_APP = /^\/(?:v1|git|metrics)(?:\/|$)/;
 /** Vite's output folder of content-hashed files. */
 const ASSETS = 'assets';
 const IMMUTABLE_MAX_AGE_MS = 365 * 24 * 60 * 60 * 1000;
+/**
+ * The files the build writes precompressed (scripts/precompress-web.ts), with the type `send`
+ * gives the file itself: a coded copy's own name (`.br`, `.gz`) says nothing of its content.
+ */
+const PRECOMPRESSED_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'application/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json; charset=utf-8',
+};
+const CODED_COPY_SUFFIX: Readonly<Record<Coding, string>> = { br: '.br', gzip: '.gz' };
+type FileOptions = Parameters<FastifyReply['sendFile']>[2];
 
 /** What `GET /` answers while the UI is not built: a page saying how to build it, not a 404. */
 const NOT_BUILT_PAGE = `<!doctype html>
@@ -84,13 +103,44 @@ async function serveApp(req: FastifyRequest, reply: FastifyReply, webDir: string
   const file = segments.length > 0 && !segments.some((s) => s.startsWith('.')) ? await fileInside(root, segments.join('/')) : undefined;
   if (file) {
     if (file.startsWith(`/${ASSETS}/`)) {
-      return reply.sendFile(file, root, { cacheControl: true, maxAge: IMMUTABLE_MAX_AGE_MS, immutable: true, index: false });
+      return sendFile(req, reply, root, file, { cacheControl: true, maxAge: IMMUTABLE_MAX_AGE_MS, immutable: true, index: false });
     }
-    return reply.header('cache-control', 'no-cache').sendFile(file, root, { cacheControl: false, index: false });
+    return sendFile(req, reply.header('cache-control', 'no-cache'), root, file, { cacheControl: false, index: false });
   }
   // A missing hashed file is an old page asking for a build that is gone: HTML would not help it.
   if (segments[0] === ASSETS) return sendError(reply, 404, Errors.badRequest.code, `no such file of the web UI: ${pathname}`);
-  return reply.header('cache-control', 'no-cache').sendFile(index, root, { cacheControl: false, index: false });
+  return sendFile(req, reply.header('cache-control', 'no-cache'), root, index, { cacheControl: false, index: false });
+}
+
+/** `file` (a path from `root`), or the build's coded copy of it the client accepts best. */
+async function sendFile(req: FastifyRequest, reply: FastifyReply, root: string, file: string, options: FileOptions): Promise<FastifyReply> {
+  const type = PRECOMPRESSED_TYPES[path.posix.extname(file)];
+  if (type === undefined) return reply.sendFile(file, root, options);
+  varyOnAcceptEncoding(reply);
+  for (const coding of acceptedCodings(req.headers['accept-encoding'])) {
+    const copy = await codedCopy(root, file, CODED_COPY_SUFFIX[coding]);
+    if (copy)
+      return reply
+        .type(type)
+        .header('content-encoding', coding)
+        .sendFile(copy, root, { ...options, contentType: false });
+  }
+  return reply.sendFile(file, root, options);
+}
+
+/**
+ * `file`'s coded copy when it is a regular file whose real path is inside the folder (checked as
+ * the file itself was) and no older than `file`: a file edited after the build has a stale copy.
+ */
+async function codedCopy(root: string, file: string, suffix: string): Promise<string | undefined> {
+  const copy = await fileInside(root, file + suffix);
+  if (!copy) return undefined;
+  try {
+    const [copied, original] = await Promise.all([fs.stat(path.join(root, copy)), fs.stat(path.join(root, file))]);
+    return copied.mtimeMs >= original.mtimeMs ? copy : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -1,4 +1,6 @@
 /** A small HTTP client for tests: JSON in, parsed JSON (or text) out, status and headers kept. */
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+
 export interface Response<T = any> {
   status: number;
   headers: Headers;
@@ -44,3 +46,24 @@ export function client(base: string) {
 }
 
 export type Client = ReturnType<typeof client>;
+
+/** An answer's bytes as they came over the wire: not decoded, whatever its Content-Encoding. */
+export interface WireResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** One request over node:http, which (unlike fetch) sends no Accept-Encoding of its own and decodes nothing. */
+export function wireRequest(base: string, method: string, path: string, headers: Record<string, string> = {}): Promise<WireResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, base), { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -154,6 +154,8 @@ export async function callRoutes(app: Api, s: Pick<ApiServices, 'calls' | 'async
   });
 
   app.get('/v1/algo/requests/:request_id', {
+    // The envelope a sync call would have answered, and answered the same way (api/compression.ts).
+    config: { compress: false },
     schema: {
       operationId: 'algorithm.call.result',
       tags: ['calls'],
