@@ -63,7 +63,7 @@ try {
     const { build } = await buildFixture(srv, fx, `b_${fx.language}`);
     const services = srv.server.services;
     const environment = services.catalog.environmentByName(build.environment)!;
-    const artifact = `${build.environment}/${build.commit_sha}`;
+    const artifact = build.artifact;
     const starts: number[] = [];
     let idleMb = 0;
     for (let i = 0; i < ROUNDS; i++) {
