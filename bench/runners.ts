@@ -10,8 +10,8 @@
 import fs from 'node:fs';
 import { algorithmFixtures } from '../packages/server/test/support/fixtures-algorithms.js';
 import { buildFixture } from '../packages/server/test/support/runners.js';
+import { preparedSupervisor } from '../packages/server/test/support/supervisor.js';
 import { startTestServer } from '../packages/server/test/support/server.js';
-import { Supervisor } from '../packages/server/src/runtime/sandbox/supervisor.js';
 import { median, report } from './support.js';
 
 const ROUNDS = Number(process.argv[2] ?? 5);
@@ -56,7 +56,7 @@ function treeRssMb(root: number): number {
 }
 
 const srv = await startTestServer();
-const supervisor = new Supervisor();
+const supervisor = preparedSupervisor();
 const rows: [string, string][] = [];
 try {
   for (const fx of algorithmFixtures().filter((f) => !ONLY || ONLY.includes(f.language))) {
