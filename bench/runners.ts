@@ -10,8 +10,8 @@
 import fs from 'node:fs';
 import { algorithmFixtures } from '../packages/server/test/support/fixtures-algorithms.js';
 import { buildFixture } from '../packages/server/test/support/runners.js';
+import { preparedSupervisor } from '../packages/server/test/support/supervisor.js';
 import { startTestServer } from '../packages/server/test/support/server.js';
-import { Supervisor } from '../packages/server/src/runtime/sandbox/supervisor.js';
 import { median, report } from './support.js';
 
 const ROUNDS = Number(process.argv[2] ?? 5);
@@ -56,14 +56,14 @@ function treeRssMb(root: number): number {
 }
 
 const srv = await startTestServer();
-const supervisor = new Supervisor();
+const supervisor = preparedSupervisor();
 const rows: [string, string][] = [];
 try {
   for (const fx of algorithmFixtures().filter((f) => !ONLY || ONLY.includes(f.language))) {
     const { build } = await buildFixture(srv, fx, `b_${fx.language}`);
     const services = srv.server.services;
     const environment = services.catalog.environmentByName(build.environment)!;
-    const artifact = `${build.environment}/${build.commit_sha}`;
+    const artifact = build.artifact;
     const starts: number[] = [];
     let idleMb = 0;
     for (let i = 0; i < ROUNDS; i++) {

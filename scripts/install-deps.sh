@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the service and its tests need on a fresh Debian machine (run as root), then
-# the npm packages. Fast when everything is already there: it only installs what is missing.
+# Installs what the service and its tests need on a fresh Debian machine (run as root): Debian
+# packages, Node.js 24 where the machine's node is older (scripts/lib/node.sh), the language
+# toolchains, then the npm packages for that Node. Fast when everything is already there: it only
+# installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/apt.sh
@@ -17,6 +19,13 @@ command -v setpriv >/dev/null || need+=(util-linux)
 /usr/bin/python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 
 apt_install "the service" "${need[@]}"
+
+# The Node.js everything below and the server run on; the npm packages' native modules are built
+# for it and the node_modules cache is keyed on its ABI.
+# shellcheck source=scripts/lib/node.sh
+source scripts/lib/node.sh
+install_node
+use_node
 
 # Language toolchains for builds and runners: one script per language in scripts/install/.
 for script in scripts/install/*.sh; do

@@ -3,6 +3,10 @@
 # Usage: scripts/run-tests.sh [test files…]   (default: every packages/*/test/**/*.test.ts)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
+# The Node that node_modules was built for (scripts/lib/node.sh).
+# shellcheck source=scripts/lib/node.sh
+source scripts/lib/node.sh
+use_node || exit 1
 
 if (($#)); then files=("$@"); else mapfile -t files < <(find packages -path '*/node_modules' -prune -o -path '*/test/*' -name '*.test.ts' -print | sort); fi
 tap=$(mktemp /tmp/algohost-tap.XXXXXX)

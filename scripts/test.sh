@@ -9,6 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
+# From here on, Node 24: `npm test` may have been started by an older system Node's npm, and
+# install-deps.sh installed Node 24 and built node_modules for it (scripts/lib/node.sh).
+# shellcheck source=scripts/lib/node.sh
+source scripts/lib/node.sh
+use_node
 bash scripts/install-test-deps.sh
 echo "== typecheck"; npm run --silent typecheck
 echo "== lint"; npm run --silent lint

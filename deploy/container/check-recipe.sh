@@ -7,7 +7,8 @@
 #      grow a step this check skips) and any base image other than the one it imitates;
 #   2. makes the base: a Debian 12 root file system like debian:bookworm-slim (mmdebstrap,
 #      minbase, no manual pages or docs; the tarball is cached in /var/cache/algohost-test) with
-#      this machine's Node.js 20 where node:20-bookworm-slim has it (/usr/local/bin, npm in
+#      the Node.js 24 `npm run setup` installs (scripts/lib/node.sh: the official build, headers
+#      included) where node:24-bookworm-slim has it (/usr/local/bin, npm in
 #      /usr/local/lib/node_modules, headers in /usr/local/include/node);
 #   3. COPY: the repository as Git sees it (tracked and untracked, not ignored: what .dockerignore
 #      leaves in the build context) into the WORKDIR;
@@ -19,7 +20,7 @@
 #      curl; then SIGTERM to the server (pid 1 of its PID namespace, as in a container), and it
 #      removes everything it made.
 #
-# Run as root on Debian 12 with Node.js 20 at /usr/bin/node (this repository's test machines):
+# Run as root on Debian 12 after `npm run setup` (this repository's test machines):
 #   bash deploy/container/check-recipe.sh
 # Slow (minutes: Debian packages and toolchains, npm ci compiling better-sqlite3), so not part of
 # `npm test`; docs/cluster.md §7 says when it was last run. ALGOHOST_RECIPE_KEEP=1 keeps the root
@@ -29,7 +30,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 CONTAINERFILE=$REPO/deploy/container/Containerfile
 CACHE=/var/cache/algohost-test
-BASE_IMAGE=docker.io/library/node:20-bookworm-slim
+BASE_IMAGE=docker.io/library/node:24-bookworm-slim
 T0=$(date +%s)
 
 say() { printf '[%4ss] %s\n' "$(($(date +%s) - T0))" "$*"; }
@@ -42,9 +43,13 @@ fail() {
 for tool in mmdebstrap bwrap curl git tar; do
   command -v "$tool" >/dev/null || fail "$tool is missing (apt-get install mmdebstrap bubblewrap curl git)"
 done
-[[ -x /usr/bin/node && -d /usr/lib/node_modules/npm ]] || fail "no Node.js with npm in /usr (the base image's Node.js is copied from there)"
-/usr/bin/node -e 'process.exit(process.versions.node.split(".")[0] === "20" ? 0 : 1)' ||
-  fail "/usr/bin/node is $(/usr/bin/node --version), the base image has Node.js 20"
+# shellcheck source=scripts/lib/node.sh
+source "$REPO/scripts/lib/node.sh"
+node24=$NODE_HOME
+node_is_current /usr/bin/node && [[ -f /usr/include/node/common.gypi ]] && node24=/usr
+node_is_current "$node24/bin/node" || fail "no Node.js 24 in $NODE_HOME or /usr (npm run setup installs it)"
+[[ -f $node24/include/node/common.gypi ]] || fail "no Node.js headers in $node24/include/node"
+[[ -x /usr/bin/node && -d /usr/lib/node_modules/npm ]] || fail "no npm in /usr/lib/node_modules (the base image's npm is copied from there)"
 
 # --- 1. The Containerfile: one instruction a line, no continuations.
 workdir=/ copied=0 run_script='' port='' cmd_json=''
@@ -118,17 +123,16 @@ trap cleanup EXIT
 tar -xf "$tarball" -C "$ROOT"
 chmod 755 "$ROOT"
 
-# Node.js where node:20-bookworm-slim has it.
-install -m 0755 /usr/bin/node "$ROOT/usr/local/bin/node"
+# Node.js where node:24-bookworm-slim has it.
+install -m 0755 "$node24/bin/node" "$ROOT/usr/local/bin/node"
 mkdir -p "$ROOT/usr/local/lib/node_modules"
 cp -a /usr/lib/node_modules/npm "$ROOT/usr/local/lib/node_modules/npm"
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$ROOT/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$ROOT/usr/local/bin/npx"
 # Its headers too (the node image's tarball has include/node): native modules compile against them.
-[[ -f /usr/include/node/common.gypi ]] || fail "no Node.js headers in /usr/include/node (Debian's or NodeSource's nodejs has them)"
 mkdir -p "$ROOT/usr/local/include"
-cp -a /usr/include/node "$ROOT/usr/local/include/node"
-say "base: $(du -sh "$ROOT" | cut -f1) with Node.js $(/usr/bin/node --version) in /usr/local"
+cp -a "$node24/include/node" "$ROOT/usr/local/include/node"
+say "base: $(du -sh "$ROOT" | cut -f1) with Node.js $("$node24/bin/node" --version) in /usr/local"
 
 # --- 3. COPY . . (into WORKDIR)
 mkdir -p "$ROOT$workdir"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one install step of the image (deploy/container/Containerfile runs it after copying the
-# repository to /opt/algohost): on Debian 12 with Node.js 20 in /usr/local (the node:20 image),
+# repository to /opt/algohost): on Debian 12 with Node.js 24 in /usr/local (the node:24 image),
 # as root, it installs what an API node or a worker needs and builds the server and the web UI.
 # deploy/container/check-recipe.sh runs it the same way in a Debian 12 root file system.
 #
@@ -22,7 +22,7 @@ fi
 for tool in node npm; do
   [[ -e /usr/bin/$tool ]] && continue
   if [[ ! -x /usr/local/bin/$tool ]]; then
-    echo "no /usr/bin/$tool and no /usr/local/bin/$tool: the base image must hold Node.js 20" >&2
+    echo "no /usr/bin/$tool and no /usr/local/bin/$tool: the base image must hold Node.js 24" >&2
     exit 1
   fi
   ln -s "../local/bin/$tool" "/usr/bin/$tool"

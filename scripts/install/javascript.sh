@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # JavaScript builds: Node.js 20 (or newer) with npm at /usr/bin/node and /usr/bin/npm, the ones the
-# build sandbox runs (only /usr is visible in it). The server itself runs on that Node.js, so it
-# is normally there already; Debian 12's own nodejs is 18, too old, so a missing or older Node.js
-# is reported rather than installed. find/xargs (findutils) and cp/ln (coreutils) come with
+# build sandbox runs (only /usr is visible in it): the language is `nodejs20`, so algorithms keep
+# the system's Node.js while the server runs on the Node.js 24 of scripts/lib/node.sh (outside
+# /usr, never seen by a sandbox). npm needs a Node.js, so it is normally there already; Debian
+# 12's own nodejs is 18, too old, so a missing or older Node.js is reported rather than installed. find/xargs (findutils) and cp/ln (coreutils) come with
 # every Debian system. Idempotent: checks only.
 set -euo pipefail
 

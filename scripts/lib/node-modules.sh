@@ -1,10 +1,9 @@
 # shellcheck shell=bash
 # install_node_modules: node_modules for this checkout's package-lock.json (source it from the
 # repository's root): the root's, and those npm ci puts in workspaces (packages/*/node_modules, for
-# versions that cannot be hoisted). `npm ci` takes about two minutes on these machines, most of it
-# compiling better-sqlite3 (no prebuilt binary is reachable), so a copy of the result is kept
-# outside the checkout, one per lock file, Node ABI and platform, and a fresh clone of the same
-# lock copies it in (seconds) instead. Only ever filled from a finished `npm ci`; never fails the
+# versions that cannot be hoisted). `npm ci` takes most of a minute on these machines, so a copy
+# of the result is kept outside the checkout, one per lock file, Node ABI and platform, and a fresh
+# clone of the same lock copies it in (seconds) instead. Only ever filled from a finished `npm ci`; never fails the
 # install. What it holds runs as the server, so an entry someone else could have written is not
 # used (cache_entry_trusted).
 
@@ -14,7 +13,8 @@ NODE_MODULES_CACHE_KEEP=2
 
 install_node_modules() {
   local stamp=node_modules/.algohost-lock-hash want entry
-  # The lock, the Node ABI (native modules) and the platform decide what npm ci makes.
+  # The lock, the Node ABI (native modules) and the platform decide what npm ci makes; `node` is
+  # the one the scripts run on (scripts/lib/node.sh's use_node came first).
   # "layout 2": entries hold the workspaces' node_modules too.
   want=$( (cat package-lock.json; node -p 'process.versions.modules + process.platform + process.arch'; echo 'layout 2') | sha256sum | cut -d' ' -f1)
   [[ $(cat "$stamp" 2>/dev/null) == "$want" ]] && return 0

@@ -4,7 +4,7 @@ import { apiRole } from './api.js';
 import type { NodeRole } from './node-role.js';
 import { workerRole } from './worker.js';
 
-export type { CallPlacement, ClusterLink, NodeRole } from './node-role.js';
+export type { ClusterLink, NodeRole } from './node-role.js';
 
 export function roleOf(config: Config): NodeRole {
   return { api: apiRole, worker: workerRole, all: allRole }[config.role];
