@@ -1,6 +1,5 @@
 import type { Environment } from '../catalog/model.js';
-
-export type ContentType = 'json' | 'text' | 'binary';
+import type { CallEnvelope, ContentType } from './request.js';
 
 /**
  * What a call asks of the runtime beside where it runs: its input and what the algorithm may see
@@ -115,7 +114,7 @@ export interface AsyncRequest {
   id: string;
   accountId: string;
   status: 'running' | 'completed';
-  envelope: Record<string, unknown> | null;
+  envelope: CallEnvelope | null;
   createdAt: string;
   expiresAt: string;
 }
@@ -124,10 +123,10 @@ export interface AsyncRequest {
 export interface AsyncRequestStore {
   insert(request: AsyncRequest): Promise<void>;
   /** Stores the result of a running request; false when it was completed already (by another worker). */
-  complete(id: string, envelope: Record<string, unknown>, expiresAt: string): Promise<boolean>;
+  complete(id: string, envelope: CallEnvelope, expiresAt: string): Promise<boolean>;
   get(id: string): Promise<AsyncRequest | undefined>;
   /** Requests still running when the service stopped: they can never complete. */
-  completeAllRunning(envelope: Record<string, unknown>, expiresAt: string): Promise<number>;
+  completeAllRunning(envelope: CallEnvelope, expiresAt: string): Promise<number>;
   deleteExpired(now: string): Promise<number>;
 }
 
