@@ -51,5 +51,7 @@ export function refusalAnswer({ error }: CallRefused): RefusalAnswer {
 
 /** An async call's state: running, then completed with the envelope a sync call would have answered. */
 export function asyncStatusBody(requestId: string, status: string, envelope: CallEnvelope | null): string {
-  return JSON.stringify({ request_id: requestId, status, ...envelope });
+  if (envelope === null) return JSON.stringify({ request_id: requestId, status });
+  if ('error' in envelope) return JSON.stringify({ request_id: requestId, status, error: envelope.error, metadata: envelope.metadata });
+  return JSON.stringify({ request_id: requestId, status, result: envelope.result, metadata: envelope.metadata });
 }

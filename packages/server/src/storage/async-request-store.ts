@@ -59,13 +59,14 @@ export class SqlAsyncRequestStore implements AsyncRequestStore {
 
 /**
  * An envelope as this store wrote it (JSON text, on SQLite and PostgreSQL alike): a call's
- * metadata with its result or its error. Anything else in the column is refused, not passed on
- * as an answer.
+ * metadata with its error, or with its result (absent when the algorithm returned nothing).
+ * Anything else in the column is refused, not passed on as an answer.
  */
 function storedEnvelope(text: string): CallEnvelope {
-  const value = JSON.parse(text) as Partial<Record<'result' | 'error' | 'metadata', unknown>> | null;
-  const metadata = value?.metadata;
-  const shaped = typeof metadata === 'object' && metadata !== null && ('result' in value! || typeof value!.error === 'object');
-  if (!shaped) throw new Error('an async request holds a stored envelope that is not a call envelope');
+  const value = JSON.parse(text) as { metadata?: unknown; error?: unknown } | null;
+  const isObject = (v: unknown) => typeof v === 'object' && v !== null;
+  if (!isObject(value) || !isObject(value!.metadata) || ('error' in value! && !isObject(value!.error))) {
+    throw new Error('an async request holds a stored envelope that is not a call envelope');
+  }
   return value as CallEnvelope;
 }

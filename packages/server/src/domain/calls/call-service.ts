@@ -184,7 +184,7 @@ export class CallService implements AlgorithmCaller {
         : undefined;
     if (insights) request.insights_token = insights.token;
     try {
-      const exec = await this.runtime.execute(resolved.target, request, timeoutS * 1000);
+      const exec = await this.runtime.execute(resolved.target, request, timeoutS * 1000, input);
       const duration = (performance.now() - started) / 1000;
       // The harness names its result's type (json, text, binary or void), as the protocol says.
       const content_type = (exec.response.metadata?.content_type as CallMetadata['content_type'] | undefined) ?? 'json';
@@ -346,7 +346,8 @@ function checkTimeout(n: number | undefined): number {
   return n;
 }
 
-function toPipeRequest(contentType: string | undefined, body: Buffer, checkedJson: boolean): PipeRequest {
+/** A call's input as the runners' pipe protocol takes it; throws the catalog's error for an input refused. */
+export function toPipeRequest(contentType: string | undefined, body: Buffer, checkedJson: boolean): PipeRequest {
   if (body.length > MAX_INPUT_BYTES) {
     throw Errors.inputTooLarge({ bytes: body.length, limit: MAX_INPUT_BYTES });
   }
