@@ -110,7 +110,8 @@ for (const pattern of warmPath?.files ?? []) {
   if (!tracked.some((f) => re.test(f)))
     problems.push(`eslint.config.js, warm-call-path: ${pattern} matches no file (moved? name it again)`);
   const named = pattern.replace(/^packages\/server\/src\//, '');
-  if (!ruleTwo.includes(`\`${named}\``)) problems.push(`docs/performance.md rule 2 does not name \`${named}\` (eslint.config.js, warm-call-path)`);
+  if (!ruleTwo.includes(`\`${named}\``))
+    problems.push(`docs/performance.md rule 2 does not name \`${named}\` (eslint.config.js, warm-call-path)`);
 }
 
 if (problems.length > 0) {
