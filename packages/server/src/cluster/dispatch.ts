@@ -199,7 +199,7 @@ export class RunMessageReader {
   }
 }
 
-export type DeepReadonly<T> = T extends (infer E)[]
+type DeepReadonly<T> = T extends (infer E)[]
   ? readonly DeepReadonly<E>[]
   : T extends object
     ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
