@@ -64,12 +64,15 @@ export default tseslint.config(
     name: 'warm-call-path',
     files: [
       'packages/server/src/api/call-lane.ts',
+      'packages/server/src/api/call-answer.ts',
       'packages/server/src/api/rate-limits.ts',
       'packages/server/src/api/input-budget.ts',
       'packages/server/src/domain/calls/call-service.ts',
       'packages/server/src/runtime/runner/pipe-request.ts',
       'packages/server/src/runtime/runner/runner-pool.ts',
       'packages/server/src/runtime/runner/output-marks.ts',
+      // The API node's half of a sync call in a cluster (NatsRuntime.execute).
+      'packages/server/src/cluster/dispatch.ts',
       'packages/server/src/lib/*.ts',
     ],
     rules: {

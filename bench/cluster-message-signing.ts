@@ -30,8 +30,7 @@ function measure(label: string, inputBytes: number, iterations: number): void {
     {
       target: { algorithmId: crypto.randomUUID(), artifact: `${crypto.randomUUID()}/python311/${'a'.repeat(40)}` },
       timeoutMs: 300_000,
-      request: { content_type: 'json' },
-      hasJson: true,
+      call: { contentType: 'application/json', checkedJson: true },
     },
     Buffer.alloc(inputBytes, 0x31),
   );

@@ -9,7 +9,8 @@
  *   goes into docs/performance.md as a rule, and code cites the rule;
  * - every "docs/performance.md, rule N" names a rule that exists;
  * - every file the `warm-call-path` block of eslint.config.js names still exists, so the lint rule
- *   of docs/performance.md rule 2 does not silently stop applying when a file moves.
+ *   of docs/performance.md rule 2 does not silently stop applying when a file moves, and rule 2
+ *   names each of them (its path under packages/server/src/), so the rule says where it holds.
  *
  * Usage: node --import tsx scripts/check-docs.ts
  */
@@ -94,6 +95,8 @@ for (const file of tracked) {
 }
 
 const { default: eslintConfig } = (await import(path.join(ROOT, 'eslint.config.js'))) as { default: { name?: string; files?: string[] }[] };
+const performance = read('docs/performance.md');
+const ruleTwo = performance.slice(performance.indexOf('\n## 2. '), performance.indexOf('\n## 3. '));
 const warmPath = eslintConfig.find((block) => block.name === 'warm-call-path');
 if (!warmPath?.files) problems.push('eslint.config.js: no block named warm-call-path (docs/performance.md, rule 2)');
 for (const pattern of warmPath?.files ?? []) {
@@ -106,6 +109,9 @@ for (const pattern of warmPath?.files ?? []) {
   );
   if (!tracked.some((f) => re.test(f)))
     problems.push(`eslint.config.js, warm-call-path: ${pattern} matches no file (moved? name it again)`);
+  const named = pattern.replace(/^packages\/server\/src\//, '');
+  if (!ruleTwo.includes(`\`${named}\``))
+    problems.push(`docs/performance.md rule 2 does not name \`${named}\` (eslint.config.js, warm-call-path)`);
 }
 
 if (problems.length > 0) {

@@ -35,7 +35,7 @@ import { errorBody, errorHeaders, failureOf, logFailure } from './errors.js';
 import type { InputBudget, InputLease } from './input-budget.js';
 import type { RateLimiter } from './rate-limits.js';
 import { ASYNC_RESULT, TIMEOUT_PATTERN, readInput } from './routes/calls.js';
-import { callAnswer } from './call-answer.js';
+import { callAnswer, type RefusalAnswer } from './call-answer.js';
 
 /** Inputs up to this size take the lane; larger ones are the route's (read chunk by chunk). */
 const MAX_LANE_INPUT_BYTES = 64 * 1024;
@@ -144,14 +144,15 @@ export class CallLane {
   ): Promise<void> {
     try {
       const body = await readInput(req, req.headers['content-length'], lease);
-      const result = await this.o.calls.call(principal, {
+      const outcome = await this.o.calls.call(principal, {
         address: path,
         contentType: req.headers['content-type'],
         body,
         timeoutSeconds: query.timeout,
         stdout: query.stdout,
       });
-      const answer = callAnswer(result, query.output);
+      const answer = callAnswer(outcome, query.output);
+      if (answer.refusal) return this.refuse(req, res, answer);
       const length = String(Buffer.byteLength(answer.body));
       res.writeHead(200, [...this.headers, 'content-type', answer.contentType, 'content-length', length]).end(answer.body);
     } catch (err) {
@@ -166,9 +167,19 @@ export class CallLane {
     const failure = failureOf(err, id);
     logFailure(this.o.logger, failure, err, id);
     if (res.headersSent) return void res.destroy();
-    const body = errorBody(failure.code, failure.message);
-    const headers = [...this.headers, ...Object.entries(errorHeaders(failure)).flat(), 'content-length', String(Buffer.byteLength(body))];
-    res.writeHead(failure.status, headers).end(body);
+    this.send(res, failure.status, errorHeaders(failure), errorBody(failure.code, failure.message));
+  }
+
+  /** A call the call service refused, answered as the route answers it. */
+  private refuse(req: http.IncomingMessage, res: http.ServerResponse, answer: RefusalAnswer): void {
+    logFailure(this.o.logger, answer.refusal, answer.error, requestIdOf(req));
+    if (res.headersSent) return void res.destroy();
+    this.send(res, answer.status, answer.headers, answer.body);
+  }
+
+  private send(res: http.ServerResponse, status: number, headers: Record<string, string>, body: string): void {
+    const all = [...this.headers, ...Object.entries(headers).flat(), 'content-length', String(Buffer.byteLength(body))];
+    res.writeHead(status, all).end(body);
   }
 }
 

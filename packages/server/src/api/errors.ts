@@ -151,20 +151,23 @@ function logRefusal(log: FastifyBaseLogger, kind: ErrorKind, code: number): void
   log.debug({ kind, code }, REFUSED);
 }
 
+/** How a catalog error is answered: its kind's status, its code and message, Retry-After when it says. */
+export function refusalOf(err: DomainError): Failure {
+  const status = statusOf(err);
+  const retryAfter = typeof err.details?.retryAfterSeconds === 'number' ? String(err.details.retryAfterSeconds) : undefined;
+  // A 503 is a state the service says it is in (no worker yet, a backing service away, a
+  // saturated algorithm): worth a warning, not an error page for the operator each time.
+  const log =
+    status === 503
+      ? { level: 'warn' as const, what: 'unavailable' }
+      : status >= 500
+        ? { level: 'error' as const, what: 'domain error' }
+        : refused(err.kind);
+  return { status, code: err.code, message: err.message, ...(retryAfter !== undefined && { retryAfter }), log };
+}
+
 export function failureOf(err: unknown, requestId: string): Failure {
-  if (err instanceof DomainError) {
-    const status = statusOf(err);
-    const retryAfter = typeof err.details?.retryAfterSeconds === 'number' ? String(err.details.retryAfterSeconds) : undefined;
-    // A 503 is a state the service says it is in (no worker yet, a backing service away, a
-    // saturated algorithm): worth a warning, not an error page for the operator each time.
-    const log =
-      status === 503
-        ? { level: 'warn' as const, what: 'unavailable' }
-        : status >= 500
-          ? { level: 'error' as const, what: 'domain error' }
-          : refused(err.kind);
-    return { status, code: err.code, message: err.message, ...(retryAfter !== undefined && { retryAfter }), log };
-  }
+  if (err instanceof DomainError) return refusalOf(err);
   const e = err as { message?: unknown; statusCode?: unknown };
   const message = typeof e?.message === 'string' ? e.message : String(err);
   if (err instanceof SyntaxError || (e?.statusCode === 400 && /JSON/i.test(message))) {

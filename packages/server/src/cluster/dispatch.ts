@@ -11,6 +11,7 @@ import type { BuildEvent, BuildEvents } from '../domain/builds/build-events.js';
 import type { AsyncDispatch, AsyncJob } from '../domain/calls/async-calls.js';
 import type { CallRequest } from '../domain/calls/request.js';
 import { type AlgorithmRuntime, type Execution, type PipeRequest, type RunTarget, RuntimeFailure } from '../domain/calls/ports.js';
+import { toPipeRequest } from '../domain/calls/call-service.js';
 import { DomainError, Errors } from '../domain/errors.js';
 import type { Capability } from '../domain/accounts/model.js';
 import type { CallContext, Principal } from '../domain/accounts/principal.js';
@@ -50,9 +51,10 @@ export function natsBuildDispatch(
 export function natsAsyncDispatch(cluster: NatsCluster): AsyncDispatch {
   return {
     submitted: async ({ requestId, caller, input, gpu }: AsyncJob) => {
-      const { body, ...rest } = input;
       const subject = gpu ? cluster.names.subjects.gpuAsync : cluster.names.subjects.async;
-      const { data } = cluster.signer.sign('work', subject, '', encodeFrame({ requestId, caller, input: rest }, body));
+      const queued = wireCall(input) as QueuedInput;
+      queued.address = input.address;
+      const { data } = cluster.signer.sign('work', subject, '', encodeFrame({ requestId, caller, input: queued }, input.body));
       await cluster.js.publish(subject, data, { msgID: requestId });
     },
   };
@@ -74,7 +76,9 @@ export function openBuildWork(cluster: NatsCluster, subject: string, data: Uint8
 export function openAsyncJob(cluster: NatsCluster, subject: string, data: Uint8Array): AsyncJob {
   const { payload } = cluster.signer.open('work', subject, '', data);
   const { meta, bytes } = decodeFrame<Omit<AsyncJob, 'input'> & { input: QueuedInput }>(payload);
-  return { ...meta, input: callRequestOf(meta.input, bytes) };
+  const job: AsyncJob = { requestId: meta.requestId, caller: meta.caller, input: callRequestOf(meta.input, bytes) };
+  if (meta.gpu !== undefined) job.gpu = meta.gpu;
+  return job;
 }
 
 /**
@@ -86,25 +90,87 @@ export function openAsyncJob(cluster: NatsCluster, subject: string, data: Uint8A
 type QueuedInput = Omit<CallRequest, 'body' | 'address'> & { address?: CallRequest['address']; path?: string; timeout?: string };
 
 function callRequestOf(queued: QueuedInput, body: Buffer): CallRequest {
-  const { address, path, timeout, ...rest } = queued;
-  const input: CallRequest = { ...rest, address: address ?? path ?? '', body };
-  if (input.timeoutSeconds === undefined && timeout !== undefined) input.timeoutSeconds = Number(timeout);
+  const input: CallRequest = { address: queued.address ?? queued.path ?? '', contentType: queued.contentType, body };
+  copyOptions(queued, input);
+  if (input.timeoutSeconds === undefined && queued.timeout !== undefined) input.timeoutSeconds = Number(queued.timeout);
   return input;
 }
 
 /**
- * A sync call as it travels: the request without its JSON input, which is the frame's bytes,
- * and which build of which algorithm to run. Only that: the worker reads everything else (the
- * algorithm's settings, its network access, the build's environment, whether the build is the
- * algorithm's at all) from the database (cluster/run-targets.ts), never from a message.
+ * A call as it travels to a worker (a sync call's message, an async job): the CallRequest but
+ * its body, which is the frame's bytes, and its address, which the sender names its own way.
+ * Options are copied only when set, so that the text of a warm call's message is the same call
+ * after call (RunMessageReader).
+ */
+export type WireCall = Omit<CallRequest, 'address' | 'body'>;
+
+function wireCall(call: CallRequest): WireCall {
+  const wire: WireCall = { contentType: call.contentType };
+  copyOptions(call, wire);
+  return wire;
+}
+
+/** The options of a call that are set, one by one (docs/performance.md, rule 2: no spread). */
+function copyOptions(from: WireCall, to: WireCall): void {
+  if (from.checkedJson !== undefined) to.checkedJson = from.checkedJson;
+  if (from.timeoutSeconds !== undefined) to.timeoutSeconds = from.timeoutSeconds;
+  if (from.stdout !== undefined) to.stdout = from.stdout;
+  if (from.event !== undefined) to.event = from.event;
+}
+
+/**
+ * A sync call as it travels: the CallRequest (WireCall; its input is the frame's bytes), what
+ * the API node made for this one call (a call key, an Insights token), and which build of which
+ * algorithm to run. Only that: the worker reads everything else (the algorithm's settings, its
+ * network access, the build's environment, whether the build is the algorithm's at all) from
+ * the database (cluster/run-targets.ts), never from a message; it makes the runner's request
+ * from the call itself (pipeRequestOf).
  */
 export interface RunMessage {
   target: WireTarget;
   timeoutMs: number;
+  call: WireCall;
+  /** For pipeline_enabled algorithms: the call's key, and whom it acts for. */
+  apiKey?: string;
+  callKey?: CallKeyRef;
+  /** For versions with insights_enabled: the token of this call's reports. */
+  insightsToken?: string;
+}
+
+/**
+ * A sync call as the version before sent it, still read during a rolling upgrade (an API node
+ * not yet upgraded sends calls to an upgraded worker): the runner's request itself, without a
+ * JSON input, which was the frame's bytes.
+ */
+export interface PipeRunMessage {
+  target: WireTarget;
+  timeoutMs: number;
   request: Omit<PipeRequest, 'json'>;
   hasJson: boolean;
-  /** For pipeline_enabled algorithms: whom the call's key (request.api_key) acts for. */
   callKey?: CallKeyRef;
+}
+
+/**
+ * The runner's request of a sync call a worker heard, in either format. The API node checked
+ * the input already (a JSON input's grammar and depth are not scanned again); a refused input
+ * still throws the catalog's error, as on the API node.
+ */
+export function pipeRequestOf(meta: DeepReadonly<RunMessage | PipeRunMessage>, bytes: Buffer): PipeRequest {
+  if ('request' in meta) {
+    const old = meta.request as PipeRequest;
+    if (!meta.hasJson) return old;
+    const request: PipeRequest = { content_type: old.content_type, data: old.data, json: bytes };
+    if (old.api_key !== undefined) request.api_key = old.api_key;
+    if (old.event !== undefined) request.event = old.event;
+    if (old.insights_token !== undefined) request.insights_token = old.insights_token;
+    return request;
+  }
+  const call = meta.call;
+  const request = toPipeRequest(call.contentType, bytes, call.checkedJson === true);
+  if (meta.apiKey !== undefined) request.api_key = meta.apiKey;
+  if (call.event !== undefined) request.event = call.event as Record<string, string>;
+  if (meta.insightsToken !== undefined) request.insights_token = meta.insightsToken;
+  return request;
 }
 
 export type WireTarget = Pick<RunTarget, 'algorithmId' | 'artifact'>;
@@ -119,14 +185,14 @@ export type WireTarget = Pick<RunTarget, 'algorithmId' | 'artifact'>;
  * for each call, several times slower).
  */
 export class RunMessageReader {
-  private readonly parsed = new LRUCache<string, DeepReadonly<RunMessage>>({ max: 256 });
+  private readonly parsed = new LRUCache<string, DeepReadonly<RunMessage | PipeRunMessage>>({ max: 256 });
 
   /** `data` is the payload of a message whose MAC verified (MessageSigner.open). */
-  read(data: Uint8Array): { meta: DeepReadonly<RunMessage>; bytes: Buffer } {
+  read(data: Uint8Array): { meta: DeepReadonly<RunMessage | PipeRunMessage>; bytes: Buffer } {
     const { json, bytes } = splitFrame(data);
     let meta = this.parsed.get(json);
     if (meta === undefined) {
-      const parsed = JSON.parse(json) as RunMessage;
+      const parsed = JSON.parse(json) as RunMessage | PipeRunMessage;
       if (holdsNothingOfOneCall(parsed)) this.parsed.set(json, parsed);
       meta = parsed;
     }
@@ -140,10 +206,15 @@ type DeepReadonly<T> = T extends (infer E)[]
     ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
     : T;
 
-function holdsNothingOfOneCall(m: RunMessage): boolean {
-  if (m.callKey !== undefined || !m.hasJson) return false;
-  const keys = Object.keys(m.request);
-  return keys.length === 1 && keys[0] === 'content_type';
+function holdsNothingOfOneCall(m: RunMessage | PipeRunMessage): boolean {
+  if (m.callKey !== undefined) return false;
+  if ('request' in m) {
+    if (!m.hasJson) return false;
+    const keys = Object.keys(m.request);
+    return keys.length === 1 && keys[0] === 'content_type';
+  }
+  // The input is the frame's bytes whatever its type: only a key, a token or an event are one call's.
+  return m.apiKey === undefined && m.insightsToken === undefined && m.call.event === undefined;
 }
 
 /**
@@ -235,19 +306,21 @@ export class NatsRuntime implements AlgorithmRuntime {
     });
   }
 
-  async execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution> {
-    const { json, ...rest } = request;
-    const message: RunMessage = {
-      target: { algorithmId: target.algorithmId, artifact: target.artifact },
-      timeoutMs,
-      request: rest,
-      hasJson: json !== undefined,
-    };
+  async execute(target: RunTarget, request: PipeRequest, timeoutMs: number, call?: CallRequest): Promise<Execution> {
+    // Only the call service calls an API node's runtime, and it always says what was called.
+    if (call === undefined) throw new Error('a call handed to the workers needs its CallRequest');
+    const message: RunMessage = { target: { algorithmId: target.algorithmId, artifact: target.artifact }, timeoutMs, call: wireCall(call) };
+    // The API node checked the input (call-service.ts): the worker does not scan it again.
+    if (request.json !== undefined) message.call.checkedJson = true;
     const key = request.api_key === undefined ? undefined : this.callKeys(request.api_key);
     if (key) {
-      message.callKey = { accountId: key.account.id, capabilities: [...key.capabilities], ...(key.call ? { call: key.call } : {}) };
+      message.apiKey = request.api_key;
+      const ref: CallKeyRef = { accountId: key.account.id, capabilities: [...key.capabilities] };
+      if (key.call) ref.call = key.call;
+      message.callKey = ref;
     }
-    const data = encodeFrame(message, json);
+    if (request.insights_token !== undefined) message.insightsToken = request.insights_token;
+    const data = encodeFrame(message, call.body);
     const token = artifactToken(target.artifact);
     const gpu = target.environment.machine_type === 'GPU';
     // A call made as nats-server restarts waits for this node's next try to reconnect, no longer

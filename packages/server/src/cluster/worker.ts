@@ -15,10 +15,10 @@ import type { JsMsg, Consumer } from '@nats-io/jetstream';
 import { Empty, type Msg, type Subscription, TimeoutError } from '@nats-io/transport-node';
 import type { BuildService, DispatchOutcome } from '../domain/builds/build-service.js';
 import type { AsyncCallService } from '../domain/calls/async-calls.js';
-import { type AlgorithmRuntime, type PipeRequest, type RunTarget, RuntimeFailure } from '../domain/calls/ports.js';
+import { type AlgorithmRuntime, type RunTarget, RuntimeFailure } from '../domain/calls/ports.js';
 import { DomainError, Errors } from '../domain/errors.js';
 import type { ConsumerStatus } from '../domain/events/model.js';
-import { type CallKeyRef, HEARTBEAT_MS, openAsyncJob, openBuildWork, type RunReply, RunMessageReader } from './dispatch.js';
+import { type CallKeyRef, HEARTBEAT_MS, openAsyncJob, openBuildWork, pipeRequestOf, type RunReply, RunMessageReader } from './dispatch.js';
 import { signPresence, type PresenceEntry } from './directory.js';
 import { Slots } from '../lib/slots.js';
 import { encodeFrame } from './frames.js';
@@ -275,7 +275,7 @@ export class ClusterWorker {
     let reply: RunReply;
     try {
       const { meta, bytes } = this.reader.read(data);
-      const request: PipeRequest = meta.hasJson ? { ...meta.request, json: bytes } : meta.request;
+      const request = pipeRequestOf(meta, bytes);
       // What runs, with which network and which owner, comes from the database, not the message.
       const target = await this.deps.runTarget(meta.target.algorithmId, meta.target.artifact, request.insights_token !== undefined);
       const forget = meta.callKey && request.api_key ? await this.adopt(target, request.api_key, meta.callKey, meta.timeoutMs) : undefined;

@@ -158,10 +158,10 @@ export class NodeMetrics {
   /** The runtime, timing each call. Returns the runtime's own promise: no extra turn per call. */
   timedRuntime(inner: AlgorithmRuntime): AlgorithmRuntime {
     return {
-      execute: (target, request, timeoutMs) => {
+      execute: (target, request, timeoutMs, call) => {
         this.recentCalls.record();
         const t0 = performance.now();
-        const execution = inner.execute(target, request, timeoutMs);
+        const execution = inner.execute(target, request, timeoutMs, call);
         execution.then(
           (e) => {
             this.callsOk.observe((performance.now() - t0) / 1000);

@@ -1,4 +1,5 @@
 import type { AsyncRequest, AsyncRequestStore } from '../domain/calls/ports.js';
+import type { CallEnvelope } from '../domain/calls/request.js';
 import type { Db } from './database.js';
 
 export class SqlAsyncRequestStore implements AsyncRequestStore {
@@ -18,7 +19,7 @@ export class SqlAsyncRequestStore implements AsyncRequestStore {
       .execute();
   }
 
-  async complete(id: string, envelope: Record<string, unknown>, expiresAt: string): Promise<boolean> {
+  async complete(id: string, envelope: CallEnvelope, expiresAt: string): Promise<boolean> {
     const result = await this.db
       .updateTable('async_requests')
       .set({ status: 'completed', envelope: JSON.stringify(envelope), expires_at: expiresAt })
@@ -35,13 +36,13 @@ export class SqlAsyncRequestStore implements AsyncRequestStore {
       id: r.id,
       accountId: r.account_id,
       status: r.status === 'completed' ? 'completed' : 'running',
-      envelope: r.envelope ? (JSON.parse(r.envelope) as Record<string, unknown>) : null,
+      envelope: r.envelope ? storedEnvelope(r.envelope) : null,
       createdAt: r.created_at,
       expiresAt: r.expires_at,
     };
   }
 
-  async completeAllRunning(envelope: Record<string, unknown>, expiresAt: string): Promise<number> {
+  async completeAllRunning(envelope: CallEnvelope, expiresAt: string): Promise<number> {
     const result = await this.db
       .updateTable('async_requests')
       .set({ status: 'completed', envelope: JSON.stringify(envelope), expires_at: expiresAt })
@@ -54,4 +55,18 @@ export class SqlAsyncRequestStore implements AsyncRequestStore {
     const result = await this.db.deleteFrom('async_requests').where('expires_at', '<', now).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
+}
+
+/**
+ * An envelope as this store wrote it (JSON text, on SQLite and PostgreSQL alike): a call's
+ * metadata with its error, or with its result (absent when the algorithm returned nothing).
+ * Anything else in the column is refused, not passed on as an answer.
+ */
+function storedEnvelope(text: string): CallEnvelope {
+  const value = JSON.parse(text) as { metadata?: unknown; error?: unknown } | null;
+  const isObject = (v: unknown) => typeof v === 'object' && v !== null;
+  if (!isObject(value) || !isObject(value!.metadata) || ('error' in value! && !isObject(value!.error))) {
+    throw new Error('an async request holds a stored envelope that is not a call envelope');
+  }
+  return value as CallEnvelope;
 }

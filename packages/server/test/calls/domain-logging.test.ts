@@ -26,13 +26,15 @@ test('an async result the database does not take is logged with the request id, 
   };
   // The call service's two methods the async service uses: the call itself succeeds.
   const calls = {
-    check: async () => undefined,
-    call: async () => ({ envelope: { result: 'hello' }, failed: false }),
+    check: async () => ({ ok: true, environment: {} }),
+    call: async () => ({ ok: true, envelope: { result: 'hello' }, failed: false }),
   } as unknown as CallService;
   const service = new AsyncCallService({ calls, store, clock: () => new Date('2026-11-23T00:00:00Z'), log });
   const principal = { account: { id: 'a1', name: 'alice' } } as unknown as Principal;
 
-  const { requestId, done } = await service.submit(principal, { address: 'alice/Hello/1.0.0' } as unknown as CallRequest);
+  const accepted = await service.submit(principal, { address: 'alice/Hello/1.0.0' } as unknown as CallRequest);
+  assert.ok(accepted.ok);
+  const { requestId, done } = accepted;
   await done;
   assert.equal(inserted[0]?.id, requestId);
   assert.equal(warnings.length, 1);

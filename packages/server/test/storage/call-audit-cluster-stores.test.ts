@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { parsePageRequest } from '../../src/domain/pagination.js';
 import type { AuditEntry } from '../../src/domain/audit/audit-service.js';
+import type { CallEnvelope } from '../../src/domain/calls/request.js';
 import { SqlAccountStore } from '../../src/storage/account-store.js';
 import { SqlAsyncRequestStore } from '../../src/storage/async-request-store.js';
 import { SqlAuditStore } from '../../src/storage/audit-store.js';
@@ -51,9 +52,13 @@ function contract(database: DatabaseKind): void {
     const id = crypto.randomUUID();
     await store.insert({ id, accountId, status: 'running', envelope: null, createdAt: at(1), expiresAt: at(60) });
     assert.deepEqual(await store.get(id), { id, accountId, status: 'running', envelope: null, createdAt: at(1), expiresAt: at(60) });
-    const envelope = { result: { nested: [1, 'two', null] }, metadata: { content_type: 'json' } };
+    const envelope: CallEnvelope = { result: { nested: [1, 'two', null] }, metadata: { content_type: 'json', duration: 0.5 } };
     assert.equal(await store.complete(id, envelope, at(120)), true);
-    assert.equal(await store.complete(id, { result: 'late' }, at(180)), false, 'a completed request is not completed again');
+    assert.equal(
+      await store.complete(id, { result: 'late', metadata: { content_type: 'text', duration: 1 } }, at(180)),
+      false,
+      'a completed request is not completed again',
+    );
     assert.deepEqual(await store.get(id), { id, accountId, status: 'completed', envelope, createdAt: at(1), expiresAt: at(120) });
     assert.equal(await store.get(crypto.randomUUID()), undefined);
   });
@@ -63,11 +68,15 @@ function contract(database: DatabaseKind): void {
     const running = [crypto.randomUUID(), crypto.randomUUID()];
     for (const id of running) await store.insert({ id, accountId, status: 'running', envelope: null, createdAt: at(2), expiresAt: at(30) });
     const done = crypto.randomUUID();
-    await store.insert({ id: done, accountId, status: 'completed', envelope: { result: 'kept' }, createdAt: at(2), expiresAt: at(500) });
-    const stopped = { error: { message: 'the service stopped' } };
+    const kept: CallEnvelope = { result: 'kept', metadata: { content_type: 'text', duration: 0.1 } };
+    await store.insert({ id: done, accountId, status: 'completed', envelope: kept, createdAt: at(2), expiresAt: at(500) });
+    const stopped: CallEnvelope = {
+      error: { message: 'the service stopped', error_type: 'SystemExit', stacktrace: '', stack_trace: '' },
+      metadata: { content_type: 'json', duration: 0 },
+    };
     assert.equal(await store.completeAllRunning(stopped, at(400)), 2);
     for (const id of running) assert.deepEqual((await store.get(id))?.envelope, stopped);
-    assert.deepEqual((await store.get(done))?.envelope, { result: 'kept' });
+    assert.deepEqual((await store.get(done))?.envelope, kept);
 
     assert.equal(await store.deleteExpired(at(450)), 3, 'the two stopped ones and the first test’s request');
     for (const id of running) assert.equal(await store.get(id), undefined);

@@ -8,13 +8,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DomainError, Errors } from '../../domain/errors.js';
 import { MAX_INPUT_BYTES, type CallRequest } from '../../domain/calls/request.js';
-import { asyncStatusBody, callAnswer, JSON_TYPE } from '../call-answer.js';
+import { asyncStatusBody, callAnswer, JSON_TYPE, type RefusalAnswer, refusalAnswer } from '../call-answer.js';
 import { principalOf } from '../auth.js';
 import { queryBoolean } from '../query.js';
 import type { InputBudget, InputLease } from '../input-budget.js';
 import type { Api, ApiServices } from '../context.js';
 import { errorResponses, Query, QueryBoolean } from '../schemas.js';
-import { sendError } from '../errors.js';
+import { logFailure, sendError } from '../errors.js';
 
 /** Seconds above 0 and at most 3000, as decimals (MAX_TIMEOUT_S in domain/calls/request.ts). */
 export const TIMEOUT_PATTERN = '^0*(?:(?:[1-9][0-9]{0,2}|[12][0-9]{3})(?:\\.[0-9]+)?|3000(?:\\.0+)?|\\.[0-9]*[1-9][0-9]*)$';
@@ -137,15 +137,18 @@ export async function callRoutes(app: Api, s: Pick<ApiServices, 'calls' | 'async
           stdout: queryBoolean('stdout', query.stdout) === true,
         };
         if (query.output === 'void') {
-          const { requestId, done } = await s.asyncCalls.submit(principal, input);
+          const accepted = await s.asyncCalls.submit(principal, input);
+          if (!accepted.ok) return sendRefusal(reply as FastifyReply, refusalAnswer(accepted));
           // The call runs on, holding its input, after this answer.
           if (lease) {
             lease.holder = 'async';
-            void done.finally(() => lease.release());
+            void accepted.done.finally(() => lease.release());
           }
-          return reply.send({ async: true, request_id: requestId });
+          return reply.send({ async: true, request_id: accepted.requestId });
         }
-        const answer = callAnswer(await s.calls.call(principal, input), query.output);
+        const outcome = await s.calls.call(principal, input);
+        const answer = callAnswer(outcome, query.output);
+        if (answer.refusal) return sendRefusal(reply as FastifyReply, answer);
         return (reply as FastifyReply).type(answer.contentType).send(answer.body);
       } finally {
         if (lease?.holder === 'handler') lease.release();
@@ -170,6 +173,12 @@ export async function callRoutes(app: Api, s: Pick<ApiServices, 'calls' | 'async
       return (reply as FastifyReply).type(JSON_TYPE).send(asyncStatusBody(id, entry.status, entry.envelope));
     },
   });
+}
+
+/** A refused call, logged and answered as the error handler answers any refusal. */
+function sendRefusal(reply: FastifyReply, answer: RefusalAnswer): FastifyReply {
+  logFailure(reply.log, answer.refusal, answer.error);
+  return reply.code(answer.status).headers(answer.headers).send(answer.body);
 }
 
 /**

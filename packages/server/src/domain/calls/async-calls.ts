@@ -7,12 +7,12 @@
 import crypto from 'node:crypto';
 import type { Logger } from '../logger.js';
 import { type Clock, isoNow } from '../clock.js';
-import { DomainError, Errors } from '../errors.js';
+import { Errors } from '../errors.js';
 import type { Capability } from '../accounts/model.js';
 import type { AccountStore } from '../accounts/ports.js';
 import type { CallContext, CredentialKind, Principal } from '../accounts/principal.js';
 import type { CallService } from './call-service.js';
-import type { CallRequest } from './request.js';
+import type { CallEnvelope, CallOutcome, CallRefused, CallRequest } from './request.js';
 import type { AsyncRequest, AsyncRequestStore } from './ports.js';
 
 export const ASYNC_RESULT_TTL_MS = 60 * 60 * 1000;
@@ -40,6 +40,13 @@ export interface AsyncJob {
   input: CallRequest;
   /** Its environment needs a GPU: only workers that declare one take it. */
   gpu?: boolean;
+}
+
+/** An async call accepted: `done` settles (never rejects) when it has ended and no longer holds its input. */
+export interface AsyncSubmitted {
+  ok: true;
+  requestId: string;
+  done: Promise<void>;
 }
 
 /** Cluster mode: how an accepted async call reaches a worker. Resolves once the work is stored durably. */
@@ -98,9 +105,11 @@ export class AsyncCallService {
     await Promise.allSettled([...this.running]);
   }
 
-  /** `done` settles (never rejects) when the call has ended and no longer holds its input. */
-  async submit(p: Principal, input: CallRequest): Promise<{ requestId: string; done: Promise<void> }> {
-    const environment = await this.calls.check(p, input);
+  /** Checked like a sync call (a refusal is answered at once), then run in the background. */
+  async submit(p: Principal, input: CallRequest): Promise<AsyncSubmitted | CallRefused> {
+    const checked = await this.calls.check(p, input);
+    if (!checked.ok) return checked;
+    const environment = checked.environment;
     const id = `req-${crypto.randomUUID()}`;
     await this.store.insert({
       id,
@@ -123,29 +132,20 @@ export class AsyncCallService {
         // Not accepted after all: the request is closed and the caller told to retry.
         const message = `the call could not be handed to the workers (${(err as Error).message}); call again`;
         await this.store.complete(id, failure('SystemExit', message), this.expiry());
-        throw Errors.unavailable(message);
+        return { ok: false, error: Errors.unavailable(message) };
       }
-      return { requestId: id, done: Promise.resolve() };
+      return { ok: true, requestId: id, done: Promise.resolve() };
     }
     const done = this.calls
       .call(p, input)
-      .then(
-        (r) => r.envelope,
-        // Something that passed check() and failed later (a limit reached meanwhile, a runner
-        // that could not start): the result says what happened.
-        (err: unknown) =>
-          failure(
-            err instanceof DomainError && (err.kind === 'limit' || err.kind === 'too_large') ? 'TooLargeError' : 'AlgorithmError',
-            err instanceof Error ? err.message : String(err),
-          ),
-      )
+      .then(envelopeOf, faultEnvelope)
       .then(async (envelope) => void (await this.store.complete(id, envelope, this.expiry())))
       // The database did not take the result (it is gone, or failing): recoverInterrupted() of
       // the next start marks the request; say why here.
       .catch((err: unknown) => this.log.warn({ err, requestId: id }, 'the result of an async call could not be stored'))
       .finally(() => this.running.delete(done));
     this.running.add(done);
-    return { requestId: id, done };
+    return { ok: true, requestId: id, done };
   }
 
   /**
@@ -165,7 +165,7 @@ export class AsyncCallService {
       return;
     }
     const account = await this.accounts?.findById(job.caller.accountId);
-    let envelope: Record<string, unknown>;
+    let envelope: CallEnvelope;
     if (!account) {
       envelope = failure('AlgorithmError', 'the calling account no longer exists');
     } else if (delivery > MAX_DELIVERIES) {
@@ -173,14 +173,7 @@ export class AsyncCallService {
     } else {
       const { via, capabilities, keyId, call } = job.caller;
       const p: Principal = { account, via, capabilities: new Set(capabilities), keyId, ...(call ? { call } : {}) };
-      envelope = await this.calls.call(p, job.input).then(
-        (r) => r.envelope,
-        (err: unknown) =>
-          failure(
-            err instanceof DomainError && (err.kind === 'limit' || err.kind === 'too_large') ? 'TooLargeError' : 'AlgorithmError',
-            err instanceof Error ? err.message : String(err),
-          ),
-      );
+      envelope = await this.calls.call(p, job.input).then(envelopeOf, faultEnvelope);
     }
     await this.store.complete(job.requestId, envelope, this.expiry());
   }
@@ -199,7 +192,23 @@ export class AsyncCallService {
   }
 }
 
-function failure(errorType: string, message: string): Record<string, unknown> {
+/**
+ * What an async call's result says of its outcome. A refusal here passed check() and was
+ * refused later (a limit reached meanwhile, no worker left to run it): the result says what
+ * happened, as an algorithm's failure would.
+ */
+function envelopeOf(outcome: CallOutcome): CallEnvelope {
+  if (outcome.ok) return outcome.envelope;
+  const kind = outcome.error.kind;
+  return failure(kind === 'limit' || kind === 'too_large' ? 'TooLargeError' : 'AlgorithmError', outcome.error.message);
+}
+
+/** A fault of the call (not a refusal: a database gone) as the result of the async call. */
+function faultEnvelope(err: unknown): CallEnvelope {
+  return failure('AlgorithmError', err instanceof Error ? err.message : String(err));
+}
+
+function failure(errorType: string, message: string): CallEnvelope {
   return {
     error: { message, error_type: errorType, stacktrace: '', stack_trace: '' },
     metadata: { content_type: 'json', duration: 0 },

@@ -1,7 +1,8 @@
 /**
  * Calling an algorithm (docs/compatibility.md §2): who may call what, which build a version names, the
  * input and output limits, and the response envelope. Algorithm failures are results
- * (HTTP 200 with `error`), platform failures are DomainErrors.
+ * (HTTP 200 with `error`); what the call path refuses is an outcome too (CallRefused, carrying
+ * the catalog's DomainError), returned rather than thrown.
  */
 import { isUtf8 } from 'node:buffer';
 import crypto from 'node:crypto';
@@ -31,8 +32,9 @@ import {
   type AlgoAddress,
   type AlgorithmCaller,
   type CallMetadata,
+  type CallOutcome,
+  type CallRefused,
   type CallRequest,
-  type CallResult,
   DEFAULT_TIMEOUT_S,
   MAX_INPUT_BYTES,
   MAX_INPUT_DEPTH,
@@ -141,19 +143,28 @@ export class CallService implements AlgorithmCaller {
     });
   }
 
-  async call(p: Principal, input: CallRequest): Promise<CallResult> {
-    requireCapability(p, 'call_algorithms');
-    const { cacheKey, cached, address } = this.lookUp(p, input.address);
-    const timeoutS = checkTimeout(input.timeoutSeconds);
-    const request = toPipeRequest(input.contentType, input.body, input.checkedJson === true);
-
-    const resolved = cached ?? (await this.resolved.fetch(cacheKey, { principal: p, address: address! }));
+  async call(p: Principal, input: CallRequest): Promise<CallOutcome> {
+    // What is checked before anything runs throws the catalog's errors (as the resolution
+    // cache's loads do); they leave the call path as a refusal, never thrown.
+    let timeoutS: number;
+    let request: PipeRequest;
+    let resolved: Resolved;
+    try {
+      requireCapability(p, 'call_algorithms');
+      const { cacheKey, cached, address } = this.lookUp(p, input.address);
+      timeoutS = checkTimeout(input.timeoutSeconds);
+      request = toPipeRequest(input.contentType, input.body, input.checkedJson === true);
+      resolved = cached ?? (await this.resolved.fetch(cacheKey, { principal: p, address: address! }));
+    } catch (err) {
+      return refusedOrThrow(err);
+    }
     const { algorithm, member } = resolved;
 
     const accountKey = p.account.id;
     const current = this.inFlight.get(accountKey);
     if (current >= this.settings.maxInFlightPerAccount) {
-      throw Errors.tooManyCallsInFlight({ account: p.account.name, max: this.settings.maxInFlightPerAccount }, { retryAfterSeconds: 1 });
+      const max = this.settings.maxInFlightPerAccount;
+      return { ok: false, error: Errors.tooManyCallsInFlight({ account: p.account.name, max }, { retryAfterSeconds: 1 }) };
     }
     this.inFlight.add(accountKey, 1);
     const started = performance.now();
@@ -173,7 +184,7 @@ export class CallService implements AlgorithmCaller {
         : undefined;
     if (insights) request.insights_token = insights.token;
     try {
-      const exec = await this.runtime.execute(resolved.target, request, timeoutS * 1000);
+      const exec = await this.runtime.execute(resolved.target, request, timeoutS * 1000, input);
       const duration = (performance.now() - started) / 1000;
       // The harness names its result's type (json, text, binary or void), as the protocol says.
       const content_type = (exec.response.metadata?.content_type as CallMetadata['content_type'] | undefined) ?? 'json';
@@ -194,7 +205,7 @@ export class CallService implements AlgorithmCaller {
           stacktrace: stack,
           stack_trace: stack,
         };
-        return { envelope: { error, metadata }, contentType: 'json', result: undefined, failed: true };
+        return { ok: true, envelope: { error, metadata }, contentType: 'json', result: undefined, failed: true };
       }
       const contentType = metadata.content_type;
       if (this.onSucceeded && resolved.semanticVersion) {
@@ -208,14 +219,16 @@ export class CallService implements AlgorithmCaller {
           result: exec.response.result,
         });
       }
-      return { envelope: { result: exec.response.result, metadata }, contentType, result: exec.response.result, failed: false };
+      return { ok: true, envelope: { result: exec.response.result, metadata }, contentType, result: exec.response.result, failed: false };
     } catch (err) {
-      if (!(err instanceof RuntimeFailure)) throw err;
+      // The runtime refused it (a cluster with no worker that can run it): a refusal, not a result.
+      if (!(err instanceof RuntimeFailure)) return refusedOrThrow(err);
       const duration = (performance.now() - started) / 1000;
       // What the algorithm printed is its members' to see, as stdout is: never another caller's.
       const message = member && err.output ? `${err.message}: ${err.output}` : err.message;
       const error = { message, error_type: err.errorType, stacktrace: '', stack_trace: '' };
-      return { envelope: { error, metadata: { content_type: 'json', duration } }, contentType: 'json', result: undefined, failed: true };
+      const metadata: CallMetadata = { content_type: 'json', duration };
+      return { ok: true, envelope: { error, metadata }, contentType: 'json', result: undefined, failed: true };
     } finally {
       callKey?.revoke();
       insights?.close();
@@ -227,12 +240,17 @@ export class CallService implements AlgorithmCaller {
    * Everything `call` would refuse before running anything (capability, address, version,
    * callability, timeout, input): async calls answer these at once instead of in the result.
    */
-  async check(p: Principal, input: CallRequest): Promise<Environment> {
-    requireCapability(p, 'call_algorithms');
-    const { cacheKey, cached, address } = this.lookUp(p, input.address);
-    checkTimeout(input.timeoutSeconds);
-    toPipeRequest(input.contentType, input.body, input.checkedJson === true);
-    return (cached ?? (await this.resolved.fetch(cacheKey, { principal: p, address: address! }))).environment;
+  async check(p: Principal, input: CallRequest): Promise<{ ok: true; environment: Environment } | CallRefused> {
+    try {
+      requireCapability(p, 'call_algorithms');
+      const { cacheKey, cached, address } = this.lookUp(p, input.address);
+      checkTimeout(input.timeoutSeconds);
+      toPipeRequest(input.contentType, input.body, input.checkedJson === true);
+      const resolved = cached ?? (await this.resolved.fetch(cacheKey, { principal: p, address: address! }));
+      return { ok: true, environment: resolved.environment };
+    } catch (err) {
+      return refusedOrThrow(err);
+    }
   }
 
   /**
@@ -302,6 +320,12 @@ export class CallService implements AlgorithmCaller {
   }
 }
 
+/** A catalog error as the call path's refusal; anything else is a fault, still thrown. */
+function refusedOrThrow(err: unknown): CallRefused {
+  if (err instanceof DomainError) return { ok: false, error: err };
+  throw err;
+}
+
 /** `owner/name[/version]`, tolerating a literal `algo://` prefix and a trailing slash. */
 export function parseAlgoPath(path: string): AlgoAddress {
   let p = decodeURIComponent(path).replace(/^\/+/, '');
@@ -322,7 +346,8 @@ function checkTimeout(n: number | undefined): number {
   return n;
 }
 
-function toPipeRequest(contentType: string | undefined, body: Buffer, checkedJson: boolean): PipeRequest {
+/** A call's input as the runners' pipe protocol takes it; throws the catalog's error for an input refused. */
+export function toPipeRequest(contentType: string | undefined, body: Buffer, checkedJson: boolean): PipeRequest {
   if (body.length > MAX_INPUT_BYTES) {
     throw Errors.inputTooLarge({ bytes: body.length, limit: MAX_INPUT_BYTES });
   }

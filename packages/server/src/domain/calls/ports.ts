@@ -1,12 +1,11 @@
 import type { Environment } from '../catalog/model.js';
-
-export type ContentType = 'json' | 'text' | 'binary';
+import type { CallEnvelope, CallRequest, ContentType } from './request.js';
 
 /**
  * What a call asks of the runtime beside where it runs: its input and what the algorithm may see
  * while it runs. Named as the runners' pipe protocol names them, and made once per call: the
- * runtime writes it out as the request line without a copy (runtime/runner/pipe-request.ts),
- * and a cluster sends it to a worker as it is (cluster/dispatch.ts).
+ * runtime writes it out as the request line without a copy (runtime/runner/pipe-request.ts);
+ * a cluster's worker makes it again from the CallRequest it is sent (cluster/dispatch.ts).
  */
 export interface PipeRequest {
   content_type: ContentType;
@@ -89,9 +88,14 @@ export interface Execution {
   runMs: number;
 }
 
-/** Runs calls on warm runners; throws RuntimeFailure when the runner, not the algorithm, fails. */
+/**
+ * Runs calls on warm runners; throws RuntimeFailure when the runner, not the algorithm, fails.
+ * `request` is what the runner is written; `call` is the call as its edge made it, which the
+ * call service always gives: a runtime that hands calls on rather than running them sends that
+ * (a cluster's API node, cluster/dispatch.ts). A worker running a call handed to it has none.
+ */
 export interface AlgorithmRuntime {
-  execute(target: RunTarget, request: PipeRequest, timeoutMs: number): Promise<Execution>;
+  execute(target: RunTarget, request: PipeRequest, timeoutMs: number, call?: CallRequest): Promise<Execution>;
 }
 
 export class RuntimeFailure extends Error {
@@ -115,7 +119,7 @@ export interface AsyncRequest {
   id: string;
   accountId: string;
   status: 'running' | 'completed';
-  envelope: Record<string, unknown> | null;
+  envelope: CallEnvelope | null;
   createdAt: string;
   expiresAt: string;
 }
@@ -124,10 +128,10 @@ export interface AsyncRequest {
 export interface AsyncRequestStore {
   insert(request: AsyncRequest): Promise<void>;
   /** Stores the result of a running request; false when it was completed already (by another worker). */
-  complete(id: string, envelope: Record<string, unknown>, expiresAt: string): Promise<boolean>;
+  complete(id: string, envelope: CallEnvelope, expiresAt: string): Promise<boolean>;
   get(id: string): Promise<AsyncRequest | undefined>;
   /** Requests still running when the service stopped: they can never complete. */
-  completeAllRunning(envelope: Record<string, unknown>, expiresAt: string): Promise<number>;
+  completeAllRunning(envelope: CallEnvelope, expiresAt: string): Promise<number>;
   deleteExpired(now: string): Promise<number>;
 }
 

@@ -3,7 +3,10 @@
  * serve the sandboxes' API socket, and Event Flows' deliveries), and the limits it is held to.
  */
 import type { Principal } from '../accounts/principal.js';
-import type { ContentType } from './ports.js';
+import type { DomainError } from '../errors.js';
+
+/** What a call's input or result is, as the runners' pipe protocol names it. */
+export type ContentType = 'json' | 'text' | 'binary';
 
 export const MAX_INPUT_BYTES = 10 * 1024 * 1024;
 /**
@@ -78,15 +81,39 @@ export interface AlgorithmFailure {
  */
 export type CallEnvelope = { result: unknown; metadata: CallMetadata } | { error: AlgorithmFailure; metadata: CallMetadata };
 
+/**
+ * A call that ran: the envelope, whether the algorithm succeeded or failed (an algorithm's
+ * failure, a runner's timeout or crash are answered with `error` in the envelope, HTTP 200).
+ */
 export interface CallResult {
+  ok: true;
   envelope: CallEnvelope;
   contentType: ContentType | 'void';
   /** The raw result for output=raw. */
   result: unknown;
+  /** The envelope holds `error`: the algorithm or its runner failed. */
   failed: boolean;
 }
 
+/**
+ * A call the call path refused instead of running it, or could not hand to a runner: why is
+ * `error.kind` (not_found, forbidden, invalid, too_large, unsupported_media_type, limit when the
+ * caller has too many calls in flight, unavailable when nothing can run it), and `error` is the
+ * catalog's error (code, message, Retry-After) that each edge presents (api/call-answer.ts).
+ */
+export interface CallRefused {
+  ok: false;
+  error: DomainError;
+}
+
+/**
+ * What the call path returns: a refusal is a value, never thrown, so that every edge (the call
+ * route and lane, async calls, Event Flows, a cluster's workers) decides what it means for it.
+ * Only an unexpected fault (a database gone) is still thrown.
+ */
+export type CallOutcome = CallResult | CallRefused;
+
 /** Calls an algorithm: what callers outside domain/calls (Event Flows) depend on. */
 export interface AlgorithmCaller {
-  call(p: Principal, request: CallRequest): Promise<CallResult>;
+  call(p: Principal, request: CallRequest): Promise<CallOutcome>;
 }

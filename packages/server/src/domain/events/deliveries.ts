@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { isoNow, type Clock } from '../clock.js';
-import { DomainError, type ErrorKind } from '../errors.js';
+import type { ErrorKind } from '../errors.js';
 import { flowPrincipal } from '../accounts/principal.js';
 import { type AlgorithmCaller, MAX_INPUT_DEPTH } from '../calls/request.js';
 import { scanJson } from '../../lib/json-scan.js';
@@ -97,32 +97,26 @@ export class FlowDeliveries {
     const target = await this.targetOf(flow);
     if (!target) return { kind: 'failed', error: 'the flow has no version or its algorithm is gone', requestId: null, latencyMs: 0 };
     const { contentType, body, checkedJson } = inputOf(input);
-    try {
-      const result = await this.calls.call(flowPrincipal(target.owner), {
-        address: target.address,
-        contentType,
-        body,
-        checkedJson,
-        timeoutSeconds: target.timeoutSeconds,
-        event: input.event,
-      });
-      const envelope = result.envelope;
-      const requestId = envelope.metadata.request_id ?? null;
-      if (!('error' in envelope)) return { kind: 'succeeded', requestId, latencyMs: elapsed() };
-      return { kind: 'failed', error: `${envelope.error.error_type}: ${envelope.error.message}`, requestId, latencyMs: elapsed() };
-    } catch (err) {
-      if (err instanceof DomainError && (err.kind === 'limit' || err.kind === 'unavailable')) {
-        return { kind: 'saturated', error: err.message, latencyMs: elapsed() };
-      }
-      if (err instanceof DomainError && REFUSED_INPUT.has(err.kind)) {
-        return { kind: 'refused', error: `${err.kind}: ${err.message}`, latencyMs: elapsed() };
-      }
+    const outcome = await this.calls.call(flowPrincipal(target.owner), {
+      address: target.address,
+      contentType,
+      body,
+      checkedJson,
+      timeoutSeconds: target.timeoutSeconds,
+      event: input.event,
+    });
+    if (!outcome.ok) {
+      const err = outcome.error;
+      if (err.kind === 'limit' || err.kind === 'unavailable') return { kind: 'saturated', error: err.message, latencyMs: elapsed() };
+      if (REFUSED_INPUT.has(err.kind)) return { kind: 'refused', error: `${err.kind}: ${err.message}`, latencyMs: elapsed() };
       // Refused before running for another reason (the version gone…): the owner may mend it, so
       // it is retried as a failure and ends in the dead letters.
-      if (err instanceof DomainError)
-        return { kind: 'failed', error: `${err.kind}: ${err.message}`, requestId: null, latencyMs: elapsed() };
-      throw err;
+      return { kind: 'failed', error: `${err.kind}: ${err.message}`, requestId: null, latencyMs: elapsed() };
     }
+    const envelope = outcome.envelope;
+    const requestId = envelope.metadata.request_id ?? null;
+    if (!('error' in envelope)) return { kind: 'succeeded', requestId, latencyMs: elapsed() };
+    return { kind: 'failed', error: `${envelope.error.error_type}: ${envelope.error.message}`, requestId, latencyMs: elapsed() };
   }
 
   async record(flow: EventFlow, r: DeliveryRecord): Promise<void> {
