@@ -7,7 +7,12 @@ cd "$(dirname "$0")/.." || exit 1
 if (($#)); then files=("$@"); else mapfile -t files < <(find packages -path '*/node_modules' -prune -o -path '*/test/*' -name '*.test.ts' -print | sort); fi
 tap=$(mktemp /tmp/algohost-tap.XXXXXX)
 timings=$(mktemp /tmp/algohost-timings.XXXXXX)
-trap 'rm -f "$tap" "$timings"' EXIT
+# The run's shared builds (packages/server/test/support/shared-builds.ts): a fixture tree built
+# once is reused by the run's tests that only call it. Per run, so code changed between runs
+# always builds anew.
+ALGOHOST_TEST_SHARED_BUILDS=$(mktemp -d /tmp/algohost-shared-builds.XXXXXX)
+export ALGOHOST_TEST_SHARED_BUILDS
+trap 'rm -rf "$tap" "$timings" "$ALGOHOST_TEST_SHARED_BUILDS"' EXIT
 
 # Three reporters put one more 'end' listener on the runner's stream than Node's default of ten
 # allows, and Node warns of a leak that is none.
