@@ -5,6 +5,18 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
 if (($#)); then files=("$@"); else mapfile -t files < <(find packages -path '*/node_modules' -prune -o -path '*/test/*' -name '*.test.ts' -print | sort); fi
+# The files run two at a time, each lane taking the next file when its own ends: longest first
+# (by the last run's times, scripts/test-timings.mjs; a file not timed yet counts as long) so
+# that no long file starts last and leaves one lane idle while it runs.
+export ALGOHOST_TEST_TIMINGS_FILE=${ALGOHOST_TEST_TIMINGS_FILE:-node_modules/.cache/algohost/test-timings.json}
+mapfile -t files < <(node -e '
+  const fs = require("node:fs");
+  let ms = {};
+  try { ms = JSON.parse(fs.readFileSync(process.argv[1], "utf8")); } catch {}
+  const time = (f) => ms[f.replace(/^\.\//, "")] ?? Infinity;
+  const files = process.argv.slice(2);
+  for (const f of files.map((f, i) => [f, i]).sort((a, b) => time(b[0]) - time(a[0]) || a[1] - b[1])) console.log(f[0]);
+' "$ALGOHOST_TEST_TIMINGS_FILE" "${files[@]}")
 tap=$(mktemp /tmp/algohost-tap.XXXXXX)
 timings=$(mktemp /tmp/algohost-timings.XXXXXX)
 # The run's shared builds (packages/server/test/support/shared-builds.ts): a fixture tree built
