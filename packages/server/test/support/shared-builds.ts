@@ -26,7 +26,6 @@ import { git } from './git.js';
 import { nodeServerAt, type TestServer } from './server.js';
 
 const exec = promisify(execFile);
-const SHARED_DIR = process.env.ALGOHOST_TEST_SHARED_BUILDS;
 
 /** What of a node's configuration decides what a build makes of a tree. */
 const BUILD_SETTINGS: (keyof Config)[] = [
@@ -49,15 +48,29 @@ interface Entry {
 /** The shared entry for the commit at HEAD of `clone`, or undefined when this push cannot share. */
 async function entryFor(base: string, clone: string, environment: string): Promise<Entry | undefined> {
   const srv = nodeServerAt(base);
-  if (!SHARED_DIR || !srv) return undefined;
+  const sharedDir = process.env.ALGOHOST_TEST_SHARED_BUILDS;
+  if (!sharedDir || !srv) return undefined;
   const tree = await git(['rev-parse', 'HEAD^{tree}'], clone);
   if (tree.code !== 0) return undefined;
   const settings = JSON.stringify(BUILD_SETTINGS.map((k) => srv.config[k] ?? null));
   const key = crypto.createHash('sha256').update(`${tree.stdout.trim()}\0${environment}\0${settings}`).digest('hex').slice(0, 40);
-  return { dir: path.join(SHARED_DIR, key), srv };
+  return { dir: path.join(sharedDir, key), srv };
 }
 
-const cp = (from: string, to: string) => exec('cp', ['-a', '--no-target-directory', from, to]);
+/**
+ * Copies a tree as hard links (a Rust target directory is hundreds of MB; artifacts and layers
+ * are never written once made: runners mount them read-only, and a layer's name holds the
+ * algorithm that made it, so no other algorithm's build writes it), or by copying across
+ * file systems.
+ */
+async function cp(from: string, to: string): Promise<void> {
+  try {
+    await exec('cp', ['-a', '--link', '--no-target-directory', from, to]);
+  } catch {
+    await fs.promises.rm(to, { recursive: true, force: true });
+    await exec('cp', ['-a', '--no-target-directory', from, to]);
+  }
+}
 const exists = (p: string) => fs.existsSync(p);
 
 /**
