@@ -3,8 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { environmentId } from '../support/algorithms.js';
 import { createUser, type TestUser } from '../support/fixtures.js';
 import { selectedFixtures } from '../support/fixtures-algorithms.js';
-import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from '../support/git.js';
+import { announcedBuildId, clone, commitAll, commitAndPush, gitUrl, pushHead, removeClone, replaceWorkingFiles } from '../support/git.js';
 import { client, type Client } from '../support/http.js';
+import { prepareSharedBuild } from '../support/shared-builds.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** Per language: the fixture builds, its broken variant fails with the compiler's error. */
@@ -32,11 +33,16 @@ describe('builds of the fixture algorithms', () => {
       assert.equal(result.code, 0, result.stderr);
       try {
         replaceWorkingFiles(dir, fx.hello);
-        const push = await commitAndPush(dir, 'hello fixture', { wait: true });
+        const commit = await commitAll(dir, 'hello fixture');
+        assert.equal(commit.code, 0, commit.stderr);
+        // This build is real; what it makes is offered to the run's later pushes of the same tree.
+        const offer = await prepareSharedBuild(srv.url, dir, created.body.id as string, fx.environment, { build: true });
+        const push = await pushHead(dir, { wait: true });
         assert.equal(push.code, 0, push.stderr);
         const goodId = announcedBuildId(push.stderr);
         assert.ok(goodId, push.stderr);
         assert.match(push.stderr, new RegExp(`build ${goodId} succeeded`), push.stderr);
+        await offer(goodId);
         const good = await api.get(`/v1/algorithms/${owner.name}/${name}/builds/${goodId}`, { key: owner.key });
         assert.equal(good.body.status, 'succeeded');
 

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './git.js';
+import { announcedBuildId, clone, commitAll, gitUrl, pushHead, removeClone, replaceWorkingFiles } from './git.js';
+import { prepareSharedBuild } from './shared-builds.js';
 import type { Client } from './http.js';
 import type { TestUser } from './fixtures.js';
 
@@ -24,7 +25,8 @@ export async function createAndBuild(
   owner: string,
   name: string,
   tree: string,
-  opts: { environment?: string; settings?: Record<string, unknown> } = {},
+  /** `shared: false` always builds, for tests about the build itself (support/shared-builds.ts). */
+  opts: { environment?: string; settings?: Record<string, unknown>; shared?: boolean } = {},
 ): Promise<string> {
   const settings = { ...(opts.settings ?? {}) } as Record<string, unknown>;
   if (opts.environment) settings.algorithm_environment = await environmentId(api, user.key, opts.environment);
@@ -33,14 +35,26 @@ export async function createAndBuild(
   const { dir } = await clone(gitUrl(base, user.name, user.key, owner, name));
   try {
     replaceWorkingFiles(dir, tree);
-    const push = await commitAndPush(dir, 'tree', { wait: true });
+    const commit = await commitAll(dir, 'tree');
+    assert.equal(commit.code, 0, commit.stderr);
+    const environment = opts.shared === false ? undefined : await environmentOf(api, user.key, owner, name);
+    const offer = environment ? await prepareSharedBuild(base, dir, created.body.id as string, environment) : undefined;
+    const push = await pushHead(dir, { wait: true });
     const id = announcedBuildId(push.stderr);
     assert.match(push.stderr, new RegExp(`build ${id} succeeded`), push.stderr);
     const build = await api.get(`/v1/algorithms/${owner}/${name}/builds/${id}`, { key: user.key });
+    await offer?.(id!);
     return build.body.commit_sha as string;
   } finally {
     await removeClone(dir);
   }
+}
+
+/** The name of the environment an algorithm builds in. */
+async function environmentOf(api: Client, key: string, owner: string, name: string): Promise<string> {
+  const algorithm = await api.get(`/v1/algorithms/${owner}/${name}`, { key });
+  assert.equal(algorithm.status, 200, algorithm.text);
+  return algorithm.body.settings.package_set as string;
 }
 
 /** Writes a Python algorithm's tree into `dir`: algorithmia.conf, an empty requirements.txt and src/<name>.py = source. */

@@ -58,12 +58,22 @@ export function replaceWorkingFiles(dir: string, tree: string): void {
   fs.cpSync(tree, dir, { recursive: true });
 }
 
+/** Commits everything in the clone. */
+export async function commitAll(dir: string, message: string): Promise<GitResult> {
+  await git(['add', '-A'], dir);
+  return git(['commit', '-q', '--allow-empty', '-m', message], dir);
+}
+
+/** Pushes HEAD to main; `wait` streams the build and ends with its outcome. */
+export function pushHead(dir: string, opts: { wait?: boolean } = {}): Promise<GitResult> {
+  return git(['push', ...(opts.wait ? ['-o', 'wait'] : []), 'origin', 'HEAD:main'], dir);
+}
+
 /** Commits everything and pushes; `wait` streams the build and ends with its outcome. */
 export async function commitAndPush(dir: string, message: string, opts: { wait?: boolean } = {}): Promise<GitResult> {
-  await git(['add', '-A'], dir);
-  const commit = await git(['commit', '-q', '--allow-empty', '-m', message], dir);
+  const commit = await commitAll(dir, message);
   if (commit.code !== 0) return commit;
-  return git(['push', ...(opts.wait ? ['-o', 'wait'] : []), 'origin', 'HEAD:main'], dir);
+  return pushHead(dir, opts);
 }
 
 /** The build id announced in a push's remote: lines. */

@@ -7,7 +7,8 @@ import type { RunnerProcess } from '../../src/runtime/runner/runner-process.js';
 import { environmentId } from './algorithms.js';
 import { createUser } from './fixtures.js';
 import type { AlgorithmFixture } from './fixtures-algorithms.js';
-import { announcedBuildId, clone, commitAndPush, gitUrl, removeClone, replaceWorkingFiles } from './git.js';
+import { announcedBuildId, clone, commitAll, gitUrl, pushHead, removeClone, replaceWorkingFiles } from './git.js';
+import { prepareSharedBuild } from './shared-builds.js';
 import { client } from './http.js';
 import type { TestServer } from './server.js';
 
@@ -23,9 +24,14 @@ export async function buildFixture(srv: TestServer, fx: AlgorithmFixture, owner 
   const { dir } = await clone(gitUrl(srv.url, owner, user.key, owner, fx.name));
   try {
     replaceWorkingFiles(dir, fx.hello);
-    const push = await commitAndPush(dir, 'fixture', { wait: true });
+    const commit = await commitAll(dir, 'fixture');
+    assert.equal(commit.code, 0, commit.stderr);
+    // The runner suites need the fixture built, not building it (builds.test.ts does that).
+    const offer = await prepareSharedBuild(srv.url, dir, created.body.id as string, fx.environment);
+    const push = await pushHead(dir, { wait: true });
     const id = announcedBuildId(push.stderr);
     assert.match(push.stderr, new RegExp(`build ${id} succeeded`), push.stderr);
+    await offer(id!);
     const build = await api.get(`/v1/algorithms/${owner}/${fx.name}/builds/${id}`, { key: user.key });
     const body = build.body as { build_id: string; commit_sha: string; environment: string };
     return { user, build: { ...body, artifact: await artifactOf(srv, body) } };

@@ -117,6 +117,14 @@ export async function startTestServer(
   return launch(env, adminKey, dataDir, cleanup);
 }
 
+/** The single-node test servers of this process by URL (support/shared-builds.ts reaches their builders). */
+const nodeServers = new Map<string, TestServer>();
+
+/** The single-node test server (not a cluster) at `url`, if this process runs it. */
+export function nodeServerAt(url: string): TestServer | undefined {
+  return nodeServers.get(url);
+}
+
 async function launch(env: Record<string, string>, adminKey: string, dataDir: string, cleanup: () => Promise<void>): Promise<TestServer> {
   const config = loadConfig(env, []);
   const server = await startServer(config, { level: config.logLevel });
@@ -129,14 +137,17 @@ async function launch(env: Record<string, string>, adminKey: string, dataDir: st
     config,
     server,
     stop: async () => {
+      nodeServers.delete(server.url);
       await server.close();
       await cleanup();
     },
     restart: async (extraEnv = {}) => {
+      nodeServers.delete(server.url);
       await server.close();
       return launch({ ...env, ...extraEnv }, adminKey, dataDir, cleanup);
     },
   };
+  nodeServers.set(server.url, self);
   return self;
 }
 
