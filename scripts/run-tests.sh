@@ -11,8 +11,14 @@ use_node || exit 1
 if (($#)); then files=("$@"); else mapfile -t files < <(find packages -path '*/node_modules' -prune -o -path '*/test/*' -name '*.test.ts' -print | sort); fi
 # The files run two at a time, each lane taking the next file when its own ends: longest first
 # (by the last run's times, scripts/test-timings.mjs; a file not timed yet counts as long) so
-# that no long file starts last and leaves one lane idle while it runs.
-export ALGOHOST_TEST_TIMINGS_FILE=${ALGOHOST_TEST_TIMINGS_FILE:-node_modules/.cache/algohost/test-timings.json}
+# that no long file starts last and leaves one lane idle while it runs. The times are kept beside
+# the npm package cache, outside the checkout, so a fresh clone on the same machine (CI) starts
+# in a good order; they only order the files, so nothing else reads them.
+if [[ -z ${ALGOHOST_TEST_TIMINGS_FILE:-} ]]; then
+  ALGOHOST_TEST_TIMINGS_FILE=node_modules/.cache/algohost/test-timings.json
+  mkdir -p /var/cache/algohost 2>/dev/null && [[ -w /var/cache/algohost ]] && ALGOHOST_TEST_TIMINGS_FILE=/var/cache/algohost/test-timings.json
+fi
+export ALGOHOST_TEST_TIMINGS_FILE
 mapfile -t files < <(node -e '
   const fs = require("node:fs");
   let ms = {};
