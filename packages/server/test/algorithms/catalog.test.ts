@@ -144,7 +144,9 @@ const PROBES: Record<string, RuntimeProbe> = {
     matches: (out, v) => new RegExp(`^Python ${versionPattern(v)}`).test(out.trim()),
   },
   node: {
-    find: () => findExecutable('node'),
+    // Algorithms run the system's Node (runtime/languages/javascript/adapter.ts), not the Node
+    // that runs algohost, which setup may have installed beside it.
+    find: () => (fs.existsSync('/usr/bin/node') ? '/usr/bin/node' : undefined),
     args: ['--version'],
     matches: (out, v) => new RegExp(`^v${versionPattern(v)}`).test(out.trim()),
   },
