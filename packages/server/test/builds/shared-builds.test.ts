@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -18,17 +19,23 @@ describe('shared builds of one test run', () => {
   let api: Client;
   let alice: TestUser;
   let ownDir: string | undefined;
-  const hello = path.join(FIXTURES_DIR, 'python', 'hello');
+  // A tree no other file of the run builds (the hello fixture plus a file of its own), so that the
+  // first build here is a real one even when other files shared theirs before.
+  let hello: string;
 
   before(async () => {
     // Run alone (node --test), the file makes the run's directory itself.
     if (!process.env.ALGOHOST_TEST_SHARED_BUILDS) process.env.ALGOHOST_TEST_SHARED_BUILDS = ownDir = await makeTempDir('algohost-shared-');
+    hello = await makeTempDir('algohost-shared-tree-');
+    await fs.promises.cp(path.join(FIXTURES_DIR, 'python', 'hello'), hello, { recursive: true });
+    await fs.promises.writeFile(path.join(hello, 'tree-of-this-test.txt'), randomUUID());
     srv = await startTestServer();
     api = client(srv.url);
     alice = await createUser(api, srv.adminKey, 'alice');
   });
   after(async () => {
     await srv.stop();
+    await fs.promises.rm(hello, { recursive: true, force: true });
     if (ownDir) {
       delete process.env.ALGOHOST_TEST_SHARED_BUILDS;
       await fs.promises.rm(ownDir, { recursive: true, force: true });
