@@ -15,10 +15,9 @@
  * call or a build, a worker that joins later, no worker at all.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -41,7 +40,7 @@ import {
   until,
   warmRunnersOf,
 } from '../support/cluster.js';
-import { connectAsTest, NATS_AUTH_CONF, workerCredentials } from '../support/nats.js';
+import { connectAsTest, startOwnNats, workerCredentials } from '../support/nats.js';
 import { natsNames } from '../../src/cluster/nats-cluster.js';
 
 /** This file's NATS names (ALGOHOST_NATS_PREFIX), apart from the clusters of other test files. */
@@ -49,15 +48,6 @@ const NATS_PREFIX = `ct-${crypto.randomBytes(3).toString('hex')}`;
 
 const { nats: NATS_URL } = CLUSTER_SERVICES;
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
-
-/** A free TCP port on loopback (for a server that must come back on the same one). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, () => {
   let cluster: Cluster;
@@ -250,33 +240,9 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
     // the same database, bucket and Git volume: Echo is built and its artifact in the store.
     const dir = await makeTempDir('algohost-own-nats-');
     trees.push(dir);
-    const port = await freePort();
-    // The same users and permissions as the tests' nats-server (the nodes refuse one without);
-    // nats-server reads an include relative to the configuration's directory, hence the copy.
-    fs.copyFileSync(NATS_AUTH_CONF!, path.join(dir, 'auth.conf'));
-    fs.writeFileSync(
-      path.join(dir, 'nats.conf'),
-      `listen: 127.0.0.1:${port}\nmax_payload: 32MB\njetstream { store_dir: "${path.join(dir, 'js')}" }\ninclude "auth.conf"\n`,
-    );
-    const startNats = async () => {
-      const child = spawn('nats-server', ['-c', path.join(dir, 'nats.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
-      await new Promise<void>((resolve, reject) => {
-        let out = '';
-        child.stderr!.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (out.includes('Server is ready')) resolve();
-        });
-        child.once('exit', () => reject(new Error(`nats-server exited: ${out}`)));
-      });
-      return child;
-    };
-    const stopNats = async (child: ChildProcess) => {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    };
-    let nats = await startNats();
-    const own = { ...cluster.env, ALGOHOST_NATS_URL: `nats://127.0.0.1:${port}` };
+    // The same users and permissions as the tests' nats-server (the nodes refuse one without).
+    const nats = await startOwnNats(dir);
+    const own = { ...cluster.env, ALGOHOST_NATS_URL: nats.url };
     const ownApi = await startNode('api2', { ...own, ALGOHOST_ROLE: 'api' });
     let ownWorker: Node | undefined;
     try {
@@ -284,7 +250,7 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
       // No worker yet: the async call waits in JetStream's file storage across the restart.
       const res = await ownClient.post(`/v1/algo/alice/Echo/${sha}?output=void`, { key: alice.key, body: 'survived' });
       assert.equal(res.status, 200, res.text);
-      await stopNats(nats);
+      await nats.stop();
       // While NATS is down: a new async call is refused (503, nothing left running), a sync
       // call is a 503 too, saying to call again, instead of hanging.
       const refused = await ownClient.post(`/v1/algo/alice/Echo/${sha}?output=void`, { key: alice.key, body: 'refused' });
@@ -293,7 +259,7 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
       const cut = await ownClient.post(`/v1/algo/alice/Echo/${sha}`, { key: alice.key, body: 'cut off' });
       assert.equal(cut.status, 503, cut.text);
       assert.match(cut.body.error.message, /message bus \(NATS\) cannot be reached.*call again/);
-      nats = await startNats();
+      await nats.start();
       ownWorker = await startNode('worker-own', { ...own, ...workerCredentials(), ALGOHOST_ROLE: 'worker' });
       const done = await until('the queued call to complete after the restart', async () => {
         const r = await ownClient.get(`/v1/algo/requests/${res.body.request_id}`, { key: alice.key });
@@ -309,7 +275,7 @@ describe('cluster mode: one API node and two workers', { skip: clusterSkip() }, 
     } finally {
       if (ownWorker) await stopNode(ownWorker);
       await stopNode(ownApi);
-      await stopNats(nats);
+      await nats.stop();
     }
   });
 
