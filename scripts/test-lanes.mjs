@@ -1,0 +1,183 @@
+/**
+ * Runs test files in lanes: each file in a `node --test` process of its own, at most
+ * ALGOHOST_TEST_CONCURRENCY (default 2) at once, longest first by the last run's times.
+ * scripts/run-tests.sh calls it; it prints each file's report whole when the file ends, then the
+ * slowest files and the line "N passed, N failed, N skipped", and exits non-zero when a test
+ * failed or a file did not finish.
+ *
+ * Why not `node --test a b c --test-concurrency=2`: Node runs the files in name order whatever
+ * order they are given in (so a long file can start last and leave one lane idle), a file that
+ * hangs holds its lane until the whole run is killed, and the reports of two files interleave
+ * line by line. Here the order is ours, a file has a time limit (ALGOHOST_TEST_FILE_TIMEOUT_S,
+ * default 1800), after which its process group is killed and it counts as failed, and no more
+ * than the lanes' number of files ever run at once.
+ *
+ * Times: ALGOHOST_TEST_TIMINGS_FILE (JSON, relative path → ms of wall time) orders the files
+ * (a file not timed yet counts as long) and is updated with this run's times at the end. Plain
+ * JavaScript: it runs before anything is compiled.
+ */
+import { Buffer } from 'node:buffer';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import process from 'node:process';
+import { clearTimeout, setTimeout } from 'node:timers';
+
+const lanes = Math.max(1, Number(process.env.ALGOHOST_TEST_CONCURRENCY) || 2);
+const fileTimeoutMs = (Number(process.env.ALGOHOST_TEST_FILE_TIMEOUT_S) || 1800) * 1000;
+const timingsFile = process.env.ALGOHOST_TEST_TIMINGS_FILE;
+const SHOWN = 15;
+
+const known = readTimings();
+const files = process.argv
+  .slice(2)
+  .map((file, index) => ({ file: path.relative(process.cwd(), file), index }))
+  .sort((a, b) => (known[b.file] ?? Infinity) - (known[a.file] ?? Infinity) || a.index - b.index)
+  .map((f) => f.file);
+
+/** @type {Map<string, import('node:child_process').ChildProcess>} */
+const running = new Map();
+/** @type {{ file: string, ms: number, pass: number, fail: number, skipped: number, status: string }[]} */
+const results = [];
+const tapDir = fs.mkdtempSync(path.join(os.tmpdir(), 'algohost-tap-'));
+const started = Date.now();
+let stopping = false;
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    stopping = true;
+    process.stdout.write(`\n${signal}: stopping; these files were running:\n`);
+    for (const [file, child] of running) {
+      process.stdout.write(`  ${file}\n`);
+      killGroup(child, 'SIGTERM');
+    }
+    setTimeout(() => process.exit(130), 5000).unref();
+  });
+}
+
+const queue = [...files];
+await Promise.all(
+  Array.from({ length: Math.min(lanes, queue.length) }, async () => {
+    for (let file = queue.shift(); file !== undefined && !stopping; file = queue.shift()) results.push(await runFile(file));
+  }),
+);
+fs.rmSync(tapDir, { recursive: true, force: true });
+report();
+
+/** Runs one file in its own process group and prints its report when it ends. */
+function runFile(file) {
+  const tap = path.join(tapDir, `${file.replace(/[^\w.-]/g, '_')}.tap`);
+  const fileStarted = Date.now();
+  process.stdout.write(`▶ ${file}\n`);
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      // Three reporters put one more 'end' listener on the runner's stream than Node's default of
+      // ten allows, and Node warns of a leak that is none.
+      '--disable-warning=MaxListenersExceededWarning',
+      '--test',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${tap}`,
+      file,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
+  running.set(file, child);
+  const output = [];
+  child.stdout.on('data', (chunk) => output.push(chunk));
+  child.stderr.on('data', (chunk) => output.push(chunk));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    output.push(Buffer.from(`\n✖ ${file} did not finish within ${fileTimeoutMs / 1000} s: its processes were killed\n`));
+    killGroup(child, 'SIGTERM');
+    setTimeout(() => killGroup(child, 'SIGKILL'), 10_000).unref();
+  }, fileTimeoutMs);
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(file);
+      // What the file's tests started and left behind (servers, builds) goes with it.
+      killGroup(child, 'SIGKILL');
+      const ms = Date.now() - fileStarted;
+      const counts = tapCounts(tap);
+      const failedFile = code !== 0 || timedOut;
+      const status = timedOut ? 'timed out' : signal ? `killed by ${signal}` : code !== 0 ? `exit ${code}` : 'ok';
+      // A file that failed without a failing test (it did not load, or it was killed) still counts once.
+      const fail = counts.fail + (failedFile && counts.fail === 0 ? 1 : 0);
+      process.stdout.write(Buffer.concat(output));
+      process.stdout.write(`■ ${file}: ${status}, ${(ms / 1000).toFixed(1)} s, ${counts.pass} passed, ${fail} failed\n`);
+      resolve({ file, ms, pass: counts.pass, fail, skipped: counts.skipped, status });
+    });
+  });
+}
+
+function killGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
+/** The counts at the end of a file's TAP report (cancelled tests count as failed). */
+function tapCounts(tap) {
+  let text = '';
+  try {
+    text = fs.readFileSync(tap, 'utf8');
+  } catch {
+    // No report: the file did not start its tests.
+  }
+  const count = (name) =>
+    Number(
+      text
+        .match(new RegExp(`^# ${name} (\\d+)$`, 'gm'))
+        ?.pop()
+        ?.split(' ')[2] ?? 0,
+    );
+  return { pass: count('pass'), fail: count('fail') + count('cancelled'), skipped: count('skipped') };
+}
+
+function report() {
+  const sum = (key) => results.reduce((total, r) => total + r[key], 0);
+  const failed = results.filter((r) => r.fail > 0 || r.status !== 'ok');
+  const notRun = files.length - results.length;
+  const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, SHOWN);
+  const wall = (Date.now() - started) / 1000;
+  process.stdout.write(
+    `\nslowest test files (wall time; ${(sum('ms') / 1000).toFixed(0)} s in all over ${results.length} files, ${lanes} at a time, ${wall.toFixed(0)} s elapsed):\n`,
+  );
+  for (const r of slowest) process.stdout.write(`${(r.ms / 1000).toFixed(1).padStart(8)} s  ${r.file}\n`);
+  if (failed.length > 0) {
+    process.stdout.write('\nfiles with failures:\n');
+    for (const r of failed) process.stdout.write(`  ${r.file} (${r.status}, ${r.fail} failed)\n`);
+  }
+  if (notRun > 0) process.stdout.write(`\n${notRun} files did not run (the run was stopped)\n`);
+  if (timingsFile && !stopping) writeTimings();
+  process.stdout.write(`${sum('pass')} passed, ${sum('fail') + notRun} failed, ${sum('skipped')} skipped\n`);
+  process.exitCode = failed.length > 0 || notRun > 0 ? 1 : 0;
+}
+
+function readTimings() {
+  if (!timingsFile) return {};
+  try {
+    return JSON.parse(fs.readFileSync(timingsFile, 'utf8'));
+  } catch {
+    // No times yet (or a file from an interrupted write): every file counts as long.
+    return {};
+  }
+}
+
+/** Merges this run's times into the file (files not run keep their earlier time). */
+function writeTimings() {
+  const merged = { ...readTimings() };
+  for (const r of results) merged[r.file] = r.ms;
+  fs.mkdirSync(path.dirname(timingsFile), { recursive: true });
+  fs.writeFileSync(`${timingsFile}.tmp`, `${JSON.stringify(merged, null, 1)}\n`);
+  fs.renameSync(`${timingsFile}.tmp`, timingsFile);
+}
