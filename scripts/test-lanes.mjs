@@ -2,7 +2,8 @@
  * Runs test files in lanes: each file in a `node --test` process of its own, at most
  * ALGOHOST_TEST_CONCURRENCY (default 2) at once, longest first by the last run's times.
  * scripts/run-tests.sh calls it; it prints each file's report whole when the file ends, then the
- * slowest files and the line "N passed, N failed, N skipped", and exits non-zero when a test
+ * slowest files, each failing file with what it said about its failures (so the log's last lines
+ * show them), and the line "N passed, N failed, N skipped", and exits non-zero when a test
  * failed or a file did not finish.
  *
  * Why not `node --test a b c --test-concurrency=2`: Node runs the files in name order whatever
@@ -28,6 +29,7 @@ const lanes = Math.max(1, Number(process.env.ALGOHOST_TEST_CONCURRENCY) || 2);
 const fileTimeoutMs = (Number(process.env.ALGOHOST_TEST_FILE_TIMEOUT_S) || 1800) * 1000;
 const timingsFile = process.env.ALGOHOST_TEST_TIMINGS_FILE;
 const SHOWN = 15;
+const DETAIL_LINES = 60;
 
 const known = readTimings();
 const files = process.argv
@@ -38,7 +40,7 @@ const files = process.argv
 
 /** @type {Map<string, import('node:child_process').ChildProcess>} */
 const running = new Map();
-/** @type {{ file: string, ms: number, pass: number, fail: number, skipped: number, status: string }[]} */
+/** @type {{ file: string, ms: number, pass: number, fail: number, skipped: number, status: string, failures: string }[]} */
 const results = [];
 const tapDir = fs.mkdtempSync(path.join(os.tmpdir(), 'algohost-tap-'));
 const started = Date.now();
@@ -69,7 +71,6 @@ report();
 function runFile(file) {
   const tap = path.join(tapDir, `${file.replace(/[^\w.-]/g, '_')}.tap`);
   const fileStarted = Date.now();
-  process.stdout.write(`▶ ${file}\n`);
   const child = spawn(
     process.execPath,
     [
@@ -88,7 +89,7 @@ function runFile(file) {
     { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   running.set(file, child);
-  const output = [];
+  const output = [Buffer.from(`▶ ${file}\n`)];
   child.stdout.on('data', (chunk) => output.push(chunk));
   child.stderr.on('data', (chunk) => output.push(chunk));
   let timedOut = false;
@@ -110,11 +111,25 @@ function runFile(file) {
       const status = timedOut ? 'timed out' : signal ? `killed by ${signal}` : code !== 0 ? `exit ${code}` : 'ok';
       // A file that failed without a failing test (it did not load, or it was killed) still counts once.
       const fail = counts.fail + (failedFile && counts.fail === 0 ? 1 : 0);
-      process.stdout.write(Buffer.concat(output));
+      const text = Buffer.concat(output).toString('utf8');
+      process.stdout.write(text);
       process.stdout.write(`■ ${file}: ${status}, ${(ms / 1000).toFixed(1)} s, ${counts.pass} passed, ${fail} failed\n`);
-      resolve({ file, ms, pass: counts.pass, fail, skipped: counts.skipped, status });
+      resolve({ file, ms, pass: counts.pass, fail, skipped: counts.skipped, status, failures: fail > 0 ? failureDetails(text) : '' });
     });
   });
+}
+
+/**
+ * What a failing file said about its failures, to repeat at the end of the run where a reader of
+ * the log's last lines sees it: Node's "failing tests" section, or the file's last lines when it
+ * has none (it did not load, a hook failed outside a test, or it was killed).
+ */
+function failureDetails(text) {
+  const at = text.lastIndexOf('✖ failing tests:');
+  const lines = (at >= 0 ? text.slice(at) : text).trimEnd().split('\n');
+  const shown = at >= 0 ? lines.slice(0, DETAIL_LINES) : lines.slice(-DETAIL_LINES);
+  const cut = lines.length > DETAIL_LINES ? `    … ${lines.length - DETAIL_LINES} more lines in the file's report above\n` : '';
+  return `${shown.map((line) => `    ${line}`).join('\n')}\n${cut}`;
 }
 
 function killGroup(child, signal) {
@@ -155,7 +170,7 @@ function report() {
   for (const r of slowest) process.stdout.write(`${(r.ms / 1000).toFixed(1).padStart(8)} s  ${r.file}\n`);
   if (failed.length > 0) {
     process.stdout.write('\nfiles with failures:\n');
-    for (const r of failed) process.stdout.write(`  ${r.file} (${r.status}, ${r.fail} failed)\n`);
+    for (const r of failed) process.stdout.write(`  ${r.file} (${r.status}, ${r.fail} failed)\n${r.failures}`);
   }
   if (notRun > 0) process.stdout.write(`\n${notRun} files did not run (the run was stopped)\n`);
   if (timingsFile && !stopping) writeTimings();

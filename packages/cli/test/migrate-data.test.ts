@@ -306,7 +306,13 @@ describe('algo migrate-data between two clusters', () => {
       clearInterval(t);
       return p;
     })();
-    assert.ok(peak - baseline < 96, `peak ${peak.toFixed(0)} MiB while copying ${BIG_MB} MiB, against ${baseline.toFixed(0)} MiB for ls`);
+    // Streamed, the copy's peak stays near 100 MiB above an idle CLI whatever the file's size
+    // (fetch's socket and stream buffers, and chunks V8 has not collected yet: a copy of 800 MiB
+    // peaks about 20 MiB above one of 160); a copy held whole would add at least the file's 160.
+    assert.ok(
+      peak - baseline < BIG_MB * 0.8,
+      `peak ${peak.toFixed(0)} MiB while copying ${BIG_MB} MiB, against ${baseline.toFixed(0)} MiB for ls`,
+    );
   });
 
   test("all of an owner's collections with their ACLs; a rerun copies only what changed", async () => {
