@@ -12,14 +12,16 @@
  * the other after the group rebalances. Service Bus is a FAKE endpoint (no Service Bus can run
  * here: test/support/servicebus-fake.ts), forwarded into the namespaces like the other services:
  * the dead worker's lock is no longer renewed, expires, and the message goes to the other
- * worker. (SQS is covered the same way in cluster-routing.test.ts.)
+ * worker. (SQS is covered the same way in cluster-routing.test.ts.) Last, a publisher flow: the
+ * workers run it, and the API node, which runs no flow itself, reports it running from what the
+ * workers say.
  */
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Admin } from '@platformatic/kafka';
 import { type Cluster, CLUSTER_SERVICES, clusterSkip, type Node, startCluster, until, warmRunnersOf } from '../support/cluster.js';
-import { createTopics, produce, publishedPython } from '../support/events.js';
+import { createTopics, produce, publishedPython, readTopic } from '../support/events.js';
 import { createUser, type TestUser } from '../support/fixtures.js';
 import type { Client } from '../support/http.js';
 import { FakeServiceBus } from '../support/servicebus-fake.js';
@@ -86,6 +88,26 @@ describe('cluster mode: an event delivery survives a killed worker', { skip: clu
   const flowStatus = async (flowId: string) =>
     (await api.get(`/v1/algorithms/alice/Relay/event-flows/${flowId}`, { key: alice.key })).body.status as
       { state: string; lag: number | null } | undefined;
+  /** The Kafka cluster, connected once for the tests that need it. */
+  let kafkaClusterId: string | undefined;
+  const connectKafka = async (): Promise<string> => {
+    if (kafkaClusterId) return kafkaClusterId;
+    const connected = await api.post('/v1/admin/event-clusters', {
+      key: cluster.adminKey,
+      body: { name: 'main', bootstrap_servers: [KAFKA!] },
+    });
+    assert.equal(connected.status, 200, connected.text);
+    kafkaClusterId = connected.body.id as string;
+    return kafkaClusterId;
+  };
+  const assign = async (topic: string, role: 'publisher' | 'subscriber'): Promise<string> => {
+    const assigned = await api.post(`/v1/admin/event-clusters/${await connectKafka()}/assignments`, {
+      key: cluster.adminKey,
+      body: { algorithm: 'alice/Relay', topic, role },
+    });
+    assert.equal(assigned.status, 200, assigned.text);
+    return assigned.body.id as string;
+  };
   const enable = async (flowId: string, enabled: boolean) => {
     const res = await api.patch(`/v1/algorithms/alice/Relay/event-flows/${flowId}`, { key: alice.key, body: { enabled } });
     assert.equal(res.status, 200, res.text);
@@ -139,17 +161,7 @@ describe('cluster mode: an event delivery survives a killed worker', { skip: clu
   test('Kafka: the killed worker’s partition goes to the other after the group rebalances; the record is delivered once', async () => {
     const topic = `cluster-relay-${run}`;
     await createTopics(KAFKA!, [topic], 1);
-    const connected = await api.post('/v1/admin/event-clusters', {
-      key: cluster.adminKey,
-      body: { name: 'main', bootstrap_servers: [KAFKA!] },
-    });
-    assert.equal(connected.status, 200, connected.text);
-    const assigned = await api.post(`/v1/admin/event-clusters/${connected.body.id}/assignments`, {
-      key: cluster.adminKey,
-      body: { algorithm: 'alice/Relay', topic, role: 'subscriber' },
-    });
-    assert.equal(assigned.status, 200, assigned.text);
-    const flowId = assigned.body.id as string;
+    const flowId = await assign(topic, 'subscriber');
     const groupId = `algohost-flow-${flowId}`;
     await enable(flowId, true);
 
@@ -226,5 +238,29 @@ describe('cluster mode: an event delivery survives a killed worker', { skip: clu
     assert.equal((await flowStatus(flowId))?.state, 'running');
     await enable(flowId, false);
     assert.equal((await deliveries(flowId)).length, 1, 'delivered once');
+  });
+
+  test('Kafka publisher: the workers send each result to the topic, and the API node reports the flow running', async () => {
+    const topic = `cluster-results-${run}`;
+    await createTopics(KAFKA!, [topic], 1);
+    const flowId = await assign(topic, 'publisher');
+    // The workers run it; the API node, which runs no flow, reports what they say.
+    await enable(flowId, true);
+    const status = await until('the publisher running', async () => {
+      const s = await flowStatus(flowId);
+      return s?.state === 'running' ? s : undefined;
+    });
+    assert.deepEqual(status, { state: 'running', lag: null, error: null });
+
+    // Its marker exists, so Relay answers at once (the slow first delivery is the other tests').
+    const id = `published-${run}`;
+    const marker = await api.put(`/v1/data/alice/relay/${id}`, { key: alice.key, body: 'answer at once' });
+    assert.equal(marker.status, 200, marker.text);
+    const call = await api.post('/v1/algo/alice/Relay/1.0.0', { key: alice.key, body: { id } });
+    assert.equal(call.status, 200, call.text);
+    const [record] = await readTopic(KAFKA!, topic, 1);
+    assert.deepEqual(JSON.parse(record!.value).got, { id });
+    assert.deepEqual(await flowStatus(flowId), { state: 'running', lag: null, error: null });
+    await enable(flowId, false);
   });
 });
