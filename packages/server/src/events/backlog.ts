@@ -6,17 +6,19 @@
 import type { KafkaConnection } from '../domain/events/model.js';
 import type { BacklogProbe } from '../domain/events/ports.js';
 import type { SqsCredentials } from '../domain/events/queue-credentials.js';
-import { consumerGroupBacklog } from './kafka/backlog.js';
+import { KafkaBacklog } from './kafka/backlog.js';
 import { queueDepth, sqsClient, type SqsPlace } from './sqs/client.js';
 
 /** An SQS connection or request that takes longer gives up (the caller's deadline is a few seconds). */
 const SQS_TIMEOUT_MS = 2500;
 
 export class BrokerBacklog implements BacklogProbe {
+  private readonly kafkaBacklog = new KafkaBacklog();
+
   constructor(private readonly sqsPlace: SqsPlace) {}
 
   kafka(connection: KafkaConnection, target: { groupId: string; topic: string }, signal: AbortSignal): Promise<number> {
-    return consumerGroupBacklog(connection, target, signal);
+    return this.kafkaBacklog.measure(connection, target, signal);
   }
 
   async sqs(queue: { flowId: string; url: string; credentials: SqsCredentials }, signal: AbortSignal): Promise<number> {

@@ -149,6 +149,7 @@ describe('Event Flows: a Kafka cluster that is down is named with its addresses 
       });
       await store.insertFlow(flowOn('f-refused', clusterId));
       await store.insertFlow(flowOn('f-mute', mute.body.id));
+      await store.insertFlow({ ...flowOn('f-mute-too', mute.body.id), topic: 'returns' });
 
       // A generous bound, far below what the client's own timeouts and retries would take (15 s a request, 3 tries).
       const started = Date.now();
@@ -167,7 +168,9 @@ describe('Event Flows: a Kafka cluster that is down is named with its addresses 
         silentStatus.error.startsWith(`lag not measured: the Kafka cluster "mute" (${mute.body.id}; bootstrap servers ${silentAt})`),
       );
       assert.match(silentStatus.error, /did not answer within 3 s|timed out/);
-      assert.ok(connections > 0, 'the measurement went to the cluster');
+      assert.equal((byId.get('f-mute-too') as { lag: null }).lag, null);
+      // Both flows on it measured at once over one client: one connection to its one broker.
+      assert.equal(connections, 1, 'the measurements in flight on a cluster share one connection');
 
       // Asked again at once (a refreshing page): the measurement is reused, the broker not asked again.
       const seen = connections;
