@@ -142,9 +142,10 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
     await owner.goto('/algorithms/alice/Echo/events');
     const flow = owner.getByTestId('flow').filter({ hasText: `Kafka subscriber: main / ${IN}` });
     await flow.getByText('disabled', { exact: true }).waitFor();
-    // No consumer runs while it is disabled: the card says so rather than leave the lag blank.
-    await flow.getByText('not running: disabled').waitFor();
-    await flow.getByText('not known while disabled: no consumer reads the topic to measure it').waitFor();
+    // No consumer runs while it is disabled: the card says so, with what waits for it (nothing:
+    // a flow that never ran starts at the end of the topic).
+    await flow.getByText('stopped', { exact: true }).waitFor();
+    assert.equal(await flow.getByTestId('flow-lag').innerText(), '0 (not consuming: disabled)');
 
     // The API's refusal beside the control: a timeout above its limit.
     await flow.getByLabel('Timeout (seconds)').fill('5000');
@@ -187,6 +188,22 @@ describe('web UI: Event Flows', { skip: needs('kafka') }, () => {
     await owner.getByRole('button', { name: 'Newer' }).click();
     await waitFor(owner, async () => (await rows.count()) === 20);
     await checkPage(owner, 'events-tab');
+
+    // Disabled again, records arrive: the card shows how many wait, measured in the cluster.
+    await saved(owner, () => owner.getByTestId('flow').getByRole('button', { name: 'Disable' }).click());
+    await waitFor(owner, async () => {
+      const res = await ui.api.get('/metrics', { key: ui.srv.adminKey });
+      return !/algohost_event_flow_paused\{flow=/.test(res.text);
+    });
+    await produce(KAFKA!, IN, [{ value: '"a"' }, { value: '"b"' }, { value: '"c"' }]);
+    await waitFor(owner, async () => {
+      await owner.reload();
+      const card = owner.getByTestId('flow').filter({ hasText: `Kafka subscriber: main / ${IN}` });
+      await card.waitFor();
+      return (await card.getByTestId('flow-lag').innerText()) === '3 (not consuming: disabled)';
+    });
+    await owner.getByTestId('flow').getByText('stopped', { exact: true }).waitFor();
+    await checkPage(owner, 'events-tab-stopped');
     // At a laptop's width every column's header is in view, "At" included, without scrolling the table.
     const frame = await owner.locator('section[aria-labelledby="deliveries"] .table-wrap').boundingBox();
     for (const header of ['At', 'Outcome', 'Source', 'Error or dead letter', 'Flow']) {

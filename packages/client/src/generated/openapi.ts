@@ -1409,10 +1409,10 @@ export interface components {
       timeout: number | null;
       enabled: boolean;
       version: string | null;
-      /** @description What the nodes running the flow report (a publisher: failed while the cluster refuses its records); null while no node runs it (disabled, no version, not started yet). */
+      /** @description What the nodes running the flow report (a publisher: failed while the cluster refuses its records). A subscriber no node runs has state stopped (disabled, or no version) or starting (enabled, not picked up yet) with its lag measured in the broker; a publisher no node sends for has null. */
       status: {
-        /** @description paused: the algorithm is saturated (all its runners busy); records wait in the broker. */
-        state: 'starting' | 'running' | 'paused' | 'failed';
+        /** @description paused: the algorithm is saturated (all its runners busy); records wait in the broker. stopped: a subscriber that is disabled (or has no version), so no node consumes it; starting: enabled, and no node has started consuming it yet. */
+        state: 'starting' | 'running' | 'paused' | 'failed' | 'stopped';
         lag: number | null;
         error: string | null;
       } | null;

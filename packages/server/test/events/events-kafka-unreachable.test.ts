@@ -3,13 +3,17 @@
  * nothing listens): every place that reports it (the admin API when topics are listed, an
  * assignment or the Insights connection is made, a subscriber flow's status and the node's log)
  * names the cluster (its name and id in algohost), its bootstrap addresses, and what failed at
- * each, never only the client's "metadata failed 3 times.".
+ * each, never only the client's "metadata failed 3 times.". The lag of a flow no node runs is
+ * measured in the broker: such a cluster, or one that accepts connections and never answers,
+ * leaves it null with "lag not measured: …" within the deadline, and the listing still answers.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FlowDeliveries } from '../../src/domain/events/deliveries.js';
 import type { EventFlow, KafkaConnection } from '../../src/domain/events/model.js';
 import { KafkaSubscriber } from '../../src/events/kafka/subscriber.js';
+import { SqlEventStore } from '../../src/storage/event-store.js';
 import { assertError } from '../support/assertions.js';
 import { deadPort } from '../support/events.js';
 import { createUser } from '../support/fixtures.js';
@@ -99,5 +103,83 @@ describe('Event Flows: a Kafka cluster that is down is named with its addresses 
     assert.equal(logged.length, 1);
     assertNamesTheCluster(logged[0]!);
     await subscriber.stop();
+  });
+
+  test('the lag of a disabled flow on it, or on a cluster that never answers: null, "lag not measured" naming the cluster, within the deadline', async () => {
+    // Accepts connections and never says a word: only the deadline ends a wait for it.
+    const sockets: net.Socket[] = [];
+    let connections = 0;
+    const silent = net.createServer((socket) => {
+      connections++;
+      sockets.push(socket);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const silentAt = `127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+      const mute = await api.post('/v1/admin/event-clusters', { key: srv.adminKey, body: { name: 'mute', bootstrap_servers: [silentAt] } });
+      assert.equal(mute.status, 200, mute.text);
+      const created = await api.post('/v1/algorithms/alice', {
+        key: srv.adminKey,
+        body: { name: 'Orders', settings: { language: 'python3-1', environment: 'cpu' } },
+      });
+      assert.equal(created.status, 200, created.text);
+      // Assigning asks the cluster for its topics, which these cannot answer: the flows are written as an
+      // assignment made while they answered, and run once (positioned), so their lag is asked of the broker.
+      const store = new SqlEventStore(srv.server.services.db);
+      const owner = (await api.get('/v1/users/alice', { key: srv.adminKey })).body.id as string;
+      const now = new Date().toISOString();
+      const flowOn = (id: string, cluster: string) => ({
+        id,
+        algorithmId: created.body.id as string,
+        kind: 'kafka' as const,
+        role: 'subscriber' as const,
+        clusterId: cluster,
+        topic: 'orders',
+        sourceUri: null,
+        credentialsKind: null,
+        credentialsId: null,
+        credentialsSecret: null,
+        timeoutSeconds: null,
+        enabled: false,
+        version: null,
+        positioned: true,
+        createdBy: owner,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await store.insertFlow(flowOn('f-refused', clusterId));
+      await store.insertFlow(flowOn('f-mute', mute.body.id));
+      await store.insertFlow({ ...flowOn('f-mute-too', mute.body.id), topic: 'returns' });
+
+      // A generous bound, far below what the client's own timeouts and retries would take (15 s a request, 3 tries).
+      const started = Date.now();
+      const listed = await api.get('/v1/algorithms/alice/Orders/event-flows', { key: srv.adminKey });
+      assert.equal(listed.status, 200, listed.text);
+      assert.ok(Date.now() - started < 8000, `answered in ${Date.now() - started} ms`);
+      const byId = new Map(listed.body.results.map((f: { id: string; status: unknown }) => [f.id, f.status]));
+      const refused = byId.get('f-refused') as { state: string; lag: null; error: string };
+      assert.equal(refused.state, 'stopped');
+      assert.equal(refused.lag, null);
+      assert.ok(refused.error.startsWith('lag not measured: the Kafka cluster "downstairs"'), refused.error);
+      assertNamesTheCluster(refused.error);
+      const silentStatus = byId.get('f-mute') as { state: string; lag: null; error: string };
+      assert.equal(silentStatus.lag, null);
+      assert.ok(
+        silentStatus.error.startsWith(`lag not measured: the Kafka cluster "mute" (${mute.body.id}; bootstrap servers ${silentAt})`),
+      );
+      assert.match(silentStatus.error, /did not answer within 3 s|timed out/);
+      assert.equal((byId.get('f-mute-too') as { lag: null }).lag, null);
+      // Both flows on it measured at once over one client: one connection to its one broker.
+      assert.equal(connections, 1, 'the measurements in flight on a cluster share one connection');
+
+      // Asked again at once (a refreshing page): the measurement is reused, the broker not asked again.
+      const seen = connections;
+      const again = await api.get('/v1/algorithms/alice/Orders/event-flows/f-mute', { key: srv.adminKey });
+      assert.deepEqual(again.body.status, silentStatus);
+      assert.equal(connections, seen);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

@@ -333,6 +333,51 @@ describe('Event Flows: Kafka', { skip: needs('kafka') }, () => {
     assert.equal(off.status, 200, off.text);
   });
 
+  test('a subscriber no node runs shows its lag from the broker: 0 before it ever ran, what waits while disabled, drained once enabled', async () => {
+    await createTopics(KAFKA!, [topic('idle')], 2);
+    const sub = await assign(cluster, 'alice/Tick', topic('idle'), 'subscriber');
+    const flowOf = async () => (await api.get(`/v1/algorithms/alice/Tick/event-flows/${sub}`, { key: alice.key })).body;
+    // Never started: it would start at the end of each partition, so what is there already never waits for it.
+    await produce(KAFKA!, topic('idle'), [{ value: '"before"', partition: 0 }]);
+    assert.deepEqual((await flowOf()).status, { state: 'stopped', lag: 0, error: null });
+
+    await enable(sub, 'Tick');
+    await running('Tick', sub);
+    const off = await api.patch(`/v1/algorithms/alice/Tick/event-flows/${sub}`, { key: alice.key, body: { enabled: false } });
+    assert.equal(off.status, 200, off.text);
+    assert.equal(off.body.status.state, 'stopped');
+    // The node lets go of its consumer (it no longer reports the flow), then records arrive.
+    await eventually('the consumer stopped', async () =>
+      (await api.get('/metrics', { key: srv.adminKey })).text.includes(`algohost_event_flow_paused{flow="${sub}"`) ? undefined : true,
+    );
+    await produce(KAFKA!, topic('idle'), [
+      { value: '1', partition: 0 },
+      { value: '2', partition: 0 },
+      { value: '3', partition: 1 },
+      { value: '4', partition: 1 },
+      { value: '5', partition: 1 },
+    ]);
+    // Measured from the group's committed offsets (kept a few seconds, hence eventually).
+    const stopped = await eventually('a lag of 5 while disabled', async () => {
+      const f = await flowOf();
+      return f.status?.lag === 5 ? f : undefined;
+    });
+    assert.deepEqual(stopped.status, { state: 'stopped', lag: 5, error: null });
+    const listed = await api.get('/v1/algorithms/alice/Tick/event-flows', { key: alice.key });
+    assert.deepEqual(listed.body.results.find((f: { id: string }) => f.id === sub).status, stopped.status);
+
+    // Enabled: starting (until a node picks it up), then running, reading them all and down to 0.
+    const on = await enable(sub, 'Tick');
+    assert.equal(on.status.state, 'starting');
+    await eventually('the five delivered and the lag back to 0', async () => {
+      const f = await flowOf();
+      const deliveries = await api.get(`/v1/algorithms/alice/Tick/event-deliveries?flow=${sub}`, { key: alice.key });
+      return f.status?.state === 'running' && f.status.lag === 0 && deliveries.body.results.length === 5 ? true : undefined;
+    });
+    const done = await api.patch(`/v1/algorithms/alice/Tick/event-flows/${sub}`, { key: alice.key, body: { enabled: false } });
+    assert.equal(done.status, 200, done.text);
+  });
+
   test('algohost stopped mid-delivery and started again: every record is delivered at least once, the consumer resumes', async () => {
     const sub = await assign(cluster, 'alice/Tick', topic('restart'), 'subscriber');
     const pub = await assign(cluster, 'alice/Tick', topic('restart-out'), 'publisher');

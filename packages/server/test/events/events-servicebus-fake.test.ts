@@ -7,7 +7,7 @@
  * message is abandoned after a delay until the queue's max delivery count dead-letters it; a
  * message refused as invalid input is dead-lettered at once; a call
  * longer than the queue's lock keeps its message (the lock is renewed); queue
- * URIs and credentials are checked where they enter.
+ * URIs and credentials are checked where they enter; a disabled flow's lag is not measured, and says why.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -130,6 +130,11 @@ function serviceBusFlowsSuite(database: DatabaseKind): void {
       },
     ]);
     await disable('Check', created.id);
+    // Disabled: stopped, and its lag not measured (the count needs Manage rights; the flow holds Listen), saying so.
+    const stopped = await api.get(`/v1/algorithms/alice/Check/event-flows/${created.id}`, { key: alice.key });
+    assert.equal(stopped.body.status.state, 'stopped');
+    assert.equal(stopped.body.status.lag, null);
+    assert.match(stopped.body.status.error, /^lag not measured: Service Bus .* only to a shared access policy with Manage rights/);
   });
 
   test('saturated: the message is abandoned after a delay, and after the queue’s max delivery count dead-lettered', async () => {

@@ -9,8 +9,14 @@
  * - A message whose input is refused before it runs (100,000-deep JSON) is dead-lettered at
  *   once with its reason, never returned to the queue to be refused again; alice's next message
  *   still runs.
+ * - The lag of a disabled flow is measured in its queue as its owner's flow would read it: with
+ *   the flow's own keys or its role assumed with its owner's ExternalId (mallory's flow on
+ *   alice's role and queue measures nothing), never with the node's own key, and only at a queue
+ *   the operator's allow-list names now (one it stopped naming is not reached at all).
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createUser, type TestUser } from '../support/fixtures.js';
@@ -212,6 +218,78 @@ for (const database of DATABASES) {
       assert.equal((await deliveryOf(alice, f.id, next.MessageId!)).outcome, 'succeeded');
       await new Promise((r) => setTimeout(r, 2500));
       assert.equal((await deliveries(alice, f.id)).filter((d) => d.source === sent.MessageId).length, 1, 'delivered once');
+    });
+
+    test('a disabled flow’s lag is read as its owner’s: alice’s role sees what waits, mallory’s flow on it is refused', async () => {
+      const aliceId: string = (await api.get('/v1/users/alice/sqs-assume-role', { key: alice.key })).body.external_id;
+      sts.requireExternalId(ROLE, aliceId);
+      const url = await queue('waiting');
+      for (const n of [1, 2]) await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: `{"order": ${n}}` }));
+      const disabledFlow = async (user: TestUser) => {
+        const res = await api.post(`/v1/algorithms/${user.name}/Echo/event-flows`, {
+          key: user.key,
+          body: { source_type: 'sqs', source_uri: url, credentials: { role_arn: ROLE } },
+        });
+        assert.equal(res.status, 200, res.text);
+        return res.body.id as string;
+      };
+      const alices = await disabledFlow(alice);
+      const mallorys = await disabledFlow(mallory);
+      const statusOf = async (user: TestUser, id: string) =>
+        (await api.get(`/v1/algorithms/${user.name}/Echo/event-flows/${id}`, { key: user.key })).body.status;
+
+      assert.deepEqual(await statusOf(alice, alices), { state: 'stopped', lag: 2, error: null });
+      const refused = await statusOf(mallory, mallorys);
+      assert.equal(refused.state, 'stopped');
+      assert.equal(refused.lag, null, 'mallory learns nothing of alice’s queue');
+      assert.ok(refused.error.startsWith(`lag not measured: the SQS queue ${url}: `), refused.error);
+      assert.match(refused.error, /AccessDenied/);
+      assert.ok(!refused.error.includes(aliceId), 'mallory is never told alice’s ExternalId');
+      const byMallory = sts.requests.filter((r) => r.roleArn === ROLE && r.sourceIdentity === 'algohost-mallory');
+      assert.ok(byMallory.length > 0 && byMallory.every((r) => !r.granted && r.externalId !== aliceId && r.signedBy === NODE_KEY_ID));
+      assert.equal(await sqsMessagesLeft(sqs, url), 2, 'measuring receives nothing');
+    });
+
+    test('the lag is asked only of a queue the allow-list names now, with the flow’s own keys, never the node’s', async () => {
+      // A stand-in for a host inside the operator's network: it counts who reaches it and with which key.
+      const seen: string[] = [];
+      const inside = http.createServer((req, res) => {
+        seen.push(/Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1] ?? '(unsigned)');
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('not a queue');
+      });
+      await new Promise<void>((resolve) => inside.listen(0, '127.0.0.1', resolve));
+      const host = `127.0.0.1:${(inside.address() as AddressInfo).port}`;
+      const url = `http://${host}/000000000000/orders`;
+      // A node of its own whose operator allows that host (for now).
+      let node = await startTestServer({ database, env: { ALGOHOST_SQS_ENDPOINT_ALLOW: host } });
+      try {
+        const own = client(node.url);
+        const bob = await createUser(own, node.adminKey, 'bob');
+        const algo = await own.post('/v1/algorithms/bob', { key: bob.key, body: { name: 'Echo', settings: { language: 'python3-1' } } });
+        assert.equal(algo.status, 200, algo.text);
+        const created = await own.post('/v1/algorithms/bob/Echo/event-flows', {
+          key: bob.key,
+          body: { source_type: 'sqs', source_uri: url, credentials: { access_key_id: 'AKIABOBSOWNKEY000001', secret_access_key: 's' } },
+        });
+        assert.equal(created.status, 200, created.text);
+        assert.equal(created.body.status.lag, null);
+        assert.ok(created.body.status.error.startsWith(`lag not measured: the SQS queue ${url}: it failed: `), created.body.status.error);
+        assert.deepEqual(seen, ['AKIABOBSOWNKEY000001'], 'asked once, signed with the flow’s key (the node’s is in its environment)');
+
+        // The operator stops allowing it: the stored flow is not a way around that.
+        node = await node.restart({ ALGOHOST_SQS_ENDPOINT_ALLOW: new URL(SQS!).host });
+        const after = await client(node.url).get(`/v1/algorithms/bob/Echo/event-flows/${created.body.id}`, { key: bob.key });
+        assert.equal(after.status, 200, after.text);
+        assert.deepEqual(after.body.status, {
+          state: 'stopped',
+          lag: null,
+          error: `lag not measured: the SQS queue ${url}: not a queue this cluster may reach now (ALGOHOST_SQS_ENDPOINT_ALLOW does not name its host)`,
+        });
+        assert.equal(seen.length, 1, 'not reached again');
+      } finally {
+        await node.stop();
+        await new Promise((resolve) => inside.close(resolve));
+      }
     });
   });
 }

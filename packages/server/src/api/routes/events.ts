@@ -36,16 +36,25 @@ const KafkaClusterSchema = Type.Object(
 );
 
 const ConsumerStatusSchema = Type.Object({
-  state: Type.Union([Type.Literal('starting'), Type.Literal('running'), Type.Literal('paused'), Type.Literal('failed')], {
-    description: 'paused: the algorithm is saturated (all its runners busy); records wait in the broker.',
-  }),
+  state: Type.Union(
+    [Type.Literal('starting'), Type.Literal('running'), Type.Literal('paused'), Type.Literal('failed'), Type.Literal('stopped')],
+    {
+      description:
+        'paused: the algorithm is saturated (all its runners busy); records wait in the broker. stopped: a subscriber that is disabled (or has no version), so no node consumes it; starting: enabled, and no node has started consuming it yet.',
+    },
+  ),
   lag: Nullable(
     Type.Number({
       description:
-        'Records behind the end of the topic (Kafka), or messages in the queue (SQS, approximate); null for a publisher (it reads nothing) or while unknown.',
+        'Records behind the end of the topic (Kafka: the consumer group’s committed offsets against the end offsets, summed; 0 for a flow never started, which starts at the end), or messages in the queue (SQS ApproximateNumberOfMessages); for a stopped or starting subscriber measured in the broker (kept for a few seconds). Null for a publisher (it reads nothing), a Service Bus queue no node consumes, or while unknown (error says why).',
     }),
   ),
-  error: Nullable(Type.String()),
+  error: Nullable(
+    Type.String({
+      description:
+        'What failed: the consumer, or for a stopped or starting subscriber "lag not measured: …" naming the broker (unreachable within 3 s, credentials refused, …).',
+    }),
+  ),
 });
 
 const EventFlowSchema = Type.Object(
@@ -84,7 +93,7 @@ const EventFlowSchema = Type.Object(
     version: Nullable(Type.String({ description: 'The published version the flow runs.' })),
     status: Type.Union([ConsumerStatusSchema, Type.Null()], {
       description:
-        'What the nodes running the flow report (a publisher: failed while the cluster refuses its records); null while no node runs it (disabled, no version, not started yet).',
+        'What the nodes running the flow report (a publisher: failed while the cluster refuses its records). A subscriber no node runs has state stopped (disabled, or no version) or starting (enabled, not picked up yet) with its lag measured in the broker; a publisher no node sends for has null.',
     }),
     created_at: Type.String(),
     updated_at: Type.String(),

@@ -11,9 +11,10 @@ import type { AccountStore } from '../accounts/ports.js';
 import type { AlgorithmStore } from '../algorithms/ports.js';
 import type { VersionStore } from '../versions/ports.js';
 import type { ConsumerStatus } from './model.js';
-import type { EventStore, KafkaAdmin } from './ports.js';
+import type { BacklogProbe, EventStore, KafkaAdmin } from './ports.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { EventClusters } from './clusters.js';
+import { FlowLag } from './flow-lag.js';
 import { type EventSettings, FlowService } from './flow-service.js';
 import { QueueCredentials } from './queue-credentials.js';
 import { WorkerFlows } from './worker-flows.js';
@@ -25,6 +26,8 @@ export interface EventServiceDeps {
   versions: VersionStore;
   access: OwnerAccess;
   kafka: KafkaAdmin;
+  /** Measures what waits in the broker for a subscriber no node runs. */
+  backlog: BacklogProbe;
   secrets: SecretBox;
   clock: Clock;
   settings: EventSettings;
@@ -45,7 +48,14 @@ export function makeEventServices(deps: EventServiceDeps): EventServices {
   const status = deps.status ?? (() => undefined);
   const clusters = new EventClusters(deps.store, deps.kafka, deps.secrets, deps.clock, deps.changes);
   const credentials = new QueueCredentials(deps.accounts, deps.algorithms, deps.access, deps.secrets);
-  const flows = new FlowService({ ...deps, clusters, credentials, status });
+  const lag = new FlowLag({
+    probe: deps.backlog,
+    clusters,
+    credentials,
+    sqsEndpointAllow: deps.settings.sqsEndpointAllow,
+    clock: deps.clock,
+  });
+  const flows = new FlowService({ ...deps, clusters, credentials, status, lag });
   const workers = new WorkerFlows(deps.store, deps.accounts, deps.algorithms, deps.clock);
   return { clusters, flows, credentials, workers };
 }

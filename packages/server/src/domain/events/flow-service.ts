@@ -20,6 +20,7 @@ import { type ConsumerStatus, type Delivery, type EventFlow, type KafkaCluster, 
 import type { EventStore } from './ports.js';
 import type { EventClusters } from './clusters.js';
 import type { AssumeRoleIdentity, QueueCredentials } from './queue-credentials.js';
+import type { FlowLag } from './flow-lag.js';
 import {
   type AssignmentInput,
   type FlowChanges,
@@ -38,6 +39,10 @@ export interface FlowView {
   flow: EventFlow;
   algorithm: { owner: string; name: string };
   cluster: KafkaCluster | null;
+  /**
+   * What the nodes running it report; for a subscriber no node runs, its state (stopped or
+   * starting) and the lag measured in its broker (flow-lag.ts); null for a publisher no node sends for.
+   */
   status: ConsumerStatus | null;
   /** SQS flows with a role: what the role's trust policy must require (see AssumeRoleIdentity). */
   assumeRole: AssumeRoleIdentity | null;
@@ -81,6 +86,8 @@ export interface FlowServiceDeps {
   settings: EventSettings;
   /** What the running consumers report, by flow id (the workers' status board). */
   status: (flowId: string) => ConsumerStatus | undefined;
+  /** Measures what waits for a subscriber no node runs. */
+  lag: FlowLag;
   /** Told when a flow is added, changed or removed. */
   changes: ChangeNotifier;
 }
@@ -96,6 +103,7 @@ export class FlowService {
   private readonly clock: Clock;
   private readonly settings: EventSettings;
   private readonly status: (flowId: string) => ConsumerStatus | undefined;
+  private readonly lag: FlowLag;
   private readonly changes: ChangeNotifier;
 
   constructor(deps: FlowServiceDeps) {
@@ -109,6 +117,7 @@ export class FlowService {
     this.clock = deps.clock;
     this.settings = deps.settings;
     this.status = deps.status;
+    this.lag = deps.lag;
     this.changes = deps.changes;
   }
 
@@ -155,12 +164,12 @@ export class FlowService {
   async listAssignments(p: Principal, clusterIdOrName: string): Promise<FlowView[]> {
     requireAdmin(p, 'listing the assignments of a Kafka cluster');
     const cluster = await this.clusters.require(clusterIdOrName);
-    const out: FlowView[] = [];
+    const out: Promise<FlowView>[] = [];
     for (const flow of await this.store.listFlowsOfCluster(cluster.id)) {
       const algorithm = await this.algorithms.findById(flow.algorithmId);
       if (algorithm) out.push(this.view(flow, { name: algorithm.ownerName }, algorithm, cluster));
     }
-    return out;
+    return Promise.all(out);
   }
 
   async unassign(p: Principal, clusterIdOrName: string, flowId: string): Promise<void> {
@@ -177,8 +186,11 @@ export class FlowService {
   async listFlows(p: Principal, ownerName: string, name: string): Promise<FlowView[]> {
     const { owner, algorithm } = await this.requireMember(p, ownerName, name);
     const clusters = new Map((await this.store.listClusters()).map((c) => [c.id, c]));
-    return (await this.store.listFlowsOfAlgorithm(algorithm.id)).map((f) =>
-      this.view(f, owner, algorithm, clusters.get(f.clusterId ?? '') ?? null),
+    // Measured side by side: a listing waits at most one measurement's deadline.
+    return Promise.all(
+      (await this.store.listFlowsOfAlgorithm(algorithm.id)).map((f) =>
+        this.view(f, owner, algorithm, clusters.get(f.clusterId ?? '') ?? null),
+      ),
     );
   }
 
@@ -310,17 +322,24 @@ export class FlowService {
 
   // ---- helpers ----
 
-  private view(flow: EventFlow, owner: { name: string }, algorithm: Algorithm, cluster: KafkaCluster | null): FlowView {
+  private async view(flow: EventFlow, owner: { name: string }, algorithm: Algorithm, cluster: KafkaCluster | null): Promise<FlowView> {
     return {
       flow,
       algorithm: { owner: owner.name, name: algorithm.name },
       cluster,
-      status: flow.enabled ? (this.status(flow.id) ?? null) : null,
+      status: await this.statusOf(flow),
       assumeRole:
         flow.kind === 'sqs' && flow.credentialsKind === 'role'
           ? this.credentials.assumeRoleIdentity({ id: algorithm.ownerId, name: owner.name })
           : null,
     };
+  }
+
+  /** What the nodes report while one runs the flow; else a subscriber's measured lag, a publisher's null. */
+  private async statusOf(flow: EventFlow): Promise<ConsumerStatus | null> {
+    const reported = flow.enabled ? this.status(flow.id) : undefined;
+    if (reported) return reported;
+    return flow.role === 'subscriber' ? this.lag.statusOf(flow) : null;
   }
 
   private async requireCluster(idOrName: string): Promise<KafkaCluster> {

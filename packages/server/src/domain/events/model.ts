@@ -107,10 +107,17 @@ export interface Delivery {
   createdAt: string;
 }
 
-/** What a running flow consumer reports, for the Events tab and metrics. */
+/**
+ * What a flow's consumer reports, for the Events tab and metrics; for a subscriber no node runs,
+ * what algohost measured in its broker instead (state `stopped` when disabled, `starting` when
+ * enabled and not picked up yet; flow-lag.ts).
+ */
 export interface ConsumerStatus {
-  state: 'starting' | 'running' | 'paused' | 'failed';
-  /** Records behind the end of each partition (Kafka), summed; null when unknown. */
+  state: 'starting' | 'running' | 'paused' | 'failed' | 'stopped';
+  /** Records behind the end of each partition (Kafka), summed, or messages in the queue; null when unknown. */
   lag: number | null;
   error: string | null;
 }
+
+/** The Kafka consumer group of a subscriber flow: its own, so its offsets are its alone. */
+export const flowGroupId = (flowId: string): string => `algohost-flow-${flowId}`;

@@ -1,5 +1,6 @@
 import type { Page, PageRequest } from '../pagination.js';
 import type { Delivery, EventFlow, KafkaCluster, KafkaConnection } from './model.js';
+import type { SqsCredentials } from './queue-credentials.js';
 
 /** Kafka cluster connections, flows and delivery records (the metadata database). */
 export interface EventStore {
@@ -38,4 +39,21 @@ export interface TopicInfo {
 /** What the domain asks of a Kafka cluster directly (listing); consumers and producers run in the workers. */
 export interface KafkaAdmin {
   listTopics(connection: KafkaConnection): Promise<TopicInfo[]>;
+}
+
+/**
+ * How much waits for a subscriber flow in its broker, asked from outside its consumer: what the
+ * Events tab shows for a flow no node runs (flow-lag.ts). Each answers within the deadline's
+ * signal or lets go when it aborts; a failure is an Error saying what failed (not naming where:
+ * the caller does).
+ */
+export interface BacklogProbe {
+  /**
+   * Kafka: the records a consumer group would read, summed over the topic's partitions: each
+   * partition's end offset less the group's committed offset, or less the partition's earliest
+   * offset where the group has committed none (where the flow's consumer starts then).
+   */
+  kafka(connection: KafkaConnection, target: { groupId: string; topic: string }, signal: AbortSignal): Promise<number>;
+  /** SQS: the queue's ApproximateNumberOfMessages, asked with the flow's own credentials only. */
+  sqs(queue: { flowId: string; url: string; credentials: SqsCredentials }, signal: AbortSignal): Promise<number>;
 }

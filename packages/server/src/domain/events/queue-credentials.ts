@@ -42,6 +42,9 @@ export function trustPolicyOf(identity: AssumeRoleIdentity): object {
   };
 }
 
+/** An SQS flow's credentials: a role assumed as its owning account, or its own static keys. */
+export type SqsCredentials = ({ roleArn: string } & AssumeRoleIdentity) | { accessKeyId: string; secretAccessKey: string };
+
 export class QueueCredentials {
   constructor(
     private readonly accounts: AccountStore,
@@ -54,9 +57,7 @@ export class QueueCredentials {
    * An SQS flow's credentials: a role to assume as the algorithm's owning account (its
    * ExternalId and SourceIdentity), or static keys (decrypted).
    */
-  async queueCredentials(
-    flow: EventFlow,
-  ): Promise<({ roleArn: string } & AssumeRoleIdentity) | { accessKeyId: string; secretAccessKey: string }> {
+  async queueCredentials(flow: EventFlow): Promise<SqsCredentials> {
     if (flow.credentialsKind === 'role') {
       const algorithm = await this.algorithms.findById(flow.algorithmId);
       if (!algorithm) throw Errors.eventFlowNotFound({ flow: flow.id });

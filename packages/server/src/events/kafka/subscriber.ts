@@ -18,7 +18,7 @@
  *   starting offsets are committed before the first fetch, so later starts resume from commits.
  */
 import { Admin, Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
-import { type ConsumerStatus, describeCluster, type EventFlow, type KafkaConnection } from '../../domain/events/model.js';
+import { type ConsumerStatus, describeCluster, type EventFlow, flowGroupId, type KafkaConnection } from '../../domain/events/model.js';
 import type { FlowDeliveries } from '../../domain/events/deliveries.js';
 import type { RecordSink } from '../../domain/events/publishing.js';
 import { CoalescingBatch } from '../../lib/coalescing-batch.js';
@@ -69,7 +69,7 @@ export class KafkaSubscriber {
 
   async start(): Promise<void> {
     const topic = this.flow.topic!;
-    const groupId = `algohost-flow-${this.flow.id}`;
+    const groupId = flowGroupId(this.flow.id);
     const options = clientOptions(this.connection, groupId);
     try {
       await this.prepare(options, groupId, topic);

@@ -30,21 +30,15 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import type { EventFlow } from '../../domain/events/model.js';
-import type { AssumeRoleIdentity } from '../../domain/events/queue-credentials.js';
+import type { SqsCredentials } from '../../domain/events/queue-credentials.js';
 import type { CallOutcome } from '../../domain/events/deliveries.js';
 import { QueueSubscriber, type QueueSubscriberDeps } from '../queue-subscriber.js';
+import { queueDepth, sqsClient, type SqsPlace } from './client.js';
 
-export interface SqsSubscriberDeps extends QueueSubscriberDeps {
-  credentials: ({ roleArn: string } & AssumeRoleIdentity) | { accessKeyId: string; secretAccessKey: string };
-  /** Region for queue URLs outside AWS (ElasticMQ and other SQS-compatible servers). */
-  defaultRegion: string;
-  /** Where roles are assumed (ALGOHOST_SQS_STS_ENDPOINT); unset = AWS STS for the queue's region. */
-  stsEndpoint?: string;
+export interface SqsSubscriberDeps extends QueueSubscriberDeps, SqsPlace {
+  credentials: SqsCredentials;
 }
-
-type RoleCredentials = ReturnType<typeof fromTemporaryCredentials>;
 
 /** SQS allows 10 message attributes; the dead-lettered copy adds its reason only when one is free. */
 const MAX_MESSAGE_ATTRIBUTES = 10;
@@ -55,6 +49,8 @@ const WAIT_SECONDS = 2;
 /** Seconds a message stays invisible beyond its call's timeout. */
 const VISIBILITY_MARGIN_S = 30;
 const MAX_VISIBILITY_S = 12 * 60 * 60;
+/** How often the lag (the queue's ApproximateNumberOfMessages) is asked again while the flow runs. */
+const LAG_EVERY_MS = 5000;
 
 export class SqsSubscriber extends QueueSubscriber<Message> {
   protected readonly broker = 'SQS';
@@ -63,22 +59,11 @@ export class SqsSubscriber extends QueueSubscriber<Message> {
   private deadLetterArn: string | null = null;
   /** The dead-letter queue's URL, looked up from its ARN the first time a message goes there. */
   private deadLetterUrl: Promise<string> | undefined;
+  private lagTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(flow: EventFlow, deps: SqsSubscriberDeps) {
     super(flow, deps);
-    const url = new URL(flow.sourceUri!);
-    const aws = /^sqs\.([a-z0-9-]+)\.amazonaws\.com/.exec(url.host) ?? /^([a-z0-9-]+)\.queue\.amazonaws\.com/.exec(url.host);
-    const region = aws?.[1] ?? deps.defaultRegion;
-    const credentials =
-      'roleArn' in deps.credentials
-        ? assumedRole(flow, deps.credentials, region, deps.stsEndpoint)
-        : { accessKeyId: deps.credentials.accessKeyId, secretAccessKey: deps.credentials.secretAccessKey };
-    this.client = new SQSClient({
-      region,
-      ...(aws ? {} : { endpoint: url.origin }),
-      credentials,
-      maxAttempts: 3,
-    });
+    this.client = sqsClient({ flowId: flow.id, url: flow.sourceUri!, credentials: deps.credentials }, deps, { maxAttempts: 3 });
   }
 
   async start(): Promise<void> {
@@ -97,6 +82,17 @@ export class SqsSubscriber extends QueueSubscriber<Message> {
       throw err;
     }
     this.startReceiving();
+    this.lagTimer = setInterval(() => void this.measureLag(), LAG_EVERY_MS);
+    this.lagTimer.unref();
+  }
+
+  /** The lag asked again; a failed ask keeps the last (the receive loop reports the queue's failures). */
+  private async measureLag(): Promise<void> {
+    try {
+      this.state.lag = await queueDepth(this.client, this.flow.sourceUri!, this.stopping.signal);
+    } catch {
+      // Kept as it was.
+    }
   }
 
   protected async receive(max: number, signal: AbortSignal): Promise<Message[]> {
@@ -119,6 +115,7 @@ export class SqsSubscriber extends QueueSubscriber<Message> {
   }
 
   protected async close(): Promise<void> {
+    clearInterval(this.lagTimer);
     this.client.destroy();
   }
 
@@ -240,40 +237,6 @@ export class SqsSubscriber extends QueueSubscriber<Message> {
       });
     return this.deadLetterUrl;
   }
-}
-
-/**
- * The flow's role, assumed with the node's own credentials as the owning account: its ExternalId
- * (which the role's trust policy requires) and a SourceIdentity naming it. A refusal says what
- * the trust policy must hold, for the owner who reads the flow's state.
- */
-function assumedRole(
-  flow: EventFlow,
-  role: { roleArn: string } & AssumeRoleIdentity,
-  region: string,
-  stsEndpoint: string | undefined,
-): RoleCredentials {
-  const assume = fromTemporaryCredentials({
-    params: {
-      RoleArn: role.roleArn,
-      RoleSessionName: `algohost-flow-${flow.id}`,
-      ExternalId: role.externalId,
-      SourceIdentity: role.sourceIdentity,
-    },
-    clientConfig: { region, ...(stsEndpoint ? { endpoint: stsEndpoint } : {}), maxAttempts: 2 },
-  });
-  return async (props) => {
-    try {
-      return await assume(props);
-    } catch (err) {
-      const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-      throw new Error(
-        `assuming ${role.roleArn} was refused (${reason}); its trust policy must let the algohost nodes assume it ` +
-          `(sts:AssumeRole and sts:SetSourceIdentity) with the condition {"StringEquals": {"sts:ExternalId": "${role.externalId}"}}`,
-        { cause: err },
-      );
-    }
-  };
 }
 
 /** The message's own attributes as SendMessage takes them, and the refusal's reason when there is room. */

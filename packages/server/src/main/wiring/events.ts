@@ -7,6 +7,7 @@ import { FlowDeliveries } from '../../domain/events/deliveries.js';
 import { type EventServices as EventDomain, makeEventServices } from '../../domain/events/event-services.js';
 import { FlowPublisher } from '../../domain/events/publishing.js';
 import { InsightsService } from '../../domain/insights/insights-service.js';
+import { BrokerBacklog } from '../../events/backlog.js';
 import { FlowWorkers } from '../../events/flow-workers.js';
 import type { RunningFlows } from '../../events/running-flows.js';
 import { PlatformaticKafkaAdmin } from '../../events/kafka/kafka-admin.js';
@@ -43,6 +44,7 @@ export function wireEvents(base: Base, metrics: NodeMetrics, running: RunningFlo
     versions: base.versionStore,
     access: base.access,
     kafka: new PlatformaticKafkaAdmin(),
+    backlog: new BrokerBacklog({ defaultRegion: config.sqsRegion, stsEndpoint: config.sqsStsEndpoint }),
     secrets: base.secrets,
     clock,
     settings: {

@@ -83,18 +83,39 @@ function FlowCard({ flow: f, ...rest }: Base & { flow: EventFlow; versions: stri
   );
 }
 
-/** Why a flow has no status: no node runs it. */
+/** Why a flow has no status: no node sends for it (a publisher; a subscriber always has one). */
 function notRunning(f: EventFlow): string {
   if (!f.enabled) return 'not running: disabled';
   if (!f.version) return 'not running: no version chosen';
   return 'starting: no node has reported it yet';
 }
 
-/** Why a flow shows no lag: only a running subscriber measures what waits for it. */
-function noLag(f: EventFlow): string {
-  if (f.role === 'publisher') return 'none: a publisher writes to its topic and reads nothing';
-  if (!f.enabled) return `not known while disabled: no consumer reads the ${f.source_type === 'kafka' ? 'topic' : 'queue'} to measure it`;
-  return 'not known yet: the consumer has not measured it';
+/** Why what waits for a subscriber is not being read, while it is not: stopped or starting. */
+function notConsuming(f: EventFlow): string | null {
+  if (f.status?.state === 'stopped') return f.enabled ? 'not consuming: no version chosen' : 'not consuming: disabled';
+  if (f.status?.state === 'starting') return 'not consuming yet: starting';
+  return null;
+}
+
+/** The lag, and why it is not read yet; or why there is none to show. */
+function lagText(f: EventFlow): { lag: string | null; note: string } {
+  const lag = f.status?.lag ?? null;
+  const why = notConsuming(f);
+  if (lag !== null) return { lag: String(lag), note: why ? `(${why})` : '' };
+  if (f.role === 'publisher') return { lag: null, note: 'none: a publisher writes to its topic and reads nothing' };
+  if (f.status?.error?.startsWith('lag not measured')) return { lag: null, note: `not measured${why ? ` (${why})` : ''}` };
+  return { lag: null, note: 'not known yet: the consumer has not measured it' };
+}
+
+function Lag({ flow: f }: { flow: EventFlow }) {
+  const { lag, note } = lagText(f);
+  if (lag === null) return <span class="muted">{note}</span>;
+  return (
+    <>
+      {lag}
+      {note && <span class="muted"> {note}</span>}
+    </>
+  );
 }
 
 /** What the flow is doing now, its dead letters and credentials. */
@@ -104,7 +125,9 @@ function FlowFacts({ flow: f }: { flow: EventFlow }) {
       <dt>State</dt>
       <dd>{f.status ? <StatusBadge status={f.status.state} /> : <span class="muted">{notRunning(f)}</span>}</dd>
       <dt>Lag</dt>
-      <dd>{f.status?.lag ?? <span class="muted">{noLag(f)}</span>}</dd>
+      <dd data-testid="flow-lag">
+        <Lag flow={f} />
+      </dd>
       {f.status?.error && (
         <>
           <dt>Error</dt>
