@@ -13,6 +13,7 @@
  * API nodes run none; they only keep the publisher table.
  */
 import type { EventFlow } from '../domain/events/model.js';
+import { parseQueueUrl, parseServiceBusUri } from '../domain/events/flow-input.js';
 import type { EventServices } from '../domain/events/event-services.js';
 import type { FlowDeliveries } from '../domain/events/deliveries.js';
 import type { FlowPublisher, RecordSink } from '../domain/events/publishing.js';
@@ -35,6 +36,12 @@ export interface FlowWorkersDeps {
   sqsDefaultRegion: string;
   /** The STS endpoint SQS flows assume their roles at (ALGOHOST_SQS_STS_ENDPOINT); unset = AWS's for the queue's region. */
   sqsStsEndpoint?: string;
+  /**
+   * The queue hosts the operator allows now (ALGOHOST_SQS_ENDPOINT_ALLOW,
+   * ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW): a flow stored while its host was allowed is not polled
+   * once the operator stops allowing it.
+   */
+  endpointAllow: { sqs: readonly string[]; serviceBus: readonly string[] };
   /** Whether this node runs the subscriber flows (false on a cluster's API nodes: the workers do). */
   subscribers: boolean;
   log: WorkerLog;
@@ -95,6 +102,7 @@ export class FlowWorkers {
         });
       }
       if (flow.kind === 'servicebus') {
+        parseServiceBusUri(flow.sourceUri, deps.endpointAllow.serviceBus);
         return new ServiceBusSubscriber(flow, {
           deliveries: deps.deliveries,
           credentials: deps.events.credentials.serviceBusCredentials(flow),
@@ -103,6 +111,7 @@ export class FlowWorkers {
           log: deps.log,
         });
       }
+      parseQueueUrl(flow.sourceUri, deps.endpointAllow.sqs);
       return new SqsSubscriber(flow, {
         deliveries: deps.deliveries,
         credentials: await deps.events.credentials.queueCredentials(flow),

@@ -12,7 +12,8 @@
  * - The lag of a disabled flow is measured in its queue as its owner's flow would read it: with
  *   the flow's own keys or its role assumed with its owner's ExternalId (mallory's flow on
  *   alice's role and queue measures nothing), never with the node's own key, and only at a queue
- *   the operator's allow-list names now (one it stopped naming is not reached at all).
+ *   the operator's allow-list names now. A queue the operator stopped naming is not reached at
+ *   all: neither measured nor polled by the flow that was enabled on it.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -250,7 +251,7 @@ for (const database of DATABASES) {
       assert.equal(await sqsMessagesLeft(sqs, url), 2, 'measuring receives nothing');
     });
 
-    test('the lag is asked only of a queue the allow-list names now, with the flow’s own keys, never the node’s', async () => {
+    test('a queue is measured and polled only while the allow-list names it, with the flow’s own keys, never the node’s', async () => {
       // A stand-in for a host inside the operator's network: it counts who reaches it and with which key.
       const seen: string[] = [];
       const inside = http.createServer((req, res) => {
@@ -265,8 +266,7 @@ for (const database of DATABASES) {
       try {
         const own = client(node.url);
         const bob = await createUser(own, node.adminKey, 'bob');
-        const algo = await own.post('/v1/algorithms/bob', { key: bob.key, body: { name: 'Echo', settings: { language: 'python3-1' } } });
-        assert.equal(algo.status, 200, algo.text);
+        await publishedPython(node.url, own, bob, 'Echo', ECHO);
         const created = await own.post('/v1/algorithms/bob/Echo/event-flows', {
           key: bob.key,
           body: { source_type: 'sqs', source_uri: url, credentials: { access_key_id: 'AKIABOBSOWNKEY000001', secret_access_key: 's' } },
@@ -275,17 +275,31 @@ for (const database of DATABASES) {
         assert.equal(created.body.status.lag, null);
         assert.ok(created.body.status.error.startsWith(`lag not measured: the SQS queue ${url}: it failed: `), created.body.status.error);
         assert.deepEqual(seen, ['AKIABOBSOWNKEY000001'], 'asked once, signed with the flow’s key (the node’s is in its environment)');
+        // Enabled, the flow polls it, with its own key too.
+        const enabled = await own.patch(`/v1/algorithms/bob/Echo/event-flows/${created.body.id}`, {
+          key: bob.key,
+          body: { enabled: true },
+        });
+        assert.equal(enabled.status, 200, enabled.text);
+        await eventually('the flow polling the queue', async () => (seen.length > 1 ? true : undefined));
+        assert.ok(
+          seen.every((key) => key === 'AKIABOBSOWNKEY000001'),
+          seen.join(', '),
+        );
 
         // The operator stops allowing it: the stored flow is not a way around that.
         node = await node.restart({ ALGOHOST_SQS_ENDPOINT_ALLOW: new URL(SQS!).host });
+        const reached = seen.length;
+        // A negative: the node's flows ran at its start and once more after FLOWS_RECONCILE_MS (5 s).
+        await new Promise((resolve) => setTimeout(resolve, 6000));
         const after = await client(node.url).get(`/v1/algorithms/bob/Echo/event-flows/${created.body.id}`, { key: bob.key });
         assert.equal(after.status, 200, after.text);
         assert.deepEqual(after.body.status, {
-          state: 'stopped',
+          state: 'starting',
           lag: null,
           error: `lag not measured: the SQS queue ${url}: not a queue this cluster may reach now (ALGOHOST_SQS_ENDPOINT_ALLOW does not name its host)`,
         });
-        assert.equal(seen.length, 1, 'not reached again');
+        assert.equal(seen.length, reached, 'neither polled nor measured again');
       } finally {
         await node.stop();
         await new Promise((resolve) => inside.close(resolve));

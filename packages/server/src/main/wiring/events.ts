@@ -94,6 +94,7 @@ export function wireFlowWorkers(
       saturatedMs: config.eventSaturationDelayMs,
     },
     sqsConcurrency: config.runnersPerAlgorithm,
+    endpointAllow: { sqs: splitList(config.sqsEndpointAllow), serviceBus: splitList(config.serviceBusEndpointAllow) },
     // In a cluster the workers consume (a dead worker's messages and partitions go to the others
     // by the broker's own redelivery); API nodes only keep the publisher table.
     subscribers: base.role.runsWork,
