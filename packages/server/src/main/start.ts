@@ -5,6 +5,7 @@ import v8 from 'node:v8';
 import { ConfigError, describeSettings, loadConfig } from '../config/config.js';
 import { backup, BackupError, restore } from './backup.js';
 import { gcFlagsFor } from './gc-tuning.js';
+import { refuseOldNode } from './node-version.js';
 import { startServer } from './server.js';
 
 async function main(): Promise<void> {
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
     );
     return;
   }
+  refuseOldNode();
   const command = argv[0] === 'backup' || argv[0] === 'restore' ? argv[0] : undefined;
   if (command) {
     // `algohost backup <dir>` / `algohost restore <dir>` (main/backup.ts), with the node's settings.

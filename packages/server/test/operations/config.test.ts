@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { ConfigError, ConfigSchema, describeSettings, loadConfig, SETTINGS } from '../../src/config/config.js';
+import { refuseOldNode } from '../../src/main/node-version.js';
 
 const START = fileURLToPath(new URL('../../src/main/start.ts', import.meta.url));
 
@@ -144,3 +146,28 @@ test('settings that contradict each other are refused before anything starts, ea
     4096,
   );
 });
+
+test('a Node.js older than 24 is refused, naming the one found and how to get 24', () => {
+  assert.throws(
+    () => refuseOldNode('20.20.2', '/usr/bin/node'),
+    (err: unknown) =>
+      err instanceof ConfigError &&
+      err.message.startsWith('algohost needs Node.js 24 or newer; /usr/bin/node is Node.js 20.20.2. `npm run setup` installs'),
+  );
+  for (const version of ['24.0.0', '24.22.3', '25.1.0']) refuseOldNode(version, '/opt/node/bin/node');
+});
+
+// Debian 12's own node is 20; a machine whose system node is 24 has no older one to try.
+const systemNode = '/usr/bin/node';
+const systemMajor = fs.existsSync(systemNode)
+  ? Number(execFileSync(systemNode, ['-p', 'process.versions.node'], { encoding: 'utf8' }).split('.')[0])
+  : undefined;
+test(
+  'started on an older Node.js, the node exits with code 2 and that one line',
+  { skip: systemMajor !== undefined && systemMajor < 24 ? false : `${systemNode} is not older than Node.js 24` },
+  () => {
+    const run = spawnSync(systemNode, ['--import', 'tsx', START], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr, /^algohost: algohost needs Node\.js 24 or newer; \/usr\/bin\/node is Node\.js 20\.[\d.]+\. [^\n]+\n$/);
+  },
+);
