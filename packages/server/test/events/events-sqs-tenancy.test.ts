@@ -261,8 +261,10 @@ for (const database of DATABASES) {
       await new Promise<void>((resolve) => inside.listen(0, '127.0.0.1', resolve));
       const host = `127.0.0.1:${(inside.address() as AddressInfo).port}`;
       const url = `http://${host}/000000000000/orders`;
-      // A node of its own whose operator allows that host (for now).
-      let node = await startTestServer({ database, env: { ALGOHOST_SQS_ENDPOINT_ALLOW: host } });
+      // A node of its own whose operator allows that host (for now). One node, also where this
+      // file runs against a cluster: restarting a cluster's test server restarts its API node
+      // only, and the operator's narrower list must reach the node that polls.
+      let node = await startTestServer({ database, topology: 'node', env: { ALGOHOST_SQS_ENDPOINT_ALLOW: host } });
       try {
         const own = client(node.url);
         const bob = await createUser(own, node.adminKey, 'bob');
