@@ -11,11 +11,11 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FlowDeliveries } from '../../src/domain/events/deliveries.js';
-import type { EventFlow, KafkaConnection } from '../../src/domain/events/model.js';
+import type { KafkaConnection } from '../../src/domain/events/model.js';
 import { KafkaSubscriber } from '../../src/events/kafka/subscriber.js';
 import { SqlEventStore } from '../../src/storage/event-store.js';
 import { assertError } from '../support/assertions.js';
-import { deadPort } from '../support/events.js';
+import { deadPort, flowRecord } from '../support/events.js';
 import { createUser } from '../support/fixtures.js';
 import { client, type Client } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -67,26 +67,15 @@ describe('Event Flows: a Kafka cluster that is down is named with its addresses 
       tlsCa: null,
       sasl: null,
     };
-    const now = new Date().toISOString();
-    const flow: EventFlow = {
+    const flow = flowRecord({
       id: 'f-down',
       algorithmId: 'a-down',
-      kind: 'kafka',
-      role: 'subscriber',
+      createdBy: 'alice',
       clusterId,
       topic: 'orders',
-      sourceUri: null,
-      credentialsKind: null,
-      credentialsId: null,
-      credentialsSecret: null,
-      timeoutSeconds: null,
       enabled: true,
       version: '1.0.0',
-      positioned: false,
-      createdBy: 'alice',
-      createdAt: now,
-      updatedAt: now,
-    };
+    });
     const logged: string[] = [];
     const log = { info() {}, warn() {}, error: (_: object, msg: string) => logged.push(msg) };
     const subscriber = new KafkaSubscriber(flow, connection, {
@@ -127,26 +116,8 @@ describe('Event Flows: a Kafka cluster that is down is named with its addresses 
       // assignment made while they answered, and run once (positioned), so their lag is asked of the broker.
       const store = new SqlEventStore(srv.server.services.db);
       const owner = (await api.get('/v1/users/alice', { key: srv.adminKey })).body.id as string;
-      const now = new Date().toISOString();
-      const flowOn = (id: string, cluster: string) => ({
-        id,
-        algorithmId: created.body.id as string,
-        kind: 'kafka' as const,
-        role: 'subscriber' as const,
-        clusterId: cluster,
-        topic: 'orders',
-        sourceUri: null,
-        credentialsKind: null,
-        credentialsId: null,
-        credentialsSecret: null,
-        timeoutSeconds: null,
-        enabled: false,
-        version: null,
-        positioned: true,
-        createdBy: owner,
-        createdAt: now,
-        updatedAt: now,
-      });
+      const flowOn = (id: string, cluster: string) =>
+        flowRecord({ id, algorithmId: created.body.id as string, createdBy: owner, clusterId: cluster, topic: 'orders', positioned: true });
       await store.insertFlow(flowOn('f-refused', clusterId));
       await store.insertFlow(flowOn('f-mute', mute.body.id));
       await store.insertFlow({ ...flowOn('f-mute-too', mute.body.id), topic: 'returns' });

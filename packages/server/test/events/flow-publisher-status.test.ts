@@ -7,29 +7,22 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { EventFlow } from '../../src/domain/events/model.js';
 import { FlowPublisher, PublisherStates, type RecordSink } from '../../src/domain/events/publishing.js';
 import type { Logger } from '../../src/domain/logger.js';
+import { flowRecord } from '../support/events.js';
 
-const flow: EventFlow = {
+const flow = flowRecord({
   id: 'flow-1',
   algorithmId: 'algo-1',
-  kind: 'kafka',
+  createdBy: 'admin',
   role: 'publisher',
   clusterId: 'cluster-1',
   topic: 'results',
-  sourceUri: null,
-  credentialsKind: null,
-  credentialsId: null,
-  credentialsSecret: null,
-  timeoutSeconds: null,
   enabled: true,
   version: '1.0.0',
-  positioned: false,
-  createdBy: 'admin',
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
-};
+});
 
 const call = {
   algorithmId: 'algo-1',

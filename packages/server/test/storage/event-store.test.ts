@@ -12,6 +12,7 @@ import { migrateToLatest } from '../../src/storage/database.js';
 import { SqlEventStore } from '../../src/storage/event-store.js';
 import { SqlInsightsStore } from '../../src/storage/insights-store.js';
 import { emptyDatabase, type OpenedDb } from '../support/database.js';
+import { flowRecord } from '../support/events.js';
 import { type DatabaseKind, DATABASES } from '../support/server.js';
 import { insertAccount, insertAlgorithm } from '../support/store-records.js';
 
@@ -34,26 +35,7 @@ function cluster(name: string, minute: number, extra: Partial<KafkaCluster> = {}
 }
 
 function flow(algorithmId: string, createdBy: string, minute: number, extra: Partial<EventFlow> = {}): EventFlow {
-  return {
-    id: crypto.randomUUID(),
-    algorithmId,
-    kind: 'kafka',
-    role: 'subscriber',
-    clusterId: null,
-    topic: null,
-    sourceUri: null,
-    credentialsKind: null,
-    credentialsId: null,
-    credentialsSecret: null,
-    timeoutSeconds: null,
-    enabled: false,
-    version: null,
-    positioned: false,
-    createdBy,
-    createdAt: at(minute),
-    updatedAt: at(minute),
-    ...extra,
-  };
+  return flowRecord({ algorithmId, createdBy, createdAt: at(minute), updatedAt: at(minute), ...extra });
 }
 
 for (const database of DATABASES) describe(`store contract: Event Flows and Insights (${database})`, () => contract(database));

@@ -5,11 +5,13 @@
  * source text, and a Kafka client for producing and reading what the flows wrote.
  */
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { Admin, Consumer, type Message, Producer } from '@platformatic/kafka';
+import type { EventFlow } from '../../src/domain/events/model.js';
 import { createAndBuild } from './algorithms.js';
 import type { TestUser } from './fixtures.js';
 import type { Client } from './http.js';
@@ -195,4 +197,30 @@ export async function sqsMessagesLeft(sqs: SQSClient, url: string): Promise<numb
     }),
   );
   return Number(attrs.Attributes!.ApproximateNumberOfMessages) + Number(attrs.Attributes!.ApproximateNumberOfMessagesNotVisible);
+}
+
+/**
+ * An Event Flow as the store keeps it, for tests that write or run one directly: a disabled Kafka
+ * subscriber that never ran, made now, with `fields` over it.
+ */
+export function flowRecord(fields: Partial<EventFlow> & Pick<EventFlow, 'algorithmId' | 'createdBy'>): EventFlow {
+  const now = new Date().toISOString();
+  return {
+    id: crypto.randomUUID(),
+    kind: 'kafka',
+    role: 'subscriber',
+    clusterId: null,
+    topic: null,
+    sourceUri: null,
+    credentialsKind: null,
+    credentialsId: null,
+    credentialsSecret: null,
+    timeoutSeconds: null,
+    enabled: false,
+    version: null,
+    positioned: false,
+    createdAt: now,
+    updatedAt: now,
+    ...fields,
+  };
 }
