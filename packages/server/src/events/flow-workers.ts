@@ -15,6 +15,7 @@
 import type { EventFlow } from '../domain/events/model.js';
 import { parseQueueUrl, parseServiceBusUri } from '../domain/events/flow-input.js';
 import type { EventServices } from '../domain/events/event-services.js';
+import type { EventSettings } from '../domain/events/flow-service.js';
 import type { FlowDeliveries } from '../domain/events/deliveries.js';
 import type { FlowPublisher, RecordSink } from '../domain/events/publishing.js';
 import { KafkaSubscriber } from './kafka/subscriber.js';
@@ -41,7 +42,7 @@ export interface FlowWorkersDeps {
    * ALGOHOST_SERVICEBUS_ENDPOINT_ALLOW): a flow stored while its host was allowed is not polled
    * once the operator stops allowing it.
    */
-  endpointAllow: { sqs: readonly string[]; serviceBus: readonly string[] };
+  endpointAllow: EventSettings;
   /** Whether this node runs the subscriber flows (false on a cluster's API nodes: the workers do). */
   subscribers: boolean;
   log: WorkerLog;
@@ -102,7 +103,7 @@ export class FlowWorkers {
         });
       }
       if (flow.kind === 'servicebus') {
-        parseServiceBusUri(flow.sourceUri, deps.endpointAllow.serviceBus);
+        parseServiceBusUri(flow.sourceUri, deps.endpointAllow.serviceBusEndpointAllow);
         return new ServiceBusSubscriber(flow, {
           deliveries: deps.deliveries,
           credentials: deps.events.credentials.serviceBusCredentials(flow),
@@ -111,7 +112,7 @@ export class FlowWorkers {
           log: deps.log,
         });
       }
-      parseQueueUrl(flow.sourceUri, deps.endpointAllow.sqs);
+      parseQueueUrl(flow.sourceUri, deps.endpointAllow.sqsEndpointAllow);
       return new SqsSubscriber(flow, {
         deliveries: deps.deliveries,
         credentials: await deps.events.credentials.queueCredentials(flow),

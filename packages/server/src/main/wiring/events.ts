@@ -5,6 +5,7 @@
 import type { CallService } from '../../domain/calls/call-service.js';
 import { FlowDeliveries } from '../../domain/events/deliveries.js';
 import { type EventServices as EventDomain, makeEventServices } from '../../domain/events/event-services.js';
+import type { EventSettings } from '../../domain/events/flow-service.js';
 import { FlowPublisher } from '../../domain/events/publishing.js';
 import { InsightsService } from '../../domain/insights/insights-service.js';
 import { BrokerBacklog } from '../../events/backlog.js';
@@ -27,6 +28,8 @@ export interface EventWiring {
   insights: InsightsService;
   /** Wakes the `events.flows` job when a flow changes. */
   flowChanges: JobTrigger;
+  /** The queue hosts the operator allows, read once for the flows' creation, lag and pollers. */
+  settings: EventSettings;
 }
 
 /** `running`: the subscriber flows this node runs (the flow workers, made after the calls, keep it). */
@@ -37,6 +40,10 @@ export function wireEvents(base: Base, metrics: NodeMetrics, running: RunningFlo
   base.changes.on('flow_changed', () => flowChanges.wake());
   base.changes.on('event_cluster_removed', () => flowChanges.wake());
   const directory = base.cluster?.directory;
+  const settings: EventSettings = {
+    sqsEndpointAllow: splitList(config.sqsEndpointAllow),
+    serviceBusEndpointAllow: splitList(config.serviceBusEndpointAllow),
+  };
   const events = makeEventServices({
     store,
     accounts: base.accounts,
@@ -47,10 +54,7 @@ export function wireEvents(base: Base, metrics: NodeMetrics, running: RunningFlo
     backlog: new BrokerBacklog({ defaultRegion: config.sqsRegion, stsEndpoint: config.sqsStsEndpoint }),
     secrets: base.secrets,
     clock,
-    settings: {
-      sqsEndpointAllow: splitList(config.sqsEndpointAllow),
-      serviceBusEndpointAllow: splitList(config.serviceBusEndpointAllow),
-    },
+    settings,
     // In a cluster the workers run the consumers and report them in their presence entries.
     status: (flowId) => (directory ? directory.flowStatus(flowId) : running.status(flowId)),
     changes: base.changes,
@@ -68,7 +72,7 @@ export function wireEvents(base: Base, metrics: NodeMetrics, running: RunningFlo
     sink: producers,
     clock,
   });
-  return { events, producers, publisher, insights, flowChanges };
+  return { events, producers, publisher, insights, flowChanges, settings };
 }
 
 export function wireFlowWorkers(
@@ -94,7 +98,7 @@ export function wireFlowWorkers(
       saturatedMs: config.eventSaturationDelayMs,
     },
     sqsConcurrency: config.runnersPerAlgorithm,
-    endpointAllow: { sqs: splitList(config.sqsEndpointAllow), serviceBus: splitList(config.serviceBusEndpointAllow) },
+    endpointAllow: ev.settings,
     // In a cluster the workers consume (a dead worker's messages and partitions go to the others
     // by the broker's own redelivery); API nodes only keep the publisher table.
     subscribers: base.role.runsWork,
