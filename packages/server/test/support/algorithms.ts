@@ -38,12 +38,17 @@ export async function createAndBuild(
     const commit = await commitAll(dir, 'tree');
     assert.equal(commit.code, 0, commit.stderr);
     const environment = opts.shared === false ? undefined : await environmentOf(api, user.key, owner, name);
-    const offer = environment ? await prepareSharedBuild(base, dir, created.body.id as string, environment) : undefined;
-    const push = await pushHead(dir, { wait: true });
-    const id = announcedBuildId(push.stderr);
-    assert.match(push.stderr, new RegExp(`build ${id} succeeded`), push.stderr);
-    const build = await api.get(`/v1/algorithms/${owner}/${name}/builds/${id}`, { key: user.key });
-    await offer?.(id!);
+    const settle = environment ? await prepareSharedBuild(base, dir, created.body.id as string, environment) : undefined;
+    let built: string | undefined;
+    try {
+      const push = await pushHead(dir, { wait: true });
+      const id = announcedBuildId(push.stderr);
+      assert.match(push.stderr, new RegExp(`build ${id} succeeded`), push.stderr);
+      built = id;
+    } finally {
+      await settle?.(built);
+    }
+    const build = await api.get(`/v1/algorithms/${owner}/${name}/builds/${built}`, { key: user.key });
     return build.body.commit_sha as string;
   } finally {
     await removeClone(dir);

@@ -27,12 +27,17 @@ export async function buildFixture(srv: TestServer, fx: AlgorithmFixture, owner 
     const commit = await commitAll(dir, 'fixture');
     assert.equal(commit.code, 0, commit.stderr);
     // The runner suites need the fixture built, not building it (builds.test.ts does that).
-    const offer = await prepareSharedBuild(srv.url, dir, created.body.id as string, fx.environment);
-    const push = await pushHead(dir, { wait: true });
-    const id = announcedBuildId(push.stderr);
-    assert.match(push.stderr, new RegExp(`build ${id} succeeded`), push.stderr);
-    await offer(id!);
-    const build = await api.get(`/v1/algorithms/${owner}/${fx.name}/builds/${id}`, { key: user.key });
+    const settle = await prepareSharedBuild(srv.url, dir, created.body.id as string, fx.environment);
+    let built: string | undefined;
+    try {
+      const push = await pushHead(dir, { wait: true });
+      const id = announcedBuildId(push.stderr);
+      assert.match(push.stderr, new RegExp(`build ${id} succeeded`), push.stderr);
+      built = id;
+    } finally {
+      await settle(built);
+    }
+    const build = await api.get(`/v1/algorithms/${owner}/${fx.name}/builds/${built}`, { key: user.key });
     const body = build.body as { build_id: string; commit_sha: string; environment: string };
     return { user, build: { ...body, artifact: await artifactOf(srv, body) } };
   } finally {

@@ -117,12 +117,12 @@ export async function startTestServer(
   return launch(env, adminKey, dataDir, cleanup);
 }
 
-/** The single-node test servers of this process by URL (support/shared-builds.ts reaches their builders). */
-const nodeServers = new Map<string, TestServer>();
+/** The test servers (single nodes and clusters' API nodes) of this process by URL (support/shared-builds.ts reaches their builders). */
+const testServers = new Map<string, TestServer>();
 
-/** The single-node test server (not a cluster) at `url`, if this process runs it. */
-export function nodeServerAt(url: string): TestServer | undefined {
-  return nodeServers.get(url);
+/** The test server (a node, or a cluster by its API node's URL) at `url`, if this process runs it. */
+export function testServerAt(url: string): TestServer | undefined {
+  return testServers.get(url);
 }
 
 async function launch(env: Record<string, string>, adminKey: string, dataDir: string, cleanup: () => Promise<void>): Promise<TestServer> {
@@ -137,17 +137,17 @@ async function launch(env: Record<string, string>, adminKey: string, dataDir: st
     config,
     server,
     stop: async () => {
-      nodeServers.delete(server.url);
+      testServers.delete(server.url);
       await server.close();
       await cleanup();
     },
     restart: async (extraEnv = {}) => {
-      nodeServers.delete(server.url);
+      testServers.delete(server.url);
       await server.close();
       return launch({ ...env, ...extraEnv }, adminKey, dataDir, cleanup);
     },
   };
-  nodeServers.set(server.url, self);
+  testServers.set(server.url, self);
   return self;
 }
 
@@ -239,23 +239,29 @@ async function startTestCluster(extraEnv: Record<string, string>): Promise<TestS
     await Promise.all(workers.map((w) => w.server.close()));
     await removeAll();
   };
-  const serverOf = (): TestServer => ({
-    url: api.server.url,
-    runnerNodeUrls: workers.map((w) => w.server.url),
-    runnerServers: workers.map((w) => w.server),
-    adminKey,
-    dataDir,
-    config: api.config,
-    server: api.server,
-    stop: async () => {
-      await api.server.close();
-      await cleanup();
-    },
-    restart: async (more = {}) => {
-      await api.server.close();
-      api = await startNode({ ...apiEnv, ...more });
-      return serverOf();
-    },
-  });
+  const serverOf = (): TestServer => {
+    const self: TestServer = {
+      url: api.server.url,
+      runnerNodeUrls: workers.map((w) => w.server.url),
+      runnerServers: workers.map((w) => w.server),
+      adminKey,
+      dataDir,
+      config: api.config,
+      server: api.server,
+      stop: async () => {
+        testServers.delete(self.url);
+        await api.server.close();
+        await cleanup();
+      },
+      restart: async (more = {}) => {
+        testServers.delete(self.url);
+        await api.server.close();
+        api = await startNode({ ...apiEnv, ...more });
+        return serverOf();
+      },
+    };
+    testServers.set(self.url, self);
+    return self;
+  };
   return serverOf();
 }
