@@ -15,9 +15,8 @@
  *
  * Three lanes on 2 cores: with two, a core stood idle for much of the run (many tests wait on a
  * broker, a restart or a timer), and the run took 2256 s of tests against 1814 s with three. The
- * slowest files are listed with the CPU time their processes used (what the file's process and
- * everything it waited for used, from /proc/self/stat), to tell a file that computes from one
- * that waits.
+ * summary says how busy the machine's cores were over the run (from /proc/stat, so sandboxes and
+ * services count): the figure that says whether more lanes could help.
  *
  * Times: ALGOHOST_TEST_TIMINGS_FILE (JSON, relative path → ms of wall time) orders the files
  * (a file not timed yet counts as long) and is updated with this run's times at the end. Plain
@@ -46,12 +45,12 @@ const files = process.argv
 
 /** @type {Map<string, import('node:child_process').ChildProcess>} */
 const running = new Map();
-/** @type {{ file: string, ms: number, cpu: number, pass: number, fail: number, skipped: number, status: string, failures: string }[]} */
+/** @type {{ file: string, ms: number, pass: number, fail: number, skipped: number, status: string, failures: string }[]} */
 const results = [];
 const tapDir = fs.mkdtempSync(path.join(os.tmpdir(), 'algohost-tap-'));
 const started = Date.now();
 let stopping = false;
-let childrenCpu = reapedChildrenCpu();
+const cpuAtStart = machineCpu();
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
@@ -100,13 +99,6 @@ function runFile(file) {
   child.stdout.on('data', (chunk) => output.push(chunk));
   child.stderr.on('data', (chunk) => output.push(chunk));
   let timedOut = false;
-  let cpu = 0;
-  // The CPU time of the processes this one reaped so far grows by the file's when it exits.
-  child.on('exit', () => {
-    const now = reapedChildrenCpu();
-    cpu = now - childrenCpu;
-    childrenCpu = now;
-  });
   const timer = setTimeout(() => {
     timedOut = true;
     output.push(Buffer.from(`\n✖ ${file} did not finish within ${fileTimeoutMs / 1000} s: its processes were killed\n`));
@@ -128,7 +120,7 @@ function runFile(file) {
       const text = Buffer.concat(output).toString('utf8');
       process.stdout.write(text);
       process.stdout.write(`■ ${file}: ${status}, ${(ms / 1000).toFixed(1)} s, ${counts.pass} passed, ${fail} failed\n`);
-      resolve({ file, ms, cpu, pass: counts.pass, fail, skipped: counts.skipped, status, failures: fail > 0 ? failureDetails(text) : '' });
+      resolve({ file, ms, pass: counts.pass, fail, skipped: counts.skipped, status, failures: fail > 0 ? failureDetails(text) : '' });
     });
   });
 }
@@ -146,15 +138,15 @@ function failureDetails(text) {
   return `${shown.map((line) => `    ${line}`).join('\n')}\n${cut}`;
 }
 
-/** Seconds of CPU used by the child processes this one has reaped (Linux; 0 elsewhere). */
-function reapedChildrenCpu() {
+/** The machine's CPU time so far, busy and in all, in clock ticks (Linux; undefined elsewhere). */
+function machineCpu() {
   try {
-    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-    // After the command's ")": state is field 3; cutime and cstime are fields 16 and 17, in clock ticks (100 a second).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[13]) + Number(fields[14])) / 100;
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal: idle and iowait are the idle ones.
+    const all = fields.slice(0, 8).reduce((x, y) => x + y, 0);
+    return { busy: all - fields[3] - fields[4], all };
   } catch {
-    return 0;
+    return undefined;
   }
 }
 
@@ -190,11 +182,13 @@ function report() {
   const notRun = files.length - results.length;
   const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, SHOWN);
   const wall = (Date.now() - started) / 1000;
+  const end = machineCpu();
+  const busy =
+    cpuAtStart && end ? `, the cores ${Math.round((100 * (end.busy - cpuAtStart.busy)) / (end.all - cpuAtStart.all))}% busy` : '';
   process.stdout.write(
-    `\nslowest test files (wall time, CPU time; ${(sum('ms') / 1000).toFixed(0)} s in all over ${results.length} files, ${sum('cpu').toFixed(0)} s of CPU, ${lanes} at a time, ${wall.toFixed(0)} s elapsed):\n`,
+    `\nslowest test files (wall time; ${(sum('ms') / 1000).toFixed(0)} s in all over ${results.length} files, ${lanes} at a time, ${wall.toFixed(0)} s elapsed${busy}):\n`,
   );
-  for (const r of slowest)
-    process.stdout.write(`${(r.ms / 1000).toFixed(1).padStart(8)} s ${r.cpu.toFixed(0).padStart(5)} s CPU  ${r.file}\n`);
+  for (const r of slowest) process.stdout.write(`${(r.ms / 1000).toFixed(1).padStart(8)} s  ${r.file}\n`);
   if (failed.length > 0) {
     process.stdout.write('\nfiles with failures:\n');
     for (const r of failed) process.stdout.write(`  ${r.file} (${r.status}, ${r.fail} failed)\n${r.failures}`);
