@@ -1,6 +1,6 @@
 /**
  * Runs test files in lanes: each file in a `node --test` process of its own, at most
- * ALGOHOST_TEST_CONCURRENCY (default 3) at once, longest first by the last run's times.
+ * ALGOHOST_TEST_CONCURRENCY (default 4) at once, longest first by the last run's times.
  * scripts/run-tests.sh calls it; it prints each file's report whole when the file ends, then the
  * slowest files, each failing file with what it said about its failures (so the log's last lines
  * show them), and the line "N passed, N failed, N skipped", and exits non-zero when a test
@@ -13,8 +13,9 @@
  * default 1800), after which its process group is killed and it counts as failed, and no more
  * than the lanes' number of files ever run at once.
  *
- * Three lanes on 2 cores: with two, a core stood idle for much of the run (many tests wait on a
- * broker, a restart or a timer), and the run took 2256 s of tests against 1814 s with three. The
+ * Four lanes on 2 cores: many tests wait on a broker, a restart, a timer or another file's build
+ * of the same tree (test/support/shared-builds.ts), and with fewer lanes the cores stood idle:
+ * the run took 2256 s of tests with two lanes, 1705 s with three (the cores 78% busy). The
  * summary says how busy the machine's cores were over the run (from /proc/stat, so sandboxes and
  * services count): the figure that says whether more lanes could help.
  *
@@ -30,7 +31,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { clearTimeout, setTimeout } from 'node:timers';
 
-const lanes = Math.max(1, Number(process.env.ALGOHOST_TEST_CONCURRENCY) || 3);
+const lanes = Math.max(1, Number(process.env.ALGOHOST_TEST_CONCURRENCY) || 4);
 const fileTimeoutMs = (Number(process.env.ALGOHOST_TEST_FILE_TIMEOUT_S) || 1800) * 1000;
 const timingsFile = process.env.ALGOHOST_TEST_TIMINGS_FILE;
 const SHOWN = 15;
