@@ -20,8 +20,9 @@
  * services count): the figure that says whether more lanes could help.
  *
  * Times: ALGOHOST_TEST_TIMINGS_FILE (JSON, relative path → ms of wall time) orders the files
- * (a file not timed yet counts as long) and is updated with this run's times at the end. Plain
- * JavaScript: it runs before anything is compiled.
+ * (a file not timed yet counts as long) and is updated with this run's times at the end; where it
+ * has no time for a file, scripts/test-timings.json (a run's times, kept in the repository) does.
+ * Plain JavaScript: it runs before anything is compiled.
  */
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
@@ -30,6 +31,7 @@ import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { clearTimeout, setTimeout } from 'node:timers';
+import { URL } from 'node:url';
 
 const lanes = Math.max(1, Number(process.env.ALGOHOST_TEST_CONCURRENCY) || 4);
 const fileTimeoutMs = (Number(process.env.ALGOHOST_TEST_FILE_TIMEOUT_S) || 1800) * 1000;
@@ -37,7 +39,9 @@ const timingsFile = process.env.ALGOHOST_TEST_TIMINGS_FILE;
 const SHOWN = 15;
 const DETAIL_LINES = 60;
 
-const known = readTimings();
+// A machine without times of its own (a fresh one) orders by the times kept in the repository:
+// rough, but they start the long files first.
+const known = { ...readJson(new URL('test-timings.json', import.meta.url)), ...readTimings() };
 const files = process.argv
   .slice(2)
   .map((file, index) => ({ file: path.relative(process.cwd(), file), index }))
@@ -201,9 +205,12 @@ function report() {
 }
 
 function readTimings() {
-  if (!timingsFile) return {};
+  return timingsFile ? readJson(timingsFile) : {};
+}
+
+function readJson(file) {
   try {
-    return JSON.parse(fs.readFileSync(timingsFile, 'utf8'));
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch {
     // No times yet (or a file from an interrupted write): every file counts as long.
     return {};
