@@ -69,16 +69,23 @@ async function entryFor(base: string, clone: string, environment: string): Promi
  * Copies a tree as hard links (a Rust target directory is hundreds of MB; artifacts and layers
  * are never written once made: runners mount them read-only, and a layer's name holds the
  * algorithm that made it, so no other algorithm's build writes it), or by copying across
- * file systems.
+ * file systems. A cluster's copies are real ones (`link: false`): its workers tar what they
+ * build for the blob store, and GNU tar fails on a file whose link count another test changes
+ * while it reads ("file changed as we read it").
  */
-async function cp(from: string, to: string): Promise<void> {
-  try {
-    await exec('cp', ['-a', '--link', '--no-target-directory', from, to]);
-  } catch {
-    await fs.promises.rm(to, { recursive: true, force: true });
-    await exec('cp', ['-a', '--no-target-directory', from, to]);
+async function cp(from: string, to: string, link: boolean): Promise<void> {
+  if (link) {
+    try {
+      await exec('cp', ['-a', '--link', '--no-target-directory', from, to]);
+      return;
+    } catch {
+      await fs.promises.rm(to, { recursive: true, force: true });
+    }
   }
+  await exec('cp', ['-a', '--no-target-directory', from, to]);
 }
+/** Whether hard links may join this server's artifacts to the run's: not for a cluster's workers. */
+const mayLink = (srv: TestServer) => srv.runnerServers.every((s) => s === srv.server);
 const exists = (p: string) => fs.existsSync(p);
 
 /** How long a push waits for another test's build of the same tree before it builds the tree itself. */
@@ -177,13 +184,13 @@ async function placeArtifact(entry: Entry, key: string): Promise<void> {
       const layer = path.join(builder.dirs.layers, shared.layer);
       if (!exists(layer)) {
         await fs.promises.mkdir(path.dirname(layer), { recursive: true, mode: 0o711 });
-        await cp(path.join(entry.dir, 'layer'), layer);
+        await cp(path.join(entry.dir, 'layer'), layer, mayLink(entry.srv));
       }
     }
     await fs.promises.mkdir(path.dirname(final), { recursive: true, mode: 0o711 });
     const staging = `${final}.shared-${crypto.randomBytes(4).toString('hex')}`;
     await fs.promises.mkdir(staging, { mode: 0o711 });
-    await cp(path.join(entry.dir, 'tree'), path.join(staging, 'tree'));
+    await cp(path.join(entry.dir, 'tree'), path.join(staging, 'tree'), mayLink(entry.srv));
     fs.writeFileSync(path.join(staging, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
     await fs.promises.rename(staging, final);
   }
@@ -201,8 +208,8 @@ async function offerArtifact(entry: Entry, buildId: string): Promise<void> {
   const staging = `${entry.dir}.tmp-${crypto.randomBytes(4).toString('hex')}`;
   await fs.promises.mkdir(staging, { recursive: true, mode: 0o700 });
   try {
-    await cp(info.tree, path.join(staging, 'tree'));
-    if (info.layerDir) await cp(info.layerDir, path.join(staging, 'layer'));
+    await cp(info.tree, path.join(staging, 'tree'), mayLink(entry.srv));
+    if (info.layerDir) await cp(info.layerDir, path.join(staging, 'layer'), mayLink(entry.srv));
     fs.writeFileSync(path.join(staging, 'manifest.json'), `${JSON.stringify(info.manifest)}\n`);
     await fs.promises.rename(staging, entry.dir).catch((err: unknown) => {
       if (!exists(entry.dir)) throw err;
