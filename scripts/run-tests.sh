@@ -24,5 +24,5 @@ ALGOHOST_TEST_SHARED_BUILDS=$(mktemp -d /tmp/algohost-shared-builds.XXXXXX)
 export ALGOHOST_TEST_SHARED_BUILDS
 trap 'rm -rf "$ALGOHOST_TEST_SHARED_BUILDS"' EXIT
 
-# Four lanes (ALGOHOST_TEST_CONCURRENCY), each file in a process of its own with a time limit.
+# Three lanes (ALGOHOST_TEST_CONCURRENCY), each file in a process of its own with a time limit.
 node scripts/test-lanes.mjs "${files[@]}"

@@ -1,6 +1,6 @@
 /**
  * Runs test files in lanes: each file in a `node --test` process of its own, at most
- * ALGOHOST_TEST_CONCURRENCY (default 4) at once, longest first by the last run's times.
+ * ALGOHOST_TEST_CONCURRENCY (default 3) at once, longest first by the last run's times.
  * scripts/run-tests.sh calls it; it prints each file's report whole when the file ends, then the
  * slowest files, each failing file with what it said about its failures (so the log's last lines
  * show them), and the line "N passed, N failed, N skipped", and exits non-zero when a test
@@ -13,9 +13,10 @@
  * default 1800), after which its process group is killed and it counts as failed, and no more
  * than the lanes' number of files ever run at once.
  *
- * Four lanes on 2 cores: many tests wait on a broker, a restart, a timer or another file's build
- * of the same tree (test/support/shared-builds.ts), and with fewer lanes the cores stood idle:
- * the run took 2256 s of tests with two lanes, 1705 s with three (the cores 78% busy). The
+ * Three lanes on 2 cores: many tests wait on a broker, a restart, a timer or another file's build
+ * of the same tree (test/support/shared-builds.ts), and with two the cores stood idle: the run
+ * took 2256 s of tests with two lanes, 1705 s with three (the cores 78% busy). Four took 1569 s
+ * with the cores 92% busy, and that load made nodes too slow to log in to NATS in time. The
  * summary says how busy the machine's cores were over the run (from /proc/stat, so sandboxes and
  * services count): the figure that says whether more lanes could help.
  *
@@ -33,7 +34,7 @@ import process from 'node:process';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { URL } from 'node:url';
 
-const lanes = Math.max(1, Number(process.env.ALGOHOST_TEST_CONCURRENCY) || 4);
+const lanes = Math.max(1, Number(process.env.ALGOHOST_TEST_CONCURRENCY) || 3);
 const fileTimeoutMs = (Number(process.env.ALGOHOST_TEST_FILE_TIMEOUT_S) || 1800) * 1000;
 const timingsFile = process.env.ALGOHOST_TEST_TIMINGS_FILE;
 const SHOWN = 15;

@@ -67,7 +67,10 @@ write_nats_auth() {
   password=$(openssl rand -hex 24)
   users+=("test:$password")
   entries+=("{ user: test, password: \"$password\" }")
-  { echo 'authorization { users: ['; printf '  %s\n' "${entries[@]}"; echo '] }'; } >"$dir/auth.conf"
+  # timeout: a test process starts several nodes at once on a loaded machine, and one whose event
+  # loop is busy for more than nats-server's default 2 s before it logs in was refused as if its
+  # password were wrong.
+  { echo 'authorization { timeout: 10, users: ['; printf '  %s\n' "${entries[@]}"; echo '] }'; } >"$dir/auth.conf"
   chmod 0600 "$dir/auth.conf"
   ALGOHOST_TEST_NATS_USERS=$(IFS=,; echo "${users[*]}")
   export ALGOHOST_TEST_NATS_USERS ALGOHOST_TEST_NATS_AUTH="$dir/auth.conf"

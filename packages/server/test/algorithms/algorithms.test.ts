@@ -764,8 +764,13 @@ for (const database of DATABASES) {
     let home: TestServer;
     let elsewhere: TestServer;
     before(async () => {
-      // Two clusters are the point of this suite.
-      [home, elsewhere] = await Promise.all([startTestServer({ database }), startTestServer({ database })]);
+      // Two clusters are the point of this suite. When one fails to start, the other is stopped
+      // by `after` too: left running, it would keep the file's process from ever ending.
+      const started = await Promise.allSettled([startTestServer({ database }), startTestServer({ database })]);
+      const [a, b] = started;
+      if (a.status === 'fulfilled') home = a.value;
+      if (b.status === 'fulfilled') elsewhere = b.value;
+      for (const s of started) if (s.status === 'rejected') throw s.reason;
     });
     after(async () => {
       await Promise.all([home?.stop(), elsewhere?.stop()]);
