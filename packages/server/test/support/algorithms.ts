@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { announcedBuildId, clone, commitAll, gitUrl, pushHead, removeClone, replaceWorkingFiles } from './git.js';
-import { prepareSharedBuild } from './shared-builds.js';
+import { clone, commitAll, gitUrl, removeClone, replaceWorkingFiles } from './git.js';
+import { pushSharingBuild } from './shared-builds.js';
 import type { Client } from './http.js';
 import type { TestUser } from './fixtures.js';
 
@@ -38,16 +38,7 @@ export async function createAndBuild(
     const commit = await commitAll(dir, 'tree');
     assert.equal(commit.code, 0, commit.stderr);
     const environment = opts.shared === false ? undefined : await environmentOf(api, user.key, owner, name);
-    const settle = environment ? await prepareSharedBuild(base, dir, created.body.id as string, environment) : undefined;
-    let built: string | undefined;
-    try {
-      const push = await pushHead(dir, { wait: true });
-      const id = announcedBuildId(push.stderr);
-      assert.match(push.stderr, new RegExp(`build ${id} succeeded`), push.stderr);
-      built = id;
-    } finally {
-      await settle?.(built);
-    }
+    const built = await pushSharingBuild(base, dir, created.body.id as string, environment);
     const build = await api.get(`/v1/algorithms/${owner}/${name}/builds/${built}`, { key: user.key });
     return build.body.commit_sha as string;
   } finally {

@@ -7,8 +7,8 @@ import type { RunnerProcess } from '../../src/runtime/runner/runner-process.js';
 import { environmentId } from './algorithms.js';
 import { createUser } from './fixtures.js';
 import type { AlgorithmFixture } from './fixtures-algorithms.js';
-import { announcedBuildId, clone, commitAll, gitUrl, pushHead, removeClone, replaceWorkingFiles } from './git.js';
-import { prepareSharedBuild } from './shared-builds.js';
+import { clone, commitAll, gitUrl, removeClone, replaceWorkingFiles } from './git.js';
+import { pushSharingBuild } from './shared-builds.js';
 import { client } from './http.js';
 import type { TestServer } from './server.js';
 
@@ -27,16 +27,7 @@ export async function buildFixture(srv: TestServer, fx: AlgorithmFixture, owner 
     const commit = await commitAll(dir, 'fixture');
     assert.equal(commit.code, 0, commit.stderr);
     // The runner suites need the fixture built, not building it (builds.test.ts does that).
-    const settle = await prepareSharedBuild(srv.url, dir, created.body.id as string, fx.environment);
-    let built: string | undefined;
-    try {
-      const push = await pushHead(dir, { wait: true });
-      const id = announcedBuildId(push.stderr);
-      assert.match(push.stderr, new RegExp(`build ${id} succeeded`), push.stderr);
-      built = id;
-    } finally {
-      await settle(built);
-    }
+    const built = await pushSharingBuild(srv.url, dir, created.body.id as string, fx.environment);
     const build = await api.get(`/v1/algorithms/${owner}/${fx.name}/builds/${built}`, { key: user.key });
     const body = build.body as { build_id: string; commit_sha: string; environment: string };
     return { user, build: { ...body, artifact: await artifactOf(srv, body) } };

@@ -30,7 +30,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { ArtifactManifest } from '../../src/runtime/build/artifacts.js';
 import type { Config } from '../../src/config/config.js';
-import { git } from './git.js';
+import assert from 'node:assert/strict';
+import { processRuns } from '../../src/runtime/sandbox/supervisor.js';
+import { announcedBuildId, git, pushHead } from './git.js';
 import { testServerAt, type TestServer } from './server.js';
 
 const exec = promisify(execFile);
@@ -87,6 +89,24 @@ async function cp(from: string, to: string, link: boolean): Promise<void> {
 /** Whether hard links may join this server's artifacts to the run's: not for a cluster's workers. */
 const mayLink = (srv: TestServer) => srv.runnerServers.every((s) => s === srv.server);
 const exists = (p: string) => fs.existsSync(p);
+
+/**
+ * Pushes HEAD of `clone` (a new commit of the algorithm) and waits for its build to succeed,
+ * sharing the run's artifact of the tree when `environment` is given; returns the build's id.
+ */
+export async function pushSharingBuild(base: string, clone: string, algorithmId: string, environment?: string): Promise<string> {
+  const settle = environment ? await prepareSharedBuild(base, clone, algorithmId, environment) : undefined;
+  let built: string | undefined;
+  try {
+    const push = await pushHead(clone, { wait: true });
+    const id = announcedBuildId(push.stderr);
+    assert.match(push.stderr, new RegExp(`build ${id} succeeded`), push.stderr);
+    built = id;
+  } finally {
+    await settle?.(built);
+  }
+  return built!;
+}
 
 /** How long a push waits for another test's build of the same tree before it builds the tree itself. */
 const WAIT_FOR_OTHER_BUILD_MS = 15 * 60_000;
@@ -155,18 +175,9 @@ function takeBuildLock(entry: Entry): boolean {
     return takeBuildLock(entry); // released meanwhile
   }
   // Empty: made a moment ago, its pid not written yet.
-  if (owner === '' || processAlive(Number(owner))) return false;
+  if (owner === '' || processRuns(Number(owner))) return false;
   fs.rmSync(lock, { force: true });
   return takeBuildLock(entry);
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The builders that may take a build of this server: its own, or a cluster's workers'. */

@@ -401,7 +401,7 @@ function hostLayout(): string[] {
  * hard: the sandbox cannot raise it again), then execs the sandbox command.
  */
 /** Whether a process runs (signal 0 checks it exists; EPERM: it does, as another user's). */
-function processRuns(pid: number): boolean {
+export function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
