@@ -195,7 +195,7 @@ say "RUN: done in $(($(date +%s) - t)) s; the image is $(du -sh --one-file-syste
 # --- 5. CMD, on a free port (others may be using the EXPOSEd one on this machine).
 free_port=$(/usr/bin/node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 API=http://127.0.0.1:$free_port
-# --as-pid-1: the server is pid 1 of its PID namespace, as CMD is in a container.
+# --as-pid-1: CMD (tini, then the server) is pid 1 of its PID namespace, as in a container.
 container "${build_env[@]}" ALGOHOST_PORT="$free_port" -- --info-fd 9 --as-pid-1 "${cmd[@]}" >"$WORK/server.log" 2>&1 9>"$WORK/info" &
 outer=$!
 say "CMD: ${cmd[*]} with ${build_env[*]} ALGOHOST_PORT=$free_port"

@@ -36,9 +36,10 @@ mkdir -p /usr/share/man/man1
 # util-linux (setpriv, prlimit, flock: the sandbox), python3 with venv (the Python runner and
 # builds), make and g++ (better-sqlite3 compiles from source below; builds of native gems and R
 # packages use them), ca-certificates (builds fetch from package registries over TLS) and
-# postgresql-client (`start.js backup|restore` of a cluster use pg_dump and psql).
+# postgresql-client (`start.js backup|restore` of a cluster use pg_dump and psql); tini, the
+# container's PID 1 (Containerfile), collects the sandboxes' orphaned processes.
 need=()
-for pkg in ca-certificates git bubblewrap util-linux python3 python3-venv make g++ postgresql-client; do
+for pkg in ca-certificates git bubblewrap util-linux python3 python3-venv make g++ postgresql-client tini; do
   installed "$pkg" || need+=("$pkg")
 done
 apt_install "the service" "${need[@]}"

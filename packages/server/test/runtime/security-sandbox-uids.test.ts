@@ -10,6 +10,7 @@
  * The probes are test/fixtures/hostile/escapes/src/probes.py (as in sandbox-escapes.test.ts).
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -17,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/config.js';
 import { seccompFilter } from '../../src/runtime/sandbox/seccomp.js';
 import { SandboxUnavailableError, Supervisor, type SandboxSpec } from '../../src/runtime/sandbox/supervisor.js';
-import { DEFAULT_SANDBOX_UID_RANGE, parseUidRange, uidRangeProblem } from '../../src/runtime/sandbox/uids.js';
+import { DEFAULT_SANDBOX_UID_RANGE, parseUidRange, SandboxUids, uidRangeProblem } from '../../src/runtime/sandbox/uids.js';
 import { environmentId } from '../support/algorithms.js';
 import { createUser, type TestUser } from '../support/fixtures.js';
 import { git, gitUrl } from '../support/git.js';
@@ -55,6 +56,8 @@ function hostProcessesOf(uid: number): number[] {
     } catch {
       continue;
     }
+    // A zombie has exited (it runs nothing); it only waits for its parent to collect it.
+    if (/^State:\s*[ZX]/m.test(status)) continue;
     if (/^Uid:\s*(.*)$/m.exec(status)?.[1]?.split(/\s+/).includes(String(uid))) pids.push(Number(name));
   }
   return pids;
@@ -299,6 +302,41 @@ describe('sandbox uids: recycling, exhaustion, the range', () => {
     assert.deepEqual(await second.done, { kind: 'exited', code: 0 });
     // Its owned directory was handed to it: inside, it owns what the first sandbox wrote.
     assert.match(printed, /-rw-r--r-- +1 65534 65534 .* f\n/);
+  });
+
+  test("a zombie of the uid (exited, its parent not collecting it) does not hold the uid or a sandbox's end", async () => {
+    const uid = RANGE.first;
+    // A root parent that never collects its child: the child, dropped to the uid, exits and
+    // stays a zombie as long as the parent sleeps. A sandbox's orphaned bwrap waits so for the
+    // host's init, which may collect it late or, as Node does when it is a container's PID 1, never.
+    const parent = spawn('/bin/sh', ['-c', `setpriv --reuid=${uid} --regid=${uid} --clear-groups /bin/true & exec sleep 60`], {
+      stdio: 'ignore',
+    });
+    try {
+      const zombie = async () => {
+        for (const name of await fs.promises.readdir('/proc')) {
+          const status = await fs.promises.readFile(`/proc/${name}/status`, 'utf8').catch(() => '');
+          if (new RegExp(`^PPid:\\s*${parent.pid}$`, 'm').test(status) && /^State:\s*Z/m.test(status)) return status;
+        }
+        return undefined;
+      };
+      let status: string | undefined;
+      for (let i = 0; i < 100 && !(status = await zombie()); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(status, 'the child is a zombie of the sleeping parent');
+      assert.match(status, new RegExp(`^Uid:\\s*${uid}\\s`, 'm'));
+      // Gone as far as the uid is concerned: reaped at once, where it used to wait out the limit.
+      const t = performance.now();
+      assert.equal(await new SandboxUids(RANGE, path.join(dir, 'zombie-locks')).reap(uid, 5_000), true);
+      assert.ok(performance.now() - t < 1_000, `reap took ${performance.now() - t} ms`);
+      // And a sandbox of that uid ends as soon as its process does.
+      const p = await supervisor.start(spec('true', fs.mkdtempSync(path.join(dir, 'zombie-out-'))));
+      p.stdin.end();
+      const started = performance.now();
+      assert.deepEqual(await p.done, { kind: 'exited', code: 0 });
+      assert.ok(performance.now() - started < 1_000, `the sandbox ended ${performance.now() - started} ms after its start`);
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   test('the range: refused where it holds an account, a subordinate range or too few uids', async () => {

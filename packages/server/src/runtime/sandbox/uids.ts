@@ -275,13 +275,21 @@ function ownerRuns(text: string): boolean {
   return pid !== undefined && start !== undefined && /^\d+$/.test(pid) && processStart(Number(pid)) === start;
 }
 
-/** The pids of the host whose real, effective, saved or file-system uid is `uid`. */
+/**
+ * The pids of the host whose real, effective, saved or file-system uid is `uid`, zombies left
+ * out. A zombie has exited: it runs no code, holds no file, memory or namespace, and only waits
+ * for its parent to collect its status. A sandbox's inner bwrap is one as it ends: orphaned, it
+ * waits for the host's init, which may collect it late (seconds on some VMs) or never (a
+ * container whose PID 1 is Node). Counting it would hold the end of every sandbox, and there the
+ * uid for ever.
+ */
 async function processesOf(uid: number): Promise<number[]> {
   const pids: number[] = [];
   const want = String(uid);
   for (const name of await fs.promises.readdir('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const status = await fs.promises.readFile(`/proc/${name}/status`, 'utf8').catch(() => '');
+    if (/^State:\s*[ZX]/m.test(status)) continue;
     const line = /^Uid:\s*(.*)$/m.exec(status)?.[1];
     if (line?.split(/\s+/).includes(want)) pids.push(Number(name));
   }
