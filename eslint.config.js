@@ -57,6 +57,27 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', ...blockingCalls] },
   },
   {
+    // docs/performance.md, rule 13: the Kafka client compiles its protocol schemas when imported
+    // (about 0.4 s of CPU), so a node loads it on first use (events/kafka/library.ts), not at start.
+    files: ['packages/server/src/**/*.ts'],
+    ignores: ['packages/server/src/events/kafka/library.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@platformatic/kafka',
+              allowTypeImports: true,
+              message:
+                'Loaded on first use (docs/performance.md, rule 13): import its types only, and take its classes from kafkaLibrary().',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // docs/performance.md, rule 2: an object rest or spread makes V8 build a hidden class and copy
     // property by property on every call. The files a warm sync call runs through; a file moved
     // or split must be named here again (scripts/check-docs.ts fails on a name that matches

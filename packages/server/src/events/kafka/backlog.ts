@@ -5,9 +5,10 @@
  * measurements in flight on one cluster share one admin client (one connection per broker,
  * however many flows a listing measures), closed when the last of them ends.
  */
-import { Admin } from '@platformatic/kafka';
+import type { Admin } from '@platformatic/kafka';
 import type { KafkaConnection } from '../../domain/events/model.js';
 import { clientOptions, kafkaFailureReason } from './connection.js';
+import { kafkaLibrary } from './library.js';
 
 /** One try, briefly: the caller's deadline (a few seconds) decides, and an abort closes the client. */
 const PROBE_TIMEOUT_MS = 2500;
@@ -16,7 +17,7 @@ export class KafkaBacklog {
   private readonly admins = new Map<string, { admin: Admin; users: number }>();
 
   async measure(connection: KafkaConnection, target: { groupId: string; topic: string }, signal: AbortSignal): Promise<number> {
-    const { admin, release } = this.acquire(connection);
+    const { admin, release } = this.acquire(connection, (await kafkaLibrary()).Admin);
     // Let go at the deadline: the caller has answered without it.
     signal.addEventListener('abort', release, { once: true });
     try {
@@ -30,11 +31,11 @@ export class KafkaBacklog {
   }
 
   /** The cluster's shared admin client, made for the first measurement in flight and closed after the last. */
-  private acquire(connection: KafkaConnection): { admin: Admin; release: () => void } {
+  private acquire(connection: KafkaConnection, AdminClient: typeof Admin): { admin: Admin; release: () => void } {
     const key = JSON.stringify([connection.clusterId, connection.bootstrapServers, connection.tls, connection.tlsCa, connection.sasl]);
     let entry = this.admins.get(key);
     if (!entry) {
-      const admin = new Admin({
+      const admin = new AdminClient({
         ...clientOptions(connection, 'algohost-lag'),
         connectTimeout: PROBE_TIMEOUT_MS,
         requestTimeout: PROBE_TIMEOUT_MS,

@@ -4,11 +4,12 @@
  * the records handed in meanwhile in the next one. A warm call never waits for the broker: the
  * publisher does not await this.
  */
-import { Producer, ProduceAcks } from '@platformatic/kafka';
+import type { Producer } from '@platformatic/kafka';
 import type { KafkaConnection } from '../../domain/events/model.js';
 import type { OutgoingRecord, RecordSink } from '../../domain/events/publishing.js';
 import { CoalescingBatch } from '../../lib/coalescing-batch.js';
 import { clientOptions, kafkaFailureReason } from './connection.js';
+import { kafkaLibrary } from './library.js';
 
 interface Outgoing {
   topic: string;
@@ -57,7 +58,7 @@ export class KafkaProducers implements RecordSink {
   private producerFor(clusterId: string): Promise<ClusterProducer> {
     let cp = this.clusters.get(clusterId);
     if (!cp) {
-      cp = this.connectionOf(clusterId).then((connection) => {
+      cp = Promise.all([this.connectionOf(clusterId), kafkaLibrary()]).then(([connection, { Producer, ProduceAcks }]) => {
         // acks from all in-sync replicas: a record the producer reports sent survives a broker's loss.
         const producer = new Producer({ ...clientOptions(connection, 'algohost-producer'), acks: ProduceAcks.ALL });
         return { producer, batch: new CoalescingBatch((records) => produce(producer, records), { maxItems: MAX_RECORDS_PER_REQUEST }) };

@@ -17,12 +17,13 @@
  * - A new flow starts at the end of each partition (what arrives after it was enabled); the
  *   starting offsets are committed before the first fetch, so later starts resume from commits.
  */
-import { Admin, Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
+import type { Consumer, Message, MessagesStream } from '@platformatic/kafka';
 import { type ConsumerStatus, describeCluster, type EventFlow, flowGroupId, type KafkaConnection } from '../../domain/events/model.js';
 import type { FlowDeliveries } from '../../domain/events/deliveries.js';
 import type { RecordSink } from '../../domain/events/publishing.js';
 import { CoalescingBatch } from '../../lib/coalescing-batch.js';
 import { clientOptions, kafkaFailureReason, missingTopic } from './connection.js';
+import { kafkaLibrary } from './library.js';
 import { backoffMs, sleepUnlessAborted, type RetryPolicy, type WorkerLog } from '../delivery-policy.js';
 
 export interface SubscriberDeps {
@@ -73,6 +74,7 @@ export class KafkaSubscriber {
     const options = clientOptions(this.connection, groupId);
     try {
       await this.prepare(options, groupId, topic);
+      const { Consumer } = await kafkaLibrary();
       const consumer = new Consumer({ ...options, groupId, sessionTimeout: 10_000, heartbeatInterval: 1000, rebalanceTimeout: 10_000 });
       this.consumer = consumer;
       const stream = await consumer.consume({
@@ -117,6 +119,7 @@ export class KafkaSubscriber {
 
   /** The dead-letter topic exists; a never-started flow's group starts at the end of each partition. */
   private async prepare(options: ReturnType<typeof clientOptions>, groupId: string, topic: string): Promise<void> {
+    const { Admin } = await kafkaLibrary();
     const admin = new Admin(options);
     try {
       const dlq = deadLetterTopic(topic);
