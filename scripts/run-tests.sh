@@ -24,5 +24,10 @@ ALGOHOST_TEST_SHARED_BUILDS=$(mktemp -d /tmp/algohost-shared-builds.XXXXXX)
 export ALGOHOST_TEST_SHARED_BUILDS
 trap 'rm -rf "$ALGOHOST_TEST_SHARED_BUILDS"' EXIT
 
+# Tests that start the server as a process of its own run it compiled, as `npm start` does
+# (packages/server/test/support/server-entry.ts): it starts on about half the CPU of tsx.
+node --import tsx scripts/build-server.ts || exit 1
+export ALGOHOST_TEST_SERVER_DIST=$PWD/packages/server/dist/main/start.js
+
 # Three lanes (ALGOHOST_TEST_CONCURRENCY), each file in a process of its own with a time limit.
 node scripts/test-lanes.mjs "${files[@]}"

@@ -23,6 +23,7 @@ import { streamPut, waitFor } from '../support/data.js';
 import { createUser, type TestUser } from '../support/fixtures.js';
 import { startS3Server, type S3TestServer } from '../support/s3.js';
 import { makeTempDir } from '../support/server.js';
+import { serverEntryArgs } from '../support/server-entry.js';
 
 const MiB = 1024 * 1024;
 const DISK_MB = Number(process.env.ALGOHOST_TEST_DATA_MB ?? 256);
@@ -31,7 +32,6 @@ const S3_MB = Number(process.env.ALGOHOST_TEST_DATA_S3_MB ?? 64);
 const RSS_BUDGET_MB = 96;
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
-const START = path.join(REPO, 'packages/server/src/main/start.ts');
 
 interface ChildServer {
   url: string;
@@ -49,7 +49,7 @@ async function startChild(extraEnv: Record<string, string>): Promise<ChildServer
   const adminKey = generateApiKey();
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('ALGOHOST_') && !k.startsWith('NODE_TEST')) env[k] = v;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', START], {
+  const child: ChildProcess = spawn(process.execPath, serverEntryArgs(), {
     cwd: REPO,
     env: { ...env, ALGOHOST_PORT: '0', ALGOHOST_DATA_DIR: dataDir, ALGOHOST_ADMIN_KEY: adminKey, ALGOHOST_LOG_LEVEL: 'info', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],

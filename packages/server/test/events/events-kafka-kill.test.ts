@@ -16,8 +16,8 @@ import { createUser, type TestUser } from '../support/fixtures.js';
 import { client, type Client } from '../support/http.js';
 import { type DatabaseKind, DATABASES, startTestServer, type TestServer } from '../support/server.js';
 import { createTopics, eventually, KAFKA, needs, produce, publishedPython, readTopic } from '../support/events.js';
+import { serverEntryArgs } from '../support/server-entry.js';
 
-const START = fileURLToPath(new URL('../../src/main/start.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const TICK = `import time
 
@@ -45,7 +45,7 @@ function killSuite(database: DatabaseKind): void {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('ALGOHOST_') && !k.startsWith('NODE_TEST')) env[k] = v;
-    child = spawn(process.execPath, ['--import', 'tsx', START], {
+    child = spawn(process.execPath, serverEntryArgs(), {
       cwd: REPO_ROOT,
       env: {
         ...env,

@@ -16,14 +16,14 @@ import { createUser, type TestUser } from '../support/fixtures.js';
 import { git, gitUrl } from '../support/git.js';
 import { client, request, type Client } from '../support/http.js';
 import { createPostgresDatabase, DATABASES, makeTempDir } from '../support/server.js';
+import { serverEntryArgs } from '../support/server-entry.js';
 
 const exec = promisify(execFile);
-const START = path.join(REPO_ROOT, 'packages/server/src/main/start.ts');
 
 /** Runs `algohost <args>` (the server's entry point) with the given settings. */
 async function algohost(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', START, ...args], { cwd: REPO_ROOT, env: cleanEnv(env) });
+    const { stdout, stderr } = await exec(process.execPath, [...serverEntryArgs(), ...args], { cwd: REPO_ROOT, env: cleanEnv(env) });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };

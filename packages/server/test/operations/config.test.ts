@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { ConfigError, ConfigSchema, describeSettings, loadConfig, SETTINGS } from '../../src/config/config.js';
 import { refuseOldNode } from '../../src/main/node-version.js';
+import { serverEntryArgs } from '../support/server-entry.js';
 
 const START = fileURLToPath(new URL('../../src/main/start.ts', import.meta.url));
 
@@ -92,7 +93,7 @@ test('counts of what the node runs at once are at least 1: 0 is refused, not tak
 });
 
 test('a setting refused at start ends the process with exit code 2 and one line on stderr', () => {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', START], {
+  const run = spawnSync(process.execPath, serverEntryArgs(), {
     env: { ...process.env, ALGOHOST_MAX_RUNNERS: '0' },
     encoding: 'utf8',
     timeout: 60_000,

@@ -15,9 +15,9 @@ import { generateApiKey } from '../../src/domain/accounts/secrets.js';
 import { client } from '../support/http.js';
 import { assertError } from '../support/assertions.js';
 import { createPostgresDatabase, DATABASES, makeTempDir } from '../support/server.js';
+import { serverEntryArgs } from '../support/server-entry.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const START = path.join(REPO_ROOT, 'packages/server/src/main/start.ts');
 const KEY_ANYWHERE = /sim[A-Za-z0-9+/]{25}/g;
 /** A guard against a hung child, not a performance assertion. */
 const WAIT_LIMIT_MS = 60_000;
@@ -60,7 +60,7 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function run(extraEnv: Record<string, string>, args: string[] = []): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', START, ...args], {
+  const child = spawn(process.execPath, [...serverEntryArgs(), ...args], {
     cwd: REPO_ROOT,
     env: cleanEnv(extraEnv),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,17 +1,16 @@
 /**
- * A real algohost node in its own process (`node --import tsx packages/server/src/main/start.ts`),
+ * A real algohost node in its own process (the server as `npm start` runs it, support/server-entry.ts),
  * for tests that kill it (SIGKILL), restart it on the same data directory, or run the `algohost`
  * command beside it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateApiKey } from '../../src/domain/accounts/secrets.js';
 import { BUILD_CACHE_DIR, makeTempDir } from './server.js';
+import { serverEntryArgs } from './server-entry.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const START = path.join(REPO_ROOT, 'packages/server/src/main/start.ts');
 /** A guard against a hung child, not a performance assertion. */
 const WAIT_LIMIT_MS = 90_000;
 
@@ -61,7 +60,7 @@ export async function startChildServer(
     ALGOHOST_BUILD_CACHE_SHARED: 'true',
     ...opts.env,
   };
-  const [command, ...args] = [...(opts.prefix ?? []), process.execPath, '--import', 'tsx', START];
+  const [command, ...args] = [...(opts.prefix ?? []), process.execPath, ...serverEntryArgs()];
   const child = spawn(command!, args, {
     cwd: REPO_ROOT,
     env: cleanEnv(env),

@@ -6,7 +6,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KvEntry } from '@nats-io/kv';
 import { generateApiKey } from '../../src/domain/accounts/secrets.js';
@@ -16,9 +15,9 @@ import { client, type Client } from './http.js';
 import { available as netnsAvailable, createLan, type Lan } from './netns.js';
 import { clusterSettings, createPostgresDatabase, makeTempDir } from './server.js';
 import { workerCredentials } from './nats.js';
+import { serverEntryArgs } from './server-entry.js';
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
-const START = path.join(REPO, 'packages/server/src/main/start.ts');
 
 /** One algohost process of the cluster. */
 export interface Node {
@@ -40,7 +39,7 @@ const WORKER_ANNOUNCED = /cluster worker \S+ announced/;
 export async function startNode(name: string, env: Record<string, string>, lan?: Lan): Promise<Node> {
   const dataDir = await makeTempDir(`algohost-cluster-${name}-`);
   const joined = await lan?.join();
-  const argv = [...(joined?.prefix ?? []), process.execPath, '--import', 'tsx', START];
+  const argv = [...(joined?.prefix ?? []), process.execPath, ...serverEntryArgs()];
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: REPO,
     env: {
