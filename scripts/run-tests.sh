@@ -24,6 +24,12 @@ ALGOHOST_TEST_SHARED_BUILDS=$(mktemp -d /tmp/algohost-shared-builds.XXXXXX)
 export ALGOHOST_TEST_SHARED_BUILDS
 trap 'rm -rf "$ALGOHOST_TEST_SHARED_BUILDS"' EXIT
 
+# Kept beside the test times, on the machine: TypeScript as transformed for the tests
+# (scripts/test-loader.mjs, by content) and V8's compiled code of every module (Node's compile
+# cache, by content too). Both only spare work; neither can serve a stale file.
+cache_root=$(dirname "$ALGOHOST_TEST_TIMINGS_FILE")
+export ALGOHOST_TEST_LOADER_CACHE=$cache_root/test-loader NODE_COMPILE_CACHE=$cache_root/node-compile-cache
+
 # Tests that start the server as a process of its own run it compiled, as `npm start` does
 # (packages/server/test/support/server-entry.ts): it starts on about half the CPU of tsx.
 node --import tsx scripts/build-server.ts || exit 1

@@ -1,6 +1,7 @@
 /**
- * Runs test files in lanes: each file in a `node --test` process of its own, at most
- * ALGOHOST_TEST_CONCURRENCY (default 3) at once, longest first by the last run's times.
+ * Runs test files in lanes: each file in a `node --test` process of its own (TypeScript through
+ * scripts/test-loader.mjs), at most ALGOHOST_TEST_CONCURRENCY (default 3) at once, longest first
+ * by the last run's times.
  * scripts/run-tests.sh calls it; it prints each file's report whole when the file ends, then the
  * slowest files, each failing file with what it said about its failures (so the log's last lines
  * show them), and the line "N passed, N failed, N skipped", and exits non-zero when a test
@@ -34,6 +35,7 @@ import process from 'node:process';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { URL } from 'node:url';
 
+const LOADER = new URL('test-loader.mjs', import.meta.url).href;
 const lanes = Math.max(1, Number(process.env.ALGOHOST_TEST_CONCURRENCY) || 3);
 const fileTimeoutMs = (Number(process.env.ALGOHOST_TEST_FILE_TIMEOUT_S) || 1800) * 1000;
 const timingsFile = process.env.ALGOHOST_TEST_TIMINGS_FILE;
@@ -86,8 +88,11 @@ function runFile(file) {
   const child = spawn(
     process.execPath,
     [
+      // TypeScript through scripts/test-loader.mjs (tsx's transform, in-thread and cached), with
+      // stack traces in the sources' lines as tsx gives them.
+      '--enable-source-maps',
       '--import',
-      'tsx',
+      LOADER,
       // Three reporters put one more 'end' listener on the runner's stream than Node's default of
       // ten allows, and Node warns of a leak that is none.
       '--disable-warning=MaxListenersExceededWarning',
