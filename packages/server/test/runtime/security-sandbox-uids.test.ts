@@ -45,6 +45,23 @@ function fixtureTree(probe?: { probe: string; args?: Result }): Record<string, B
   return files;
 }
 
+/** Whether a thread of process `pid` is neither a zombie nor dead. */
+function threadRuns(pid: string): boolean {
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return false;
+  }
+  return tids.some((tid) => {
+    try {
+      return !/^State:\s*[ZX]/m.test(fs.readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'));
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** The host's processes running as `uid` (real, effective, saved or file-system uid). */
 function hostProcessesOf(uid: number): number[] {
   const pids: number[] = [];
@@ -56,8 +73,8 @@ function hostProcessesOf(uid: number): number[] {
     } catch {
       continue;
     }
-    // A zombie has exited (it runs nothing); it only waits for its parent to collect it.
-    if (/^State:\s*[ZX]/m.test(status)) continue;
+    // A zombie has exited (it runs nothing) unless a thread of it other than the first runs on.
+    if (/^State:\s*[ZX]/m.test(status) && !threadRuns(name)) continue;
     if (/^Uid:\s*(.*)$/m.exec(status)?.[1]?.split(/\s+/).includes(String(uid))) pids.push(Number(name));
   }
   return pids;
@@ -336,6 +353,46 @@ describe('sandbox uids: recycling, exhaustion, the range', () => {
       assert.ok(performance.now() - started < 1_000, `the sandbox ended ${performance.now() - started} ms after its start`);
     } finally {
       parent.kill('SIGKILL');
+    }
+  });
+
+  test('a process whose first thread exited while another runs on is not a zombie: the reap kills it before the uid is free', async () => {
+    const uid = RANGE.first;
+    // Mallory's process ends its main thread alone (pthread_exit): /proc shows it as a zombie,
+    // while a second thread, still her uid, would run on into the next tenant's sandbox.
+    const child = spawn(
+      'setpriv',
+      [
+        `--reuid=${uid}`,
+        `--regid=${uid}`,
+        '--clear-groups',
+        '/usr/bin/python3',
+        '-c',
+        'import threading, time, ctypes\nthreading.Thread(target=time.sleep, args=(300,)).start()\nctypes.CDLL(None).pthread_exit(None)\n',
+      ],
+      { stdio: 'ignore' },
+    );
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const states = async () => {
+        const tids = await fs.promises.readdir(`/proc/${child.pid}/task`).catch(() => [] as string[]);
+        const out: string[] = [];
+        for (const tid of tids) {
+          const status = await fs.promises.readFile(`/proc/${child.pid}/task/${tid}/status`, 'utf8').catch(() => '');
+          out.push(/^State:\s*(\S)/m.exec(status)?.[1] ?? '?');
+        }
+        return out.sort();
+      };
+      let seen: string[] = [];
+      for (let i = 0; i < 100 && (seen = await states()).join('') !== 'SZ'; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(seen, ['S', 'Z'], 'a zombie first thread and a sleeping second one');
+      assert.equal(await new SandboxUids(RANGE, path.join(dir, 'thread-locks')).reap(uid, 5_000), true);
+      // The reap killed it: no thread of it runs (the parent, this test, collects it).
+      const killed = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 5_000))]);
+      assert.equal(killed, true, 'its second thread still runs after the reap');
+      assert.deepEqual(hostProcessesOf(uid), []);
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 

@@ -279,8 +279,8 @@ function ownerRuns(text: string): boolean {
 
 /**
  * The pids of the host whose real, effective, saved or file-system uid is `uid`, zombies left
- * out. A zombie has exited: it runs no code, holds no file, memory or namespace, and only waits
- * for its parent to collect its status. A sandbox's inner bwrap is one as it ends: orphaned, it
+ * out. A zombie has exited (every thread of it: see threadsRun): it runs no code, holds no file,
+ * memory or namespace, and only waits for its parent to collect its status. A sandbox's inner bwrap is one as it ends: orphaned, it
  * waits for the host's init, which may collect it late (seconds on some VMs) or never (a
  * container whose PID 1 is Node). Counting it would hold the end of every sandbox, and there the
  * uid for ever.
@@ -294,13 +294,31 @@ async function processesOf(uid: number): Promise<number[]> {
   for (let i = 0; i < names.length; i += PROC_SCAN_BATCH) {
     const batch = names.slice(i, i + PROC_SCAN_BATCH);
     const statuses = await Promise.all(batch.map((name) => fs.promises.readFile(`/proc/${name}/status`, 'utf8').catch(() => '')));
-    statuses.forEach((status, j) => {
-      if (/^State:\s*[ZX]/m.test(status)) return;
+    for (const [j, status] of statuses.entries()) {
       const line = /^Uid:\s*(.*)$/m.exec(status)?.[1];
-      if (line?.split(/\s+/).includes(want)) pids.push(Number(batch[j]));
-    });
+      if (!line?.split(/\s+/).includes(want)) continue;
+      if (DEAD.test(status) && !(await threadsRun(batch[j]!))) continue;
+      pids.push(Number(batch[j]));
+    }
   }
   return pids;
+}
+
+/** A task's State line when it has exited: a zombie (Z) or dead (X). */
+const DEAD = /^State:\s*[ZX]/m;
+
+/**
+ * Whether a process whose first thread shows as a zombie still has a thread that runs: the
+ * first thread of a process may exit alone (pthread_exit) and show as a zombie while the others
+ * run on, with the uid. Such a process is still the uid's, and gets the reap's SIGKILL.
+ */
+async function threadsRun(pid: string): Promise<boolean> {
+  const tids = await fs.promises.readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  for (const tid of tids) {
+    const status = await fs.promises.readFile(`/proc/${pid}/task/${tid}/status`, 'utf8').catch(() => '');
+    if (status && !DEAD.test(status)) return true;
+  }
+  return false;
 }
 
 /** A process's start time (field 22 of /proc/<pid>/stat), which tells it from a later one of the same pid. */
