@@ -361,7 +361,7 @@ describe('sandbox uids: recycling, exhaustion, the range', () => {
     // Mallory's process ends its main thread alone (pthread_exit): /proc shows it as a zombie,
     // while a second thread, still her uid, would run on into the next tenant's sandbox.
     const child = spawn(
-      'setpriv',
+      '/usr/bin/setpriv',
       [
         `--reuid=${uid}`,
         `--regid=${uid}`,
