@@ -280,10 +280,10 @@ function ownerRuns(text: string): boolean {
 /**
  * The pids of the host whose real, effective, saved or file-system uid is `uid`, zombies left
  * out. A zombie has exited (every thread of it: see threadsRun): it runs no code, holds no file,
- * memory or namespace, and only waits for its parent to collect its status. A sandbox's inner bwrap is one as it ends: orphaned, it
- * waits for the host's init, which may collect it late (seconds on some VMs) or never (a
- * container whose PID 1 is Node). Counting it would hold the end of every sandbox, and there the
- * uid for ever.
+ * memory or namespace, and only waits for its parent to collect its status. A sandbox's inner
+ * bwrap is one as it ends: orphaned, it waits for the host's init, which may collect it late
+ * (seconds on some VMs) or never (a container whose PID 1 is Node). Counting it would hold the
+ * end of every sandbox, and there the uid for ever.
  */
 async function processesOf(uid: number): Promise<number[]> {
   const pids: number[] = [];
